@@ -1,0 +1,868 @@
+"""The deterministic ERS engine: game state plus timed actions, producing events.
+
+The engine has no clock. Every action carries its time in milliseconds (``at=``) and actions
+come in non-decreasing time order. Timed rules (the grace window after a lost challenge, the
+exclusive claim window, the tie window for simultaneous slaps) are resolved when the engine is
+told the time, by the next action or by :meth:`Game.advance`.
+
+>>> from ratscrew.cards import format_cards
+>>> from ratscrew.ruleset import Ruleset
+>>> game = Game(Ruleset.preset("classic"), hands=["7H 2C", "7S 3D"], leader=0)
+>>> [e.kind for e in game.play(0, at=0)]
+['card_played']
+>>> [e.kind for e in game.play(1, at=500)]
+['card_played']
+>>> [e.kind for e in game.slap(0, at=800)]
+['slap_won', 'pile_won']
+>>> format_cards(game.hand(0))
+'2C 7H 7S'
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ratscrew.cards import Card, Rank, format_cards, parse_cards, standard_deck
+from ratscrew.errors import (
+    GameOverError,
+    IllegalActionError,
+    NoCardsError,
+    NoSuchSeatError,
+    NotYourTurnError,
+    SlapNotAllowedError,
+    TimeOrderError,
+)
+from ratscrew.events import (
+    CardPlayed,
+    CardsBurned,
+    ChallengeLost,
+    ChallengeStarted,
+    ClaimOpened,
+    Event,
+    GameOver,
+    LockedOut,
+    Misslap,
+    PileWon,
+    PlayerBarred,
+    PlayerOut,
+    SlapIgnored,
+    SlappedIn,
+    SlapTie,
+    SlapWon,
+)
+from ratscrew.patterns import find_slap, is_triple
+from ratscrew.ruleset import Ruleset
+
+RECORD_FORMAT = "ratscrew-record"
+_SHARED_STATE = frozenset({"rules", "initial_hands", "_card_kind", "_actions"})
+"""Attributes that an action never changes in place, so a snapshot need not copy them."""
+RECORD_VERSION = 1
+
+
+@dataclass(slots=True)
+class Challenge:
+    """A face-card challenge in progress: ``target`` owes ``chances_left`` more cards."""
+
+    challenger: int
+    target: int
+    chances_left: int
+    card: Card
+
+
+@dataclass(slots=True)
+class Award:
+    """A lost challenge: ``winner`` is owed the pile.
+
+    With automatic collection the pile moves at ``collect_at``; with slap collection the winner
+    slaps to claim and ``exclusive_until`` ends their own window.
+    """
+
+    winner: int
+    loser: int
+    collect_at: int | None
+    exclusive_until: int | None
+    claim_opened: bool = False
+
+
+@dataclass(slots=True)
+class TieWindow:
+    """Valid slaps gathered while the tie window is open (void and random tie policies)."""
+
+    closes_at: int
+    slaps: list[tuple[int, int, str]] = field(default_factory=list)  # (at, seat, pattern)
+
+
+class Game:
+    """One game of ERS under a `Ruleset`, from an explicit deal.
+
+    ``hands`` are given top card first, as card lists or notation strings; a seat with an empty
+    hand is an outsider who may slap in if the rules allow. ``leader`` is the seat that plays
+    first; ``None`` lets the ruleset choose (left of dealer is seat 0, or highest bottom card).
+    ``seed`` drives the only chance the engine has: the random tie policy.
+    """
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        hands: Sequence[Sequence[Card] | str],
+        leader: int | None = None,
+        seed: int = 0,
+    ) -> None:
+        dealt = [parse_cards(h) if isinstance(h, str) else list(h) for h in hands]
+        if len(dealt) < 2:
+            raise ValueError("a game needs at least two seats")
+        if len(dealt) > rules.max_players:
+            raise ValueError(
+                f"{len(dealt)} seats is more than the {rules.max_players} these rules allow"
+            )
+        _check_no_duplicates(dealt)
+        if leader is None:
+            leader = choose_leader(rules, dealt)
+        if not 0 <= leader < len(dealt) or not dealt[leader]:
+            raise ValueError(f"the leader must be a seat holding cards, got {leader}")
+        self.rules = rules
+        self.seed = seed
+        self.initial_hands: tuple[tuple[Card, ...], ...] = tuple(tuple(h) for h in dealt)
+        self.leader = leader
+        self._hands: list[deque[Card]] = [deque(h) for h in dealt]
+        self._n = len(dealt)
+        self._live: list[Card] = []
+        self._played_by: list[int] = []
+        self._burned: list[Card] = []
+        self._penalty: list[Card] = []
+        self._turn: int | None = leader
+        self._challenge: Challenge | None = None
+        self._award: Award | None = None
+        self._tie: TieWindow | None = None
+        self._last_win: tuple[int, int] | None = None  # (time, cards_played) of the last won slap
+        self._void_top = -1  # cards_played value at which a tie was voided
+        self._misslap_run = [0] * self._n
+        self._locked: set[int] = set()
+        self._barred: set[int] = set()
+        self._eliminated: set[int] = set()
+        self._resigned: set[int] = set()
+        self._ran_out: set[int] = set()
+        self._outsiders = {seat for seat, hand in enumerate(dealt) if not hand}
+        self._rng = random.Random(seed)
+        self._now = 0
+        self._over = False
+        self._winner: int | None = None
+        self._end_reason: str | None = None
+        self.cards_played = 0
+        self.tricks = 0
+        self._actions: list[tuple[str, int | None, int]] = []
+        self._total_cards = sum(len(h) for h in dealt)
+        self._card_kind: dict[int, int] = {  # id(card) -> what the rules can tell apart
+            id(card): int(card.rank) if rules.slaps else rules.chances(card.rank)
+            for hand in dealt for card in hand}
+        self._seen_states: set[tuple[Any, ...]] = {self._state_key()}
+
+    # ------------------------------------------------------------------ constructors
+
+    @classmethod
+    def deal(cls, rules: Ruleset, players: int, seed: int, outsiders: int = 0) -> Game:
+        """Shuffle the ruleset's deck with ``seed`` and deal it round-robin to ``players`` seats,
+        starting left of the dealer (seat 0). ``outsiders`` adds seats with no cards.
+
+        >>> game = Game.deal(Ruleset.preset("classic"), players=3, seed=7)
+        >>> [len(game.hand(s)) for s in range(3)]
+        [18, 17, 17]
+        """
+        if players < 2:
+            raise ValueError("a game needs at least two players")
+        deck = standard_deck(rules.jokers)
+        random.Random(seed).shuffle(deck)
+        hands: list[list[Card]] = [[] for _ in range(players)]
+        for i, card in enumerate(deck):
+            hands[i % players].append(card)
+        return cls(rules, hands + [[] for _ in range(outsiders)], leader=None, seed=seed)
+
+    # ------------------------------------------------------------------ public state
+
+    @property
+    def players(self) -> int:
+        """Number of seats, outsiders included."""
+        return self._n
+
+    @property
+    def pile(self) -> list[Card]:
+        """Every card in the centre, bottom to top: burned cards first, then the live ones."""
+        return self._burned + self._live
+
+    @property
+    def live_pile(self) -> list[Card]:
+        """The played (not burned) cards of the pile, bottom to top: what patterns look at."""
+        return list(self._live)
+
+    @property
+    def burned(self) -> list[Card]:
+        """Burned cards lying face up under the pile."""
+        return list(self._burned)
+
+    @property
+    def penalty_pile(self) -> list[Card]:
+        """The separate penalty pile (``penalty_pile`` misslap penalty)."""
+        return list(self._penalty)
+
+    def hand(self, seat: int) -> list[Card]:
+        """The seat's hand, top card first (what a referee knows; never shown to players)."""
+        self._check_seat(seat)
+        return list(self._hands[seat])
+
+    def hand_size(self, seat: int) -> int:
+        """How many cards the seat holds."""
+        self._check_seat(seat)
+        return len(self._hands[seat])
+
+    @property
+    def turn(self) -> int | None:
+        """Whose turn it is to play a card; ``None`` while a won pile waits to be collected or
+        when the game is over."""
+        return None if self._over else self._turn
+
+    @property
+    def challenge(self) -> Challenge | None:
+        """The face-card challenge in progress, if any (a copy)."""
+        return copy.copy(self._challenge)
+
+    @property
+    def award(self) -> Award | None:
+        """The lost challenge whose pile is waiting to be collected, if any (a copy)."""
+        return copy.copy(self._award)
+
+    @property
+    def over(self) -> bool:
+        """True once the game has ended."""
+        return self._over
+
+    @property
+    def winner(self) -> int | None:
+        """The winning seat, or ``None`` (game not over, nobody won, or a cycle)."""
+        return self._winner
+
+    @property
+    def end_reason(self) -> str | None:
+        """Why the game ended (see `GameOver`), or ``None`` while it goes on."""
+        return self._end_reason
+
+    @property
+    def now(self) -> int:
+        """The time of the latest action, in ms."""
+        return self._now
+
+    @property
+    def next_deadline(self) -> int | None:
+        """When the engine's next timer falls due (tie window, grace or claim window), in ms;
+        a driver calls :meth:`advance` then, if no action comes first."""
+        return None if self._over else self._next_timer()
+
+    def slap_pattern(self) -> str | None:
+        """The pattern the live pile shows under these rules, or ``None``: the one place views
+        and bots ask whether the pile could be slapped right now."""
+        return find_slap(self._live, self.rules.slaps, self.rules.pattern_options)
+
+    def status(self, seat: int) -> str:
+        """``in`` (holding cards or owed a pile), ``locked`` (holding cards but may not slap),
+        ``out`` (no cards, may slap in), ``barred`` (may no longer slap in), ``eliminated``
+        (out for good) or ``watching`` (an outsider who may not slap in)."""
+        self._check_seat(seat)
+        if seat in self._eliminated:
+            return "eliminated"
+        if self._hands[seat] or (self._award is not None and self._award.winner == seat) or (
+            self._challenge is not None and self._challenge.challenger == seat
+        ):
+            return "locked" if seat in self._locked else "in"
+        if seat in self._barred:
+            return "barred"
+        if not self._may_slap_in(seat):
+            return "watching" if seat in self._outsiders else "eliminated"
+        return "out"
+
+    def zones(self) -> dict[str, list[Card]]:
+        """Every place a card can be, by name. Together they hold each card exactly once.
+
+        >>> game = Game(Ruleset.preset("classic"), hands=["7H", "2C"], leader=0)
+        >>> {name: len(cards) for name, cards in game.zones().items()}
+        {'hand 0': 1, 'hand 1': 1, 'pile': 0, 'burned': 0, 'penalty pile': 0}
+        """
+        zones = {f"hand {seat}": list(hand) for seat, hand in enumerate(self._hands)}
+        zones["pile"] = list(self._live)
+        zones["burned"] = list(self._burned)
+        zones["penalty pile"] = list(self._penalty)
+        return zones
+
+    # ------------------------------------------------------------------ actions
+
+    def play(self, seat: int, at: int) -> list[Event]:
+        """``seat`` plays the top card of their hand onto the pile at time ``at``.
+
+        Out of turn, the ruleset either refuses (`NotYourTurnError`) or burns the card.
+        """
+        return self._act("play", seat, at)
+
+    def slap(self, seat: int, at: int) -> list[Event]:
+        """``seat`` slaps the pile at time ``at``: a valid slap wins it, a misslap is penalised,
+        and a slap that claims a won challenge collects it."""
+        return self._act("slap", seat, at)
+
+    def resign(self, seat: int, at: int) -> list[Event]:
+        """``seat`` resigns: their whole hand is burned under the pile."""
+        return self._act("resign", seat, at)
+
+    def advance(self, at: int) -> list[Event]:
+        """Tell the engine the time is ``at``: fire every timer due by then, in order."""
+        return self._act("advance", None, at)
+
+    def _act(self, kind: str, seat: int | None, at: int) -> list[Event]:
+        if self._over:
+            if kind == "advance":
+                return []
+            raise GameOverError("the game is over")
+        if at < self._now:
+            raise TimeOrderError(f"time {at} ms is before the last action at {self._now} ms")
+        if seat is not None:
+            self._check_seat(seat)
+        events: list[Event] = []
+        snapshot = self._snapshot() if self._has_timer_due(at, kind) else None
+        try:
+            self._fire_timers(at, events, closing=kind == "play")
+            self._now = at
+            if not self._over:
+                if kind == "play":
+                    assert seat is not None
+                    self._play(seat, at, events)
+                elif kind == "slap":
+                    assert seat is not None
+                    self._slap(seat, at, events)
+                elif kind == "resign":
+                    assert seat is not None
+                    self._resign(seat, at, events)
+            elif kind != "advance":
+                raise GameOverError("the game is over")
+        except IllegalActionError:
+            if snapshot is not None:
+                self._restore(snapshot)
+            raise
+        self._actions.append((kind, seat, at))
+        return events
+
+    # ------------------------------------------------------------------ timers
+
+    def _next_timer(self) -> int | None:
+        """When the next timer is due. An open tie window resolves before anything else."""
+        if self._tie is not None:
+            return self._tie.closes_at
+        due: list[int] = []
+        if self._award is not None:
+            if self._award.collect_at is not None:
+                due.append(self._award.collect_at)
+            elif self._award.exclusive_until is not None and not self._award.claim_opened:
+                due.append(self._award.exclusive_until)
+        return min(due) if due else None
+
+    def _has_timer_due(self, at: int, kind: str) -> bool:
+        next_due = self._next_timer()
+        return (next_due is not None and next_due <= at) or (kind == "play" and self._tie is not None)
+
+    def _fire_timers(self, at: int, events: list[Event], closing: bool) -> None:
+        """Fire timers due by ``at``; a card played closes an open tie window early."""
+        while not self._over:
+            due = self._next_timer()
+            if due is None or due > at:
+                if closing and self._tie is not None:
+                    self._now = at
+                    self._close_tie(events)
+                    continue
+                return
+            self._now = due
+            if self._tie is not None:
+                self._close_tie(events)
+            elif self._award is not None and self._award.collect_at == due:
+                self._collect(self._award.winner, "challenge", due, events)
+            elif self._award is not None:
+                self._award.claim_opened = True
+                events.append(ClaimOpened(at=due, seat=self._award.winner))
+
+    def _close_tie(self, events: list[Event]) -> None:
+        tie = self._tie
+        assert tie is not None
+        self._tie = None
+        seats = tuple(dict.fromkeys(seat for _, seat, _ in tie.slaps))
+        if len(seats) == 1:
+            _at, seat, pattern = tie.slaps[0]
+            self._win_slap(seat, pattern, self._now, events)
+            return
+        if self.rules.tie_policy == "void":
+            self._void_top = self.cards_played
+            events.append(SlapTie(at=self._now, seat=None, seats=seats, outcome="void", winner=None))
+            return
+        winner = self._rng.choice(seats)
+        events.append(SlapTie(at=self._now, seat=winner, seats=seats, outcome="random",
+                              winner=winner))
+        pattern = next(p for _, s, p in tie.slaps if s == winner)
+        self._win_slap(winner, pattern, self._now, events)
+
+    # ------------------------------------------------------------------ playing cards
+
+    def _play(self, seat: int, at: int, events: list[Event]) -> None:
+        if self._turn != seat:
+            if self.rules.out_of_turn == "burn" and self._hands[seat]:
+                count = 2 if self.rules.double_burn else 1
+                self._burn(seat, count, "out_of_turn", at, events)
+                self._after_cards_left(at, events)
+                return
+            if self._turn is None:
+                raise NotYourTurnError(
+                    f"seat {seat} cannot play: the pile is waiting to be collected"
+                )
+            raise NotYourTurnError(f"seat {seat} cannot play: it is seat {self._turn}'s turn")
+        hand = self._hands[seat]
+        if not hand:
+            raise NoCardsError(f"seat {seat} has no card to play")
+        card = hand.popleft()
+        self._live.append(card)
+        self._played_by.append(seat)
+        self.cards_played += 1
+        events.append(CardPlayed(at=at, seat=seat, card=card))
+        chances = self.rules.chances(card.rank)
+        challenge = self._challenge
+        if chances > 0:
+            target = self._next_holder(seat)
+            if target is None:  # finishing out: nobody can answer, the face card wins
+                self._challenge = Challenge(seat, seat, 0, card)
+                self._lose_challenge(seat, at, events)
+                return
+            self._challenge = Challenge(seat, target, chances, card)
+            self._turn = target
+            events.append(ChallengeStarted(at=at, seat=seat, target=target, chances=chances,
+                                           card=card))
+        elif challenge is not None:
+            challenge.chances_left -= 1
+            if challenge.chances_left == 0:
+                self._lose_challenge(seat, at, events)
+                return
+        else:
+            self._turn = self._next_holder(seat, include_self=True)
+        self._after_cards_left(at, events)
+
+    def _lose_challenge(self, loser: int, at: int, events: list[Event]) -> None:
+        challenge = self._challenge
+        assert challenge is not None
+        winner = challenge.challenger
+        if (self.rules.failure_rule and challenge.card.is_joker and loser != winner
+                and self.slap_pattern() is None and self._hands[loser]):
+            self._burn(loser, 1, "failure", at, events)
+        self._challenge = None
+        self._turn = None
+        if self.rules.collect == "auto":
+            award = Award(winner, loser, collect_at=at + self.rules.grace_ms, exclusive_until=None)
+        else:
+            award = Award(winner, loser, collect_at=None,
+                          exclusive_until=at + self.rules.claim_window_ms)
+        self._award = award
+        events.append(ChallengeLost(at=at, seat=loser, winner=winner,
+                                    collect_at=award.collect_at,
+                                    exclusive_until=award.exclusive_until))
+        if award.collect_at is not None and award.collect_at <= at:
+            self._collect(winner, "challenge", at, events)
+        else:
+            self._after_cards_left(at, events)
+
+    def _next_holder(self, seat: int, include_self: bool = False) -> int | None:
+        """The next seat clockwise after ``seat`` that holds cards (``seat`` itself last, if
+        ``include_self``)."""
+        for step in range(1, self._n + (1 if include_self else 0)):
+            candidate = (seat + step) % self._n
+            if self._hands[candidate]:
+                return candidate
+        return None
+
+    def _after_cards_left(self, at: int, events: list[Event]) -> None:
+        """Settle whose turn it is, who is out, and whether the game ended, after any change
+        in who holds cards."""
+        if self._over:
+            return
+        challenge = self._challenge
+        if challenge is not None and not self._hands[challenge.target]:
+            if self.rules.challenge_out_of_cards == "next_player_pays":
+                nxt = self._next_holder(challenge.target)
+                if nxt is not None and nxt != challenge.challenger:
+                    challenge.target = nxt
+                    self._turn = nxt
+                else:
+                    self._lose_challenge(challenge.target, at, events)
+                    return
+            else:
+                self._lose_challenge(challenge.target, at, events)
+                return
+        if self._turn is not None and not self._hands[self._turn] and self._award is None:
+            self._turn = self._next_holder(self._turn)
+        self._mark_players_out(at, events)
+        holders = [seat for seat in range(self._n) if self._hands[seat]]
+        pending = self._challenge is not None or self._award is not None
+        if not holders and not pending:
+            self._end(None, "nobody_wins", at, events)
+        elif (len(holders) == 1 and not pending and not self.rules.finishing_out
+              and self.slap_pattern() is None and self._tie is None):
+            # Without finishing out, the last player holding cards takes what is left and wins.
+            if self._live or self._burned or self._penalty:
+                self._collect(holders[0], "last_holder", at, events)
+            else:
+                self._end(holders[0], "all_cards", at, events)
+
+    def _mark_players_out(self, at: int, events: list[Event]) -> None:
+        for seat in range(self._n):
+            if self._hands[seat] or seat in self._ran_out or seat in self._outsiders:
+                continue
+            if seat in self._eliminated:
+                continue
+            owed = (self._award is not None and self._award.winner == seat) or (
+                self._challenge is not None and self._challenge.challenger == seat)
+            if owed:
+                continue
+            self._ran_out.add(seat)
+            self._misslap_run[seat] = 0
+            may = self._may_slap_in(seat)
+            if not may:
+                self._eliminated.add(seat)
+            events.append(PlayerOut(at=at, seat=seat, reason="no_cards", may_slap_in=may))
+
+    # ------------------------------------------------------------------ slapping
+
+    def _may_slap_in(self, seat: int) -> bool:
+        if seat in self._eliminated or seat in self._barred:
+            return False
+        if seat in self._resigned and self.rules.resign_bars_slap_in:
+            return False
+        if seat in self._outsiders and seat not in self._ran_out:
+            return self.rules.outsiders_slap_in
+        return self.rules.out_of_cards == "slap_in"
+
+    def _check_may_slap(self, seat: int) -> None:
+        award = self._award
+        if award is not None and award.winner == seat:
+            return
+        if seat in self._eliminated:
+            raise SlapNotAllowedError(f"seat {seat} is out of the game")
+        if seat in self._locked:
+            raise SlapNotAllowedError(f"seat {seat} is locked out until someone else wins a pile")
+        if not self._hands[seat] and not self._may_slap_in(seat):
+            why = "barred from slapping in" if seat in self._barred else "out and may not slap in"
+            raise SlapNotAllowedError(f"seat {seat} is {why}")
+
+    def _slap(self, seat: int, at: int, events: list[Event]) -> None:
+        self._check_may_slap(seat)
+        if self._last_win is not None and self._last_win[1] == self.cards_played and (
+                at - self._last_win[0] <= self.rules.tie_window_ms):
+            events.append(SlapIgnored(at=at, seat=seat, reason="late"))
+            return
+        if self._void_top == self.cards_played:
+            events.append(SlapIgnored(at=at, seat=seat, reason="void"))
+            return
+        if self._tie is not None and any(s == seat for _, s, _ in self._tie.slaps):
+            events.append(SlapIgnored(at=at, seat=seat, reason="repeat"))
+            return
+        pattern = self.slap_pattern()
+        award = self._award
+        if award is not None and (award.winner == seat or (award.claim_opened and pattern is None)):
+            self._misslap_run[seat] = 0
+            events.append(SlapWon(at=at, seat=seat, pattern="claim"))
+            self._collect(seat, "claim", at, events)
+            return
+        if pattern is None:
+            self._misslap(seat, at, events)
+            return
+        if self.rules.tie_policy == "earliest" or self.rules.tie_window_ms == 0:
+            self._win_slap(seat, pattern, at, events)
+            return
+        if self._tie is None:
+            self._tie = TieWindow(closes_at=at + self.rules.tie_window_ms)
+        self._tie.slaps.append((at, seat, pattern))
+
+    def _win_slap(self, seat: int, pattern: str, at: int, events: list[Event]) -> None:
+        events.append(SlapWon(at=at, seat=seat, pattern=pattern))
+        self._misslap_run[seat] = 0
+        rules = self.rules
+        triple = "triple" in rules.slaps and is_triple(self._live, rules.pattern_options)
+        if rules.triple_wins_game and triple:
+            sixes = self._live[-1].rank == Rank.SIX
+            self._collect(seat, "slap", at, events, check_end=False)
+            if sixes and rules.triple_sixes_lose:
+                self._end(None, "triple_sixes", at, events)
+            else:
+                self._end(seat, "triple", at, events)
+            return
+        joker_sandwich = (pattern == "sandwich" and len(self._live) >= 3
+                          and self._live[-1].is_joker and self._live[-3].is_joker)
+        self._last_win = (at, self.cards_played)
+        self._collect(seat, "slap", at, events)
+        if rules.joker_slap_tribute and joker_sandwich and not self._over:
+            for other in range(self._n):
+                if other != seat and self._hands[other]:
+                    self._burn(other, 1, "tribute", at, events)
+            self._after_cards_left(at, events)
+
+    def _misslap(self, seat: int, at: int, events: list[Event]) -> None:
+        rules = self.rules
+        self._misslap_run[seat] += 1
+        why = "the pile is empty" if not self._live else f"no pattern on {format_cards(self._live[-3:])}"
+        had_cards = bool(self._hands[seat])
+        paid: tuple[Card, ...] = ()
+        pile_to: int | None = None
+        penalty = rules.misslap_penalty if had_cards or rules.misslap_penalty == "lockout" else "none"
+        if penalty == "burn":
+            paid = self._take(seat, rules.misslap_cards)
+            self._burned[:0] = paid
+        elif penalty == "penalty_pile":
+            paid = self._take(seat, rules.misslap_cards)
+            self._penalty.extend(paid)
+        elif penalty == "give_pile":
+            pile_to = self._give_pile_receiver(seat)
+        events.append(Misslap(at=at, seat=seat, penalty=penalty, cards=paid, pile_to=pile_to,
+                              why=why))
+        if penalty == "lockout":
+            self._locked.add(seat)
+            events.append(LockedOut(at=at, seat=seat))
+        if pile_to is not None:
+            self._collect(pile_to, "misslap", at, events)
+            if self._over:
+                return
+        if not had_cards and seat not in self._barred and rules.slap_in_bar_after and (
+                self._misslap_run[seat] >= rules.slap_in_bar_after):
+            self._barred.add(seat)
+            events.append(PlayerBarred(at=at, seat=seat))
+        if rules.misslap_out_after and self._misslap_run[seat] > rules.misslap_out_after:
+            self._eliminate(seat, "misslaps", at, events)
+        self._after_cards_left(at, events)
+
+    def _give_pile_receiver(self, slapper: int) -> int | None:
+        """Under ``give_pile``: whoever played the top card, or if that was the slapper, the
+        latest card played by someone else."""
+        for player in reversed(self._played_by):
+            if player != slapper:
+                return player
+        return None
+
+    def _eliminate(self, seat: int, reason: str, at: int, events: list[Event]) -> None:
+        if self._hands[seat]:
+            self._burn(seat, len(self._hands[seat]), reason, at, events)
+        self._eliminated.add(seat)
+        self._ran_out.add(seat)
+        events.append(PlayerOut(at=at, seat=seat, reason=reason, may_slap_in=False))
+
+    def _resign(self, seat: int, at: int, events: list[Event]) -> None:
+        if seat in self._eliminated or (not self._hands[seat] and seat in self._ran_out):
+            raise SlapNotAllowedError(f"seat {seat} is not in the game")
+        if not self._hands[seat]:
+            raise NoCardsError(f"seat {seat} holds no cards to resign with")
+        self._resigned.add(seat)
+        self._burn(seat, len(self._hands[seat]), "resigned", at, events)
+        self._ran_out.add(seat)
+        may = self._may_slap_in(seat)
+        if not may:
+            self._eliminated.add(seat)
+        events.append(PlayerOut(at=at, seat=seat, reason="resigned", may_slap_in=may))
+        self._after_cards_left(at, events)
+
+    # ------------------------------------------------------------------ moving cards
+
+    def _take(self, seat: int, count: int) -> tuple[Card, ...]:
+        hand = self._hands[seat]
+        return tuple(hand.popleft() for _ in range(min(count, len(hand))))
+
+    def _burn(self, seat: int, count: int, reason: str, at: int, events: list[Event]) -> None:
+        cards = self._take(seat, count)
+        if cards:
+            self._burned[:0] = cards
+            events.append(CardsBurned(at=at, seat=seat, cards=cards, reason=reason))
+
+    def _collect(self, seat: int, reason: str, at: int, events: list[Event],
+                 check_end: bool = True) -> None:
+        """``seat`` takes the pile (burned cards first, as they lie at the bottom) and the
+        penalty pile onto the bottom of their hand, then leads the next pile."""
+        pile = self._burned + self._live
+        penalty = self._penalty
+        was_out = not self._hands[seat]
+        hand = self._hands[seat]
+        hand.extend(pile)
+        hand.extend(penalty)
+        self._burned, self._live, self._played_by, self._penalty = [], [], [], []
+        self._challenge = None
+        self._award = None
+        self._tie = None
+        self._turn = seat
+        self.tricks += 1
+        self._locked = {s for s in self._locked if s == seat}
+        events.append(PileWon(at=at, seat=seat, reason=reason, cards=len(pile),
+                              penalty_cards=len(penalty)))
+        if was_out and reason in ("slap", "claim") and (seat in self._ran_out or seat in self._outsiders):
+            self._ran_out.discard(seat)
+            self._outsiders.discard(seat)
+            self._misslap_run[seat] = 0
+            events.append(SlappedIn(at=at, seat=seat))
+        if not check_end:
+            return
+        if len(hand) == self._total_cards:
+            self._end(seat, "all_cards", at, events)
+            return
+        key = self._state_key()
+        if key in self._seen_states:
+            self._end(None, "cycle", at, events)
+            return
+        self._seen_states.add(key)
+        self._after_cards_left(at, events)
+
+    def _state_key(self) -> tuple[Any, ...]:
+        """The state at a pile boundary, with cards reduced to what the rules can tell apart
+        (ranks; without slap patterns only the chances a card gives), so that a repeat means
+        the game loops forever."""
+        kind = self._card_kind
+        return (self._turn, tuple(tuple([kind[id(c)] for c in hand]) for hand in self._hands),
+                tuple([kind[id(c)] for c in self._penalty]),
+                frozenset(self._eliminated), frozenset(self._barred), frozenset(self._locked))
+
+    def _end(self, winner: int | None, reason: str, at: int, events: list[Event]) -> None:
+        self._over = True
+        self._winner = winner
+        self._end_reason = reason
+        self._turn = None
+        self._tie = None
+        events.append(GameOver(at=at, seat=winner, reason=reason))
+
+    # ------------------------------------------------------------------ helpers
+
+    def _check_seat(self, seat: int) -> None:
+        if not isinstance(seat, int) or not 0 <= seat < self._n:
+            raise NoSuchSeatError(f"no seat {seat!r} at this table of {self._n}")
+
+    def _snapshot(self) -> dict[str, Any]:
+        """A copy of every mutable part of the state (cards themselves are immutable)."""
+        snap: dict[str, Any] = {}
+        for key, value in self.__dict__.items():
+            if key in _SHARED_STATE:
+                continue
+            if isinstance(value, (list, set, deque)):
+                snap[key] = type(value)(copy.copy(v) for v in value) if key == "_hands" else copy.copy(value)
+            elif isinstance(value, (Challenge, Award)):
+                snap[key] = copy.copy(value)
+            elif isinstance(value, TieWindow):
+                snap[key] = TieWindow(value.closes_at, list(value.slaps))
+            elif isinstance(value, random.Random):
+                snap[key] = value.getstate()
+            else:
+                snap[key] = value
+        return snap
+
+    def _restore(self, snapshot: dict[str, Any]) -> None:
+        for key, value in snapshot.items():
+            if key == "_rng":
+                self._rng.setstate(value)
+            else:
+                self.__dict__[key] = value
+
+    # ------------------------------------------------------------------ observation
+
+    def observe(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (or a spectator, ``None``) can see: face-up cards, hand sizes, turn,
+        challenge, windows and timers. No face-down card is ever included, not even the
+        seat's own. The result is JSON-serialisable.
+        """
+        if seat is not None:
+            self._check_seat(seat)
+        challenge = self._challenge
+        award = self._award
+        return {
+            "seat": seat,
+            "now": self._now,
+            "rules": self.rules.name,
+            "players": self._n,
+            "turn": self.turn,
+            "pile": [str(c) for c in self._live],
+            "pile_played_by": list(self._played_by),
+            "burned": [str(c) for c in self._burned],
+            "penalty_pile": len(self._penalty),
+            "hand_sizes": [len(h) for h in self._hands],
+            "status": [self.status(s) for s in range(self._n)],
+            "challenge": None if challenge is None else {
+                "challenger": challenge.challenger, "target": challenge.target,
+                "chances_left": challenge.chances_left, "card": str(challenge.card)},
+            "collection": None if award is None else {
+                "winner": award.winner, "collect_at": award.collect_at,
+                "exclusive_until": award.exclusive_until, "open_to_all": award.claim_opened},
+            "tie_window_until": None if self._tie is None else self._tie.closes_at,
+            "cards_played": self.cards_played,
+            "tricks": self.tricks,
+            "over": self._over,
+            "winner": self._winner,
+            "end_reason": self._end_reason,
+        }
+
+    # ------------------------------------------------------------------ records
+
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-able record of the game: ruleset, deal, seed and every accepted action.
+        :meth:`from_record` replays it to the identical state."""
+        return {
+            "format": RECORD_FORMAT,
+            "version": RECORD_VERSION,
+            "rules": self.rules.to_dict(),
+            "hands": [format_cards(h) for h in self.initial_hands],
+            "leader": self.leader,
+            "seed": self.seed,
+            "actions": [[kind, seat, at] for kind, seat, at in self._actions],
+            "result": {"over": self._over, "winner": self._winner, "reason": self._end_reason,
+                       "cards_played": self.cards_played, "tricks": self.tricks},
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Game:
+        """Replay a record from :meth:`to_record`; a record that does not replay is a
+        `ValueError` naming the action that failed."""
+        if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+            raise ValueError("not a ratscrew game record")
+        rules = Ruleset.from_dict(record["rules"])
+        game = cls(rules, record["hands"], leader=record["leader"], seed=record.get("seed", 0))
+        for number, (kind, seat, at) in enumerate(record["actions"]):
+            if kind not in ("play", "slap", "resign", "advance"):
+                raise ValueError(f"action {number}: unknown kind {kind!r}")
+            try:
+                game._act(kind, seat, at)
+            except IllegalActionError as error:
+                raise ValueError(f"action {number} ({kind} by {seat} at {at}) failed: {error}") from None
+        return game
+
+
+def choose_leader(rules: Ruleset, hands: Sequence[Sequence[Card]]) -> int:
+    """Who plays first: seat 0 (left of the dealer), or the highest bottom card, looking further
+    up the hands while tied (aces high, jokers above aces); a tie to the end goes to the
+    lowest seat.
+
+    >>> from ratscrew.cards import parse_cards as cards
+    >>> choose_leader(Ruleset.preset("northwest"), [cards("2C 9H"), cards("3D 9S"), cards("KC 4C")])
+    1
+    """
+    holders = [seat for seat, hand in enumerate(hands) if hand]
+    if rules.first_player == "left_of_dealer":
+        return holders[0]
+    tied = holders
+    depth = 1
+    while len(tied) > 1:
+        ranks = {seat: hands[seat][-depth].rank for seat in tied if len(hands[seat]) >= depth}
+        if not ranks:
+            break
+        best = max(ranks.values())
+        tied = [seat for seat in tied if ranks.get(seat) == best]
+        depth += 1
+    return tied[0]
+
+
+def _check_no_duplicates(hands: Sequence[Sequence[Card]]) -> None:
+    counts = Counter(card for hand in hands for card in hand)
+    for card, count in counts.items():
+        if count > (2 if card.is_joker else 1):
+            raise ValueError(f"card {card} is dealt {count} times")

@@ -1,0 +1,199 @@
+"""Events: what an action caused, in order, as small immutable records.
+
+Every engine call returns a list of events. Views (terminal, server, bots) read events and
+observations; they never look inside the engine. ``event.to_dict()`` gives a JSON-able form
+with a ``kind`` key, for logs, websockets and records.
+
+>>> from ratscrew.cards import Card
+>>> CardPlayed(at=120, seat=1, card=Card.parse("7H")).to_dict()
+{'kind': 'card_played', 'at': 120, 'seat': 1, 'card': '7H'}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from ratscrew.cards import Card
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of all events: the time in ms and the seat it concerns (``None`` for the table)."""
+
+    kind: ClassVar[str] = "event"
+    at: int
+    seat: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict: ``kind`` then every field, cards written in notation."""
+        out: dict[str, Any] = {"kind": self.kind}
+        for f in fields(self):
+            out[f.name] = _plain(getattr(self, f.name))
+        return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed(Event):
+    """``seat`` played ``card`` face up onto the pile."""
+
+    kind: ClassVar[str] = "card_played"
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeStarted(Event):
+    """``seat`` played a face card: ``target`` has ``chances`` cards to answer with a face card."""
+
+    kind: ClassVar[str] = "challenge_started"
+    target: int
+    chances: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeLost(Event):
+    """``seat`` failed the challenge (or ran out of cards); ``winner`` is owed the pile.
+
+    ``collect_at`` is when the pile goes to the winner automatically (``None`` when the winner
+    must slap to claim it); ``exclusive_until`` is the end of the winner's own claim window.
+    """
+
+    kind: ClassVar[str] = "challenge_lost"
+    winner: int
+    collect_at: int | None
+    exclusive_until: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SlapWon(Event):
+    """``seat`` slapped a pile showing ``pattern`` (``"claim"`` for claiming a won challenge)."""
+
+    kind: ClassVar[str] = "slap_won"
+    pattern: str
+
+
+@dataclass(frozen=True, slots=True)
+class Misslap(Event):
+    """``seat`` slapped a pile that could not be slapped, and paid ``penalty``.
+
+    ``cards`` are the cards paid (burned or put in the penalty pile); ``pile_to`` is who got the
+    pile under a ``give_pile`` penalty; ``why`` says what the pile looked like.
+    """
+
+    kind: ClassVar[str] = "misslap"
+    penalty: str
+    cards: tuple[Card, ...]
+    pile_to: int | None
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class SlapIgnored(Event):
+    """A slap with no effect: ``late`` (just after someone won the pile) or ``void`` (the tie on
+    this card was voided) or ``repeat`` (this seat already slapped in the open tie window)."""
+
+    kind: ClassVar[str] = "slap_ignored"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SlapTie(Event):
+    """Several players slapped within the tie window; ``outcome`` is ``void`` or ``random``."""
+
+    kind: ClassVar[str] = "slap_tie"
+    seats: tuple[int, ...]
+    outcome: str
+    winner: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CardsBurned(Event):
+    """``seat`` put ``cards`` face up under the pile (dead for patterns) because of ``reason``:
+    ``misslap``, ``out_of_turn``, ``failure``, ``tribute``, ``resigned`` or ``misslaps``."""
+
+    kind: ClassVar[str] = "cards_burned"
+    cards: tuple[Card, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class PileWon(Event):
+    """``seat`` took the pile (``cards`` cards, ``penalty_cards`` more from the penalty pile).
+
+    ``reason``: ``slap``, ``challenge`` (collected automatically), ``claim`` (slapped to claim a
+    won challenge) or ``misslap`` (handed over by someone else's misslap).
+    """
+
+    kind: ClassVar[str] = "pile_won"
+    reason: str
+    cards: int
+    penalty_cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimOpened(Event):
+    """The challenge winner's own claim window ended: now anyone may slap to take the pile."""
+
+    kind: ClassVar[str] = "claim_opened"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerOut(Event):
+    """``seat`` has no cards left (``no_cards``), or left the game (``resigned``, ``misslaps``).
+
+    ``may_slap_in`` says whether a valid slap can bring them back.
+    """
+
+    kind: ClassVar[str] = "player_out"
+    reason: str
+    may_slap_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SlappedIn(Event):
+    """``seat``, who had no cards, won a slap and is back in the game."""
+
+    kind: ClassVar[str] = "slapped_in"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerBarred(Event):
+    """``seat`` misslapped too often while out and may no longer slap in."""
+
+    kind: ClassVar[str] = "player_barred"
+
+
+@dataclass(frozen=True, slots=True)
+class LockedOut(Event):
+    """``seat`` may not slap until someone else wins a pile (a ``lockout`` misslap penalty)."""
+
+    kind: ClassVar[str] = "locked_out"
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Event):
+    """The game ended. ``seat`` is the winner (``None``: nobody). ``reason``: ``all_cards``,
+    ``last_holder``, ``triple``, ``triple_sixes``, ``nobody_wins`` or ``cycle``."""
+
+    kind: ClassVar[str] = "game_over"
+    reason: str
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (
+        CardPlayed, ChallengeStarted, ChallengeLost, SlapWon, Misslap, SlapIgnored, SlapTie,
+        CardsBurned, PileWon, ClaimOpened, PlayerOut, SlappedIn, PlayerBarred, LockedOut,
+        GameOver,
+    )
+}
+"""Every event class by its ``kind``."""

@@ -1,0 +1,123 @@
+"""Plain-English lines for engine events: the one place a game is put into words for people.
+
+Used by ``ratscrew watch``, the terminal game's log and replays.
+
+>>> from ratscrew.cards import Card
+>>> from ratscrew.events import CardPlayed
+>>> describe_event(CardPlayed(at=1500, seat=0, card=Card.parse("KH")), names=["Ann", "Bob"])
+'Ann plays K♥'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ratscrew.cards import Card
+from ratscrew.events import (
+    CardPlayed,
+    CardsBurned,
+    ChallengeLost,
+    ChallengeStarted,
+    ClaimOpened,
+    Event,
+    GameOver,
+    LockedOut,
+    Misslap,
+    PileWon,
+    PlayerBarred,
+    PlayerOut,
+    SlapIgnored,
+    SlappedIn,
+    SlapTie,
+    SlapWon,
+)
+from ratscrew.patterns import PATTERN_DESCRIPTIONS
+
+_FACE_NAMES = {11: "Jack", 12: "Queen", 13: "King", 14: "Ace", 15: "Joker"}
+
+
+def _cards(cards: Sequence[Card]) -> str:
+    return " ".join(card.pretty() for card in cards)
+
+
+def seat_names(players: int) -> list[str]:
+    """Default names: ``Player 1`` … (seat numbers are 0-based inside the engine)."""
+    return [f"Player {seat + 1}" for seat in range(players)]
+
+
+def describe_event(event: Event, names: Sequence[str]) -> str:
+    """One sentence for an event, naming seats by ``names``."""
+
+    def who(seat: int | None) -> str:
+        return "nobody" if seat is None else names[seat]
+
+    if isinstance(event, CardPlayed):
+        return f"{who(event.seat)} plays {event.card.pretty()}"
+    if isinstance(event, ChallengeStarted):
+        face = _FACE_NAMES.get(int(event.card.rank), "face card")
+        plural = "chance" if event.chances == 1 else "chances"
+        return f"{face}! {who(event.target)} has {event.chances} {plural} to play a face card"
+    if isinstance(event, ChallengeLost):
+        how = ("collects after the grace window" if event.collect_at is not None
+               else "must slap to claim the pile")
+        return f"{who(event.seat)} fails the challenge: {who(event.winner)} {how}"
+    if isinstance(event, SlapWon):
+        if event.pattern == "claim":
+            return f"{who(event.seat)} slaps to claim the pile"
+        meaning = PATTERN_DESCRIPTIONS.get(event.pattern, event.pattern)
+        return f"{who(event.seat)} slaps a {event.pattern.replace('_', ' ')}: {meaning}"
+    if isinstance(event, Misslap):
+        cost = {
+            "burn": f"burns {_cards(event.cards)} under the pile" if event.cards else "has nothing to burn",
+            "penalty_pile": f"puts {len(event.cards)} card(s) in the penalty pile",
+            "give_pile": f"the pile goes to {who(event.pile_to)}" if event.pile_to is not None
+            else "there is no pile to give away",
+            "lockout": "may not slap until someone else wins a pile",
+            "none": "no penalty",
+        }[event.penalty]
+        return f"{who(event.seat)} misslaps ({event.why}): {cost}"
+    if isinstance(event, SlapIgnored):
+        why = {"late": "too late, the pile is already won", "void": "the tie on this card was voided",
+               "repeat": "already slapped"}[event.reason]
+        return f"{who(event.seat)}'s slap does not count: {why}"
+    if isinstance(event, SlapTie):
+        tied = ", ".join(who(s) for s in event.seats)
+        if event.outcome == "void":
+            return f"Tie between {tied}: play on as if nobody slapped"
+        return f"Tie between {tied}: the draw goes to {who(event.winner)}"
+    if isinstance(event, CardsBurned):
+        reason = {"misslap": "for a misslap", "out_of_turn": "for playing out of turn",
+                  "failure": "for failing a Joker", "tribute": "in tribute to a Joker sandwich",
+                  "resigned": "on resigning", "misslaps": "on misslapping out of the game"}
+        return f"{who(event.seat)} burns {_cards(event.cards)} {reason.get(event.reason, '')}".rstrip()
+    if isinstance(event, PileWon):
+        extra = f" and {event.penalty_cards} penalty card(s)" if event.penalty_cards else ""
+        how = {"slap": "", "challenge": " with a face card", "claim": " by claiming it",
+               "misslap": " from someone's misslap", "last_holder": " as the last player with cards"}
+        return f"{who(event.seat)} takes the pile ({event.cards} cards{extra}){how.get(event.reason, '')}"
+    if isinstance(event, ClaimOpened):
+        return f"{who(event.seat)} did not claim in time: anyone may slap to take the pile"
+    if isinstance(event, PlayerOut):
+        if event.reason == "resigned":
+            return f"{who(event.seat)} resigns"
+        if event.reason == "misslaps":
+            return f"{who(event.seat)} misslapped too often and is out of the game"
+        back = " (may slap back in)" if event.may_slap_in else ""
+        return f"{who(event.seat)} is out of cards{back}"
+    if isinstance(event, SlappedIn):
+        return f"{who(event.seat)} slaps back in!"
+    if isinstance(event, PlayerBarred):
+        return f"{who(event.seat)} misslapped too often and may no longer slap in"
+    if isinstance(event, LockedOut):
+        return f"{who(event.seat)} is locked out of slapping until someone else wins a pile"
+    if isinstance(event, GameOver):
+        endings = {"all_cards": "holds every card and wins", "last_holder": "is the last with cards and wins",
+                   "triple": "slapped a triple and wins the game"}
+        if event.reason == "triple_sixes":
+            return "Triple sixes were slapped: everyone loses"
+        if event.reason == "cycle":
+            return "The game repeats itself forever: nobody wins"
+        if event.reason == "nobody_wins":
+            return "The last cards ran out before the pile was won: nobody wins"
+        return f"{who(event.seat)} {endings.get(event.reason, 'wins')}"
+    return event.kind

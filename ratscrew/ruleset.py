@@ -1,0 +1,325 @@
+"""The `Ruleset`: every house rule as data, loadable from and savable to TOML, with named presets.
+
+A ruleset is a frozen dataclass, so a variant is one ``dataclasses.replace`` away:
+
+>>> import dataclasses
+>>> classic = Ruleset.preset("classic")
+>>> classic.slaps
+('double', 'sandwich')
+>>> custom = dataclasses.replace(classic, slaps=("double", "marriage"))
+>>> Ruleset.from_toml(custom.to_toml()) == custom
+True
+
+Settings that mean "never" use 0 (``misslap_out_after = 0``), since TOML has no null.
+"""
+
+from __future__ import annotations
+
+import tomllib
+import typing
+from dataclasses import dataclass, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from ratscrew.cards import Rank
+from ratscrew.patterns import PATTERNS, PatternOptions
+
+
+class RulesetError(ValueError):
+    """A ruleset file or value is not valid; the message names the key and the allowed values."""
+
+
+FirstPlayer = Literal["left_of_dealer", "highest_bottom_card"]
+Collect = Literal["auto", "slap"]
+ChallengeOutOfCards = Literal["challenger_wins", "next_player_pays"]
+MisslapPenalty = Literal["none", "burn", "penalty_pile", "give_pile", "lockout"]
+TiePolicy = Literal["earliest", "void", "random"]
+OutOfCards = Literal["out", "slap_in"]
+OutOfTurn = Literal["reject", "burn"]
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One complete set of house rules. Field comments say what each setting means."""
+
+    name: str = "custom"
+    """Short name, e.g. the preset name."""
+    summary: str = ""
+    """One line on where these rules come from."""
+
+    # --- deck and deal -------------------------------------------------------------------
+    jokers: bool = False
+    """Play with the two jokers (54 cards)."""
+    first_player: FirstPlayer = "left_of_dealer"
+    """Who leads: the player left of the dealer (seat 0), or the highest bottom card (aces
+    high; ties look at the next cards up from the bottom)."""
+    max_players: int = 8
+    """Most seats at the table, outsiders included."""
+
+    # --- slaps ---------------------------------------------------------------------------
+    slaps: tuple[str, ...] = ("double", "sandwich")
+    """Slap patterns, in the order they are reported when several match."""
+    run_length: int = 4
+    """How many cards make a ``run``."""
+    run_wraps: bool = False
+    """A ``run`` may go around the corner (K-A-2)."""
+
+    # --- face-card challenges ------------------------------------------------------------
+    jack_chances: int = 1
+    queen_chances: int = 2
+    king_chances: int = 3
+    ace_chances: int = 4
+    joker_chances: int = 0
+    """Chances a joker gives; 0 means a joker is not a face card."""
+    collect: Collect = "auto"
+    """How the winner of a challenge collects: ``auto`` after ``grace_ms``, or ``slap``: the
+    winner slaps to claim, alone for ``claim_window_ms``, after which anyone may claim."""
+    grace_ms: int = 1000
+    """``auto``: after a challenge is lost, a valid slap can still take the pile this long."""
+    claim_window_ms: int = 3000
+    """``slap``: how long the winner of a challenge alone may claim the pile."""
+    challenge_out_of_cards: ChallengeOutOfCards = "challenger_wins"
+    """When the challenged player runs out of cards mid-challenge: the challenger wins the pile,
+    or the next player with cards pays the chances that are left."""
+
+    # --- misslaps ------------------------------------------------------------------------
+    misslap_penalty: MisslapPenalty = "burn"
+    """``burn``: put ``misslap_cards`` cards face up under the pile (dead for patterns);
+    ``penalty_pile``: put them in a penalty pile that the next legitimate winner also takes;
+    ``give_pile``: the pile goes to whoever played its top card (or the card before, if the
+    slapper played the top card); ``lockout``: no slapping until someone else wins a pile."""
+    misslap_cards: int = 1
+    """Cards paid for a misslap (``burn`` and ``penalty_pile``)."""
+    misslap_out_after: int = 0
+    """Out of the game (hand burned) after more than this many misslaps in a row; 0: never."""
+    slap_in_bar_after: int = 0
+    """A player with no cards is barred from slapping in after this many misslaps in a row
+    (reset when they slap in and run out again); 0: never."""
+    failure_rule: bool = False
+    """Losing a joker challenge burns one more card, unless the last card made a slap."""
+
+    # --- simultaneous slaps --------------------------------------------------------------
+    tie_window_ms: int = 30
+    """Slaps this close together are a tie; a slap this soon after a won slap is just late."""
+    tie_policy: TiePolicy = "earliest"
+    """``earliest``: the first slap wins; ``void``: a tie is as if nobody slapped;
+    ``random``: a seeded draw among the tied players."""
+
+    # --- out of cards and the end --------------------------------------------------------
+    out_of_cards: OutOfCards = "slap_in"
+    """A player with no cards is ``out``, or may ``slap_in`` with a valid slap."""
+    outsiders_slap_in: bool = True
+    """Seats that start with no cards may slap in."""
+    finishing_out: bool = True
+    """When only one player has cards, they play the pile out; if it runs dry, nobody wins.
+    When false, the last player holding cards wins as soon as the pile shows no slap."""
+    triple_wins_game: bool = False
+    """Slapping a ``triple`` wins the whole game."""
+    triple_sixes_lose: bool = False
+    """Slapping three sixes ends the game with nobody winning."""
+    out_of_turn: OutOfTurn = "reject"
+    """A card played out of turn is refused, or burned under the pile."""
+
+    # --- obsolete Northwest rules (off by default) ---------------------------------------
+    joker_slap_tribute: bool = False
+    """Winning a slap on a joker sandwich makes every other player burn a card."""
+    resign_bars_slap_in: bool = False
+    """A player who resigned may not slap back in."""
+    double_burn: bool = False
+    """A card played out of turn burns one more card."""
+
+    # ---------------------------------------------------------------------------------------
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    @property
+    def pattern_options(self) -> PatternOptions:
+        """The settings the slap patterns need."""
+        return PatternOptions(run_length=self.run_length, run_wraps=self.run_wraps)
+
+    def chances(self, rank: Rank) -> int:
+        """How many chances a card of this rank gives the next player; 0 for a number card.
+
+        >>> Ruleset.preset("classic").chances(Rank.KING)
+        3
+        """
+        return {
+            Rank.JACK: self.jack_chances,
+            Rank.QUEEN: self.queen_chances,
+            Rank.KING: self.king_chances,
+            Rank.ACE: self.ace_chances,
+            Rank.JOKER: self.joker_chances,
+        }.get(rank, 0)
+
+    @property
+    def deck_size(self) -> int:
+        """52, or 54 with jokers."""
+        return 54 if self.jokers else 52
+
+    # --- TOML ----------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every setting as plain JSON/TOML-able values (tuples become lists)."""
+        return {
+            f.name: list(value) if isinstance(value := getattr(self, f.name), tuple) else value
+            for f in fields(self)
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Ruleset:
+        """Build a ruleset from settings; missing keys take the defaults.
+
+        >>> try:
+        ...     Ruleset.from_dict({"tie_policy": "fastest"})
+        ... except RulesetError as error:
+        ...     print(error)
+        tie_policy: 'fastest' is not allowed; choose one of earliest, void, random
+        """
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise RulesetError(
+                f"unknown setting {unknown[0]!r}; known settings are: {', '.join(known)}"
+            )
+        hints = typing.get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            values[key] = _coerce(key, value, hints[key])
+        return cls(**values)
+
+    def to_toml(self) -> str:
+        """The ruleset as TOML text that :meth:`from_toml` reads back to an equal ruleset."""
+        lines = []
+        for key, value in self.to_dict().items():
+            lines.append(f"{key} = {_toml_value(value)}")
+        return "\n".join(lines) + "\n"
+
+    @classmethod
+    def from_toml(cls, text: str) -> Ruleset:
+        """Read a ruleset from TOML text (flat ``key = value`` settings)."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise RulesetError(f"not valid TOML: {error}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Ruleset:
+        """Read a ruleset from a TOML file; a missing or unreadable file is a `RulesetError`."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as error:
+            raise RulesetError(f"cannot read ruleset file {str(path)!r}: {error.strerror}") from None
+        except UnicodeDecodeError:
+            raise RulesetError(f"ruleset file {str(path)!r} is not UTF-8 text") from None
+        try:
+            return cls.from_toml(text)
+        except RulesetError as error:
+            raise RulesetError(f"{path}: {error}") from None
+
+    # --- presets ---------------------------------------------------------------------------
+
+    @classmethod
+    def presets(cls) -> tuple[str, ...]:
+        """The names of the shipped presets.
+
+        >>> Ruleset.presets()
+        ('classic', 'northwest', 'pagat', 'ratscrew', 'paranoid', 'bmn')
+        """
+        return PRESET_NAMES
+
+    @classmethod
+    def preset(cls, name: str) -> Ruleset:
+        """The preset of that name (see :meth:`presets`)."""
+        if name not in PRESET_NAMES:
+            raise RulesetError(
+                f"unknown preset {name!r}; choose one of {', '.join(PRESET_NAMES)}"
+            )
+        text = resources.files("ratscrew.presets").joinpath(f"{name}.toml").read_text("utf-8")
+        return cls.from_toml(text)
+
+    @classmethod
+    def load(cls, name_or_path: str) -> Ruleset:
+        """A preset by name, or else a TOML file by path: what ``--rules`` accepts."""
+        if name_or_path in PRESET_NAMES:
+            return cls.preset(name_or_path)
+        if name_or_path.endswith(".toml") or Path(name_or_path).exists():
+            return cls.from_file(name_or_path)
+        raise RulesetError(
+            f"unknown rules {name_or_path!r}: give a preset ({', '.join(PRESET_NAMES)}) "
+            "or the path of a TOML ruleset file"
+        )
+
+
+PRESET_NAMES = ("classic", "northwest", "pagat", "ratscrew", "paranoid", "bmn")
+
+
+def _coerce(key: str, value: Any, hint: Any) -> Any:
+    """Check one setting's value against its declared type; tuples may arrive as lists."""
+    choices = get_args(hint) if typing.get_origin(hint) is Literal else ()
+    if choices:
+        if value not in choices:
+            raise RulesetError(
+                f"{key}: {value!r} is not allowed; choose one of {', '.join(choices)}"
+            )
+        return value
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise RulesetError(f"{key}: expected true or false, got {value!r}")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RulesetError(f"{key}: expected a whole number, got {value!r}")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise RulesetError(f"{key}: expected text, got {value!r}")
+        return value
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise RulesetError(f"{key}: expected a list of names, got {value!r}")
+    return tuple(value)
+
+
+def _validate(rules: Ruleset) -> None:
+    """Reject impossible combinations with a message that names the setting."""
+    for name in rules.slaps:
+        if name not in PATTERNS:
+            raise RulesetError(
+                f"slaps: unknown pattern {name!r}; choose from {', '.join(PATTERNS)}"
+            )
+    if len(set(rules.slaps)) != len(rules.slaps):
+        raise RulesetError("slaps: a pattern is named twice")
+    hints = typing.get_type_hints(type(rules))
+    for f in fields(rules):
+        value = getattr(rules, f.name)
+        if hints[f.name] is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise RulesetError(f"{f.name}: expected a whole number, got {value!r}")
+        if hints[f.name] is int and value < 0:
+            raise RulesetError(f"{f.name}: must not be negative, got {value}")
+        choices = get_args(hints[f.name]) if typing.get_origin(hints[f.name]) is Literal else ()
+        if choices and value not in choices:
+            raise RulesetError(
+                f"{f.name}: {value!r} is not allowed; choose one of {', '.join(choices)}"
+            )
+    if rules.run_length < 2:
+        raise RulesetError(f"run_length: must be at least 2, got {rules.run_length}")
+    if rules.max_players < 2:
+        raise RulesetError(f"max_players: must be at least 2, got {rules.max_players}")
+    if rules.misslap_penalty in ("burn", "penalty_pile") and rules.misslap_cards < 1:
+        raise RulesetError(
+            f"misslap_cards: a {rules.misslap_penalty} penalty needs at least 1 card"
+        )
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+
+
