@@ -92,9 +92,9 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
         return f"{who(event.seat)} burns {_cards(event.cards)} {reason.get(event.reason, '')}".rstrip()
     if isinstance(event, PileWon):
         extra = f" and {event.penalty_cards} penalty card(s)" if event.penalty_cards else ""
-        how = {"slap": "", "challenge": " with a face card", "claim": " by claiming it",
+        ways = {"slap": "", "challenge": " with a face card", "claim": " by claiming it",
                "misslap": " from someone's misslap", "last_holder": " as the last player with cards"}
-        return f"{who(event.seat)} takes the pile ({event.cards} cards{extra}){how.get(event.reason, '')}"
+        return f"{who(event.seat)} takes the pile ({event.cards} cards{extra}){ways.get(event.reason, '')}"
     if isinstance(event, ClaimOpened):
         return f"{who(event.seat)} did not claim in time: anyone may slap to take the pile"
     if isinstance(event, PlayerOut):

@@ -1,0 +1,1 @@
+"""Bots: agents that see only observations and events, modelled on human reaction times."""

@@ -1,0 +1,111 @@
+"""Bot profiles: the numbers that make a bot feel human, and the named difficulty levels.
+
+The decision model every bot implementation shares (the Table bots in :mod:`ratscrew.bots` and
+the compiled simulation kernel alike), for each card that appears on the pile at time ``t``:
+
+1. If the pile shows a slap pattern ``p``, the bot misses it with probability
+   :meth:`BotProfile.miss_chance` (harder patterns are missed more); otherwise it slaps at
+   ``t + reaction``, ``reaction`` drawn from an ex-Gaussian (``mu``, ``sigma``, ``tau``) and
+   never below :data:`ANTICIPATION_FLOOR_MS`.
+2. Otherwise, if the pile shows a *near* pattern (:func:`ratscrew.bots.perception.is_near_pattern`),
+   the bot flinches (misslaps) with probability ``flinch`` at ``t + reaction``.
+3. When it is the bot's turn it plays at ``t + pace``, ``pace`` drawn from a normal
+   (``pace_mean_ms``, ``pace_sd_ms``) and never below :data:`MIN_PACE_MS`.
+4. When it wins a challenge under slap collection, it claims at ``t + reaction``.
+
+Reaction times are grounded in the visual reaction-time literature: simple reaction is about
+190-230 ms for young adults, while *recognition* reaction ("respond to some stimuli, ignore
+others" - deciding whether a pile is slappable is exactly that) is about 380-420 ms. An
+ex-Gaussian with mean ``mu + tau`` is the standard shape of such distributions.
+
+>>> LEVELS["expert"].mean_reaction_ms
+320.0
+>>> LEVELS["beginner"].miss_chance("double") < LEVELS["beginner"].miss_chance("run")
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+ANTICIPATION_FLOOR_MS = 100
+"""No honest reaction is faster than this; anything quicker is anticipation."""
+MIN_PACE_MS = 150
+"""The fastest a hand can turn over a card."""
+
+PATTERN_DIFFICULTY: dict[str, float] = {
+    "joker": 0.6,
+    "double": 1.0,
+    "triple": 1.0,
+    "sandwich": 1.6,
+    "marriage": 1.5,
+    "sixty_nine": 1.6,
+    "divorce": 2.2,
+    "add_to_ten": 2.4,
+    "top_bottom": 2.6,
+    "run": 3.0,
+    "claim": 0.5,
+}
+"""How much harder a pattern is to see than a double (which is 1.0)."""
+
+
+@dataclass(frozen=True)
+class BotProfile:
+    """The parameters of one bot.
+
+    ``miss`` is the chance to miss a double; harder patterns are missed more often:
+    ``1 - (1 - miss) ** difficulty``. ``memory`` is how many cards of collected piles the bot
+    remembers for counting (0: none).
+    """
+
+    name: str
+    mu_ms: float
+    sigma_ms: float
+    tau_ms: float
+    miss: float
+    flinch: float
+    pace_mean_ms: float
+    pace_sd_ms: float
+    memory: int = 0
+
+    @property
+    def mean_reaction_ms(self) -> float:
+        """Mean of the ex-Gaussian: ``mu + tau`` (before the anticipation floor)."""
+        return float(self.mu_ms + self.tau_ms)
+
+    def miss_chance(self, pattern: str) -> float:
+        """Chance to miss a slappable pile showing ``pattern``."""
+        difficulty = PATTERN_DIFFICULTY.get(pattern, 2.0)
+        return float(1.0 - (1.0 - self.miss) ** difficulty)
+
+    def with_changes(self, **changes: float | int | str) -> BotProfile:
+        """A copy with some parameters changed (for sweeps)."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+LEVELS: dict[str, BotProfile] = {
+    # Slow recognition, long tail, misses a quarter of doubles, flinches often, no counting.
+    "beginner": BotProfile("beginner", mu_ms=420, sigma_ms=60, tau_ms=180, miss=0.25,
+                           flinch=0.08, pace_mean_ms=1000, pace_sd_ms=250),
+    # A typical player: recognition reaction near the 400 ms literature mean.
+    "casual": BotProfile("casual", mu_ms=350, sigma_ms=50, tau_ms=110, miss=0.12,
+                         flinch=0.04, pace_mean_ms=800, pace_sd_ms=200),
+    # A practised player: faster and more reliable, remembers a few cards.
+    "skilled": BotProfile("skilled", mu_ms=300, sigma_ms=40, tau_ms=70, miss=0.05,
+                          flinch=0.02, pace_mean_ms=650, pace_sd_ms=150, memory=8),
+    # Close to the simple-reaction limit (~230 ms mean for college students) for easy patterns.
+    "expert": BotProfile("expert", mu_ms=260, sigma_ms=30, tau_ms=60, miss=0.02,
+                         flinch=0.01, pace_mean_ms=550, pace_sd_ms=120, memory=26),
+    # Not human: never misses, never flinches, reacts at the anticipation floor, counts all.
+    "referee": BotProfile("referee", mu_ms=100, sigma_ms=0, tau_ms=0, miss=0.0,
+                          flinch=0.0, pace_mean_ms=500, pace_sd_ms=0, memory=54),
+}
+"""The named difficulty levels, weakest first."""
+
+
+def level(name: str) -> BotProfile:
+    """The profile of a named level; an unknown name is a `ValueError` listing the levels."""
+    try:
+        return LEVELS[name]
+    except KeyError:
+        raise ValueError(f"unknown bot level {name!r}; choose one of {', '.join(LEVELS)}") from None

@@ -1,0 +1,1 @@
+"""Batch simulation: statistics, sweeps, plots, parallel backends and fast kernels."""
