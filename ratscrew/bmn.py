@@ -46,7 +46,7 @@ def parse_deal(hand1: str, hand2: str) -> list[list[Card]]:
     """Turn two record-notation strings into concrete hands: number cards become distinct
     cards 2-10, face cards get suits in turn (suits never matter without slaps).
 
-    >>> [str(c) for c in parse_deal("J" + "-" * 25, "-" * 22 + "QKAA")[0][:2]]
+    >>> [str(c) for c in parse_deal("J" + "-" * 25, "-" * 11 + "JJJQQQQKKKKAAAA")[0][:2]]
     ['JC', '2C']
     """
     numbers = iter(Card(rank, suit) for suit in Suit for rank in Rank if rank <= Rank.TEN)
