@@ -585,7 +585,7 @@ class Game:
         self._tie.slaps.append((at, seat, pattern))
 
     def _win_slap(self, seat: int, pattern: str, at: int, events: list[Event]) -> None:
-        events.append(SlapWon(at=at, seat=seat, pattern=pattern))
+        events.append(SlapWon(at=at, seat=seat, pattern=pattern, top=tuple(self._live[-4:])))
         self._misslap_run[seat] = 0
         rules = self.rules
         triple = "triple" in rules.slaps and is_triple(self._live, rules.pattern_options)

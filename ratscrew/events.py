@@ -75,10 +75,12 @@ class ChallengeLost(Event):
 
 @dataclass(frozen=True, slots=True)
 class SlapWon(Event):
-    """``seat`` slapped a pile showing ``pattern`` (``"claim"`` for claiming a won challenge)."""
+    """``seat`` slapped a pile showing ``pattern`` (``"claim"`` for claiming a won challenge);
+    ``top`` is the top of the pile (up to four cards, bottom to top) as it was slapped."""
 
     kind: ClassVar[str] = "slap_won"
     pattern: str
+    top: tuple[Card, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

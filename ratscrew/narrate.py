@@ -31,7 +31,6 @@ from ratscrew.events import (
     SlapTie,
     SlapWon,
 )
-from ratscrew.patterns import PATTERN_DESCRIPTIONS
 
 _FACE_NAMES = {11: "Jack", 12: "Queen", 13: "King", 14: "Ace", 15: "Joker"}
 
@@ -64,8 +63,8 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
     if isinstance(event, SlapWon):
         if event.pattern == "claim":
             return f"{who(event.seat)} slaps to claim the pile"
-        meaning = PATTERN_DESCRIPTIONS.get(event.pattern, event.pattern)
-        return f"{who(event.seat)} slaps a {event.pattern.replace('_', ' ')}: {meaning}"
+        shown = f" ({_cards(event.top)})" if event.top else ""
+        return f"{who(event.seat)} slaps a {event.pattern.replace('_', ' ')}{shown}"
     if isinstance(event, Misslap):
         cost = {
             "burn": f"burns {_cards(event.cards)} under the pile" if event.cards else "has nothing to burn",

@@ -1,0 +1,1 @@
+"""One module per ``ratscrew`` sub-command; each defines ``register(subparsers)``."""
