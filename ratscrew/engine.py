@@ -141,6 +141,7 @@ class Game:
         self._tie: TieWindow | None = None
         self._last_win: tuple[int, int] | None = None  # (time, cards_played) of the last won slap
         self._void_top = -1  # cards_played value at which a tie was voided
+        self._last_chance: int | None = None  # all hands empty, pile slappable: until then
         self._misslap_run = [0] * self._n
         self._locked: set[int] = set()
         self._barred: set[int] = set()
@@ -358,6 +359,8 @@ class Game:
         if self._tie is not None:
             return self._tie.closes_at
         due: list[int] = []
+        if self._last_chance is not None:
+            due.append(self._last_chance)
         if self._award is not None:
             if self._award.collect_at is not None:
                 due.append(self._award.collect_at)
@@ -382,6 +385,8 @@ class Game:
             self._now = due
             if self._tie is not None:
                 self._close_tie(events)
+            elif self._last_chance == due:
+                self._end(None, "nobody_wins", due, events)
             elif self._award is not None and self._award.collect_at == due:
                 self._collect(self._award.winner, "challenge", due, events)
             elif self._award is not None:
@@ -506,7 +511,13 @@ class Game:
         holders = [seat for seat in range(self._n) if self._hands[seat]]
         pending = self._challenge is not None or self._award is not None
         if not holders and not pending:
-            self._end(None, "nobody_wins", at, events)
+            # The last cards ran out with the pile unfinished: nobody wins, unless the pile
+            # shows a slap, which anyone still allowed to slap may take during a last chance.
+            if self._last_chance is None and self.slap_pattern() is not None and any(
+                    self._may_slap_in(seat) for seat in range(self._n)):
+                self._last_chance = at + max(self.rules.grace_ms, self.rules.tie_window_ms, 1)
+            elif self._last_chance is None:
+                self._end(None, "nobody_wins", at, events)
         elif (len(holders) == 1 and not pending and not self.rules.finishing_out
               and self.slap_pattern() is None and self._tie is None):
             # Without finishing out, the last player holding cards takes what is left and wins.
@@ -558,7 +569,7 @@ class Game:
     def _slap(self, seat: int, at: int, events: list[Event]) -> None:
         self._check_may_slap(seat)
         if self._last_win is not None and self._last_win[1] == self.cards_played and (
-                at - self._last_win[0] <= self.rules.tie_window_ms):
+                at - self._last_win[0] < self.rules.tie_window_ms):
             events.append(SlapIgnored(at=at, seat=seat, reason="late"))
             return
         if self._void_top == self.cards_played:
@@ -695,6 +706,7 @@ class Game:
         self._challenge = None
         self._award = None
         self._tie = None
+        self._last_chance = None
         self._turn = seat
         self.tricks += 1
         self._locked = {s for s in self._locked if s == seat}

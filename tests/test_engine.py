@@ -1,0 +1,405 @@
+"""The engine's mechanics, scenario by scenario: turns, challenges, slaps, penalties, windows."""
+
+import dataclasses
+
+import pytest
+
+from ratscrew.cards import format_cards, parse_cards
+from ratscrew.engine import Game
+from ratscrew.errors import (
+    GameOverError,
+    NoSuchSeatError,
+    NotYourTurnError,
+    SlapNotAllowedError,
+    TimeOrderError,
+)
+from ratscrew.events import Event
+from ratscrew.ruleset import Ruleset
+
+CLASSIC = Ruleset.preset("classic")
+
+
+def kinds(events: list[Event]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def classic(**changes: object) -> Ruleset:
+    return dataclasses.replace(CLASSIC, **changes)  # type: ignore[arg-type]
+
+
+def play_all(game: Game, seats: str, start: int = 0, step: int = 100) -> int:
+    """Play one card for each seat digit in ``seats`` at ``step`` ms apart; returns the time."""
+    at = start
+    for seat in seats:
+        game.play(int(seat), at=at)
+        at += step
+    return at
+
+
+# --- turns -------------------------------------------------------------------------------
+
+def test_play_goes_clockwise_and_skips_players_without_cards() -> None:
+    game = Game(CLASSIC, hands=["2C 3C", "", "4D 5D", "6H"], leader=0)
+    assert game.turn == 0
+    game.play(0, at=0)
+    assert game.turn == 2
+    game.play(2, at=100)
+    assert game.turn == 3
+    game.play(3, at=200)
+    assert game.turn == 0
+
+
+def test_playing_out_of_turn_is_refused_and_changes_nothing() -> None:
+    game = Game(CLASSIC, hands=["2C 3C", "4D 5D"], leader=0)
+    before = game.zones()
+    with pytest.raises(NotYourTurnError, match="seat 0's turn"):
+        game.play(1, at=0)
+    assert game.zones() == before and game.turn == 0
+
+
+def test_actions_must_come_in_time_order() -> None:
+    game = Game(CLASSIC, hands=["2C 3C", "4D 5D"], leader=0)
+    game.play(0, at=500)
+    with pytest.raises(TimeOrderError):
+        game.play(1, at=499)
+    game.play(1, at=500)  # equal times are fine
+
+
+def test_unknown_seat_is_refused() -> None:
+    game = Game(CLASSIC, hands=["2C", "4D"], leader=0)
+    with pytest.raises(NoSuchSeatError):
+        game.slap(5, at=0)
+
+
+def test_a_deal_needs_distinct_cards_and_a_leader_with_cards() -> None:
+    with pytest.raises(ValueError, match="dealt 2 times"):
+        Game(CLASSIC, hands=["2C 2C", "4D"])
+    with pytest.raises(ValueError, match="leader"):
+        Game(CLASSIC, hands=["", "4D"], leader=0)
+
+
+def test_seeded_deal_is_reproducible_and_round_robin() -> None:
+    a = Game.deal(CLASSIC, players=4, seed=11)
+    b = Game.deal(CLASSIC, players=4, seed=11)
+    assert [a.hand(s) for s in range(4)] == [b.hand(s) for s in range(4)]
+    assert [a.hand_size(s) for s in range(4)] == [13, 13, 13, 13]
+    assert Game.deal(CLASSIC, players=3, seed=1, outsiders=1).hand_size(3) == 0
+
+
+# --- face-card challenges ----------------------------------------------------------------
+
+def test_challenge_lost_collects_after_the_grace_window() -> None:
+    game = Game(CLASSIC, hands=["KC 9C", "2D 3D 4D 5D"], leader=0)
+    events = game.play(0, at=0)
+    assert kinds(events) == ["card_played", "challenge_started"]
+    assert game.turn == 1 and game.challenge is not None and game.challenge.chances_left == 3
+    play_all(game, "11", start=100)
+    events = game.play(1, at=300)
+    assert kinds(events) == ["card_played", "challenge_lost"]
+    assert game.turn is None and game.award is not None
+    assert game.advance(at=1299) == []  # grace is 1000 ms: not yet
+    events = game.advance(at=1300)
+    assert kinds(events) == ["pile_won"]
+    assert events[0].to_dict()["reason"] == "challenge"
+    assert format_cards(game.hand(0)) == "9C KC 2D 3D 4D"
+    assert game.turn == 0
+
+
+def test_a_face_card_passes_the_challenge_on() -> None:
+    game = Game(CLASSIC, hands=["AC 2C 3C", "4D JD 5D"], leader=0)
+    game.play(0, at=0)
+    game.play(1, at=100)
+    events = game.play(1, at=200)
+    assert kinds(events) == ["card_played", "challenge_started"]
+    assert game.challenge is not None and game.challenge.challenger == 1
+    assert game.challenge.target == 0 and game.challenge.chances_left == 1
+    events = game.play(0, at=300)
+    assert kinds(events) == ["card_played", "challenge_lost"]
+    assert events[1].to_dict()["winner"] == 1
+
+
+def test_a_valid_slap_during_the_grace_window_takes_the_pile() -> None:
+    game = Game(CLASSIC, hands=["JC 5C", "5D 8D", "9H"], leader=0)
+    game.play(0, at=0)
+    game.play(1, at=100)  # 5D fails the jack
+    game.advance(at=500)
+    # nothing slappable yet (JC 5D); the pile goes to seat 0 at 1100
+    assert game.slap_pattern() is None
+    assert kinds(game.advance(at=1100)) == ["pile_won"]
+
+
+def test_slap_in_grace_on_a_pattern_wins_over_the_challenger() -> None:
+    game = Game(CLASSIC, hands=["5C JC", "2H 5D", "9H"], leader=0)
+    game.play(0, at=0)       # 5C
+    game.play(1, at=100)     # 2H
+    game.play(2, at=200)     # 9H ... seat 2 has no more cards
+    game.play(0, at=300)     # JC challenges seat 1
+    events = game.play(1, at=400)  # 5D: fails, and 5D JC? no - check the pile
+    assert "challenge_lost" in kinds(events)
+    assert format_cards(game.live_pile[-3:]) == "9H JC 5D"
+    events = game.slap(2, at=1399)
+    assert kinds(events) == ["misslap"]  # nothing shows: seat 2 has no cards, costs nothing
+
+
+def test_challenger_may_slap_to_collect_early() -> None:
+    game = Game(CLASSIC, hands=["QC 9C", "2D 3D 4D"], leader=0)
+    game.play(0, at=0)
+    play_all(game, "11", start=100)
+    events = game.slap(0, at=350)
+    assert kinds(events) == ["slap_won", "pile_won"]
+    assert events[1].to_dict()["reason"] == "claim"
+
+
+def test_challenged_player_running_out_loses_the_challenge() -> None:
+    game = Game(CLASSIC, hands=["KC 9C", "2D", "3H 4H"], leader=0)
+    game.play(0, at=0)
+    events = game.play(1, at=100)
+    assert kinds(events) == ["card_played", "challenge_lost", "player_out"]
+    assert events[1].seat == 1
+
+
+def test_next_player_pays_when_the_challenged_player_runs_out() -> None:
+    rules = classic(challenge_out_of_cards="next_player_pays")
+    game = Game(rules, hands=["KC 9C", "2D", "3H 4H 5H"], leader=0)
+    game.play(0, at=0)
+    events = game.play(1, at=100)
+    assert kinds(events) == ["card_played", "player_out"]
+    assert game.turn == 2 and game.challenge is not None and game.challenge.chances_left == 2
+
+
+# --- slaps and misslaps ------------------------------------------------------------------
+
+def test_slap_on_a_double_wins_the_pile_with_its_pattern() -> None:
+    game = Game(CLASSIC, hands=["7H 2C", "7S 3D"], leader=0)
+    play_all(game, "01")
+    events = game.slap(1, at=400)
+    assert kinds(events) == ["slap_won", "pile_won"]
+    assert events[0].to_dict()["pattern"] == "double"
+    assert format_cards(game.hand(1)) == "3D 7H 7S"
+    assert game.turn == 1
+
+
+def test_misslap_burns_under_the_pile_and_burned_cards_are_dead() -> None:
+    game = Game(CLASSIC, hands=["7H 2C 4C", "3S 9D 8D"], leader=0)
+    game.play(0, at=0)
+    events = game.slap(1, at=100)
+    assert kinds(events) == ["misslap"]
+    assert format_cards(game.burned) == "3S" and format_cards(game.pile) == "3S 7H"
+    game.play(1, at=200)  # 9D on 7H
+    assert game.slap_pattern() is None
+
+
+def test_penalty_pile_goes_to_the_next_legitimate_winner() -> None:
+    rules = classic(misslap_penalty="penalty_pile", misslap_cards=2)
+    game = Game(rules, hands=["7H 2C 4C", "3S 9D 7D 8D"], leader=0)
+    game.play(0, at=0)
+    game.slap(1, at=50)
+    assert format_cards(game.penalty_pile) == "3S 9D"
+    game.play(1, at=100)  # 7D on 7H
+    events = game.slap(0, at=300)
+    assert events[1].to_dict()["penalty_cards"] == 2
+    assert format_cards(game.hand(0)) == "2C 4C 7H 7D 3S 9D"
+
+
+def test_give_pile_hands_the_pile_to_whoever_played_the_top_card() -> None:
+    rules = classic(misslap_penalty="give_pile")
+    game = Game(rules, hands=["2H 5C", "3S 9D", "4C 6C"], leader=0)
+    play_all(game, "01")
+    events = game.slap(2, at=300)
+    assert events[0].to_dict()["pile_to"] == 1
+    assert game.turn == 1 and format_cards(game.hand(1)) == "9D 2H 3S"
+    # slapping your own card gives it to the player before
+    game2 = Game(rules, hands=["2H 5C", "3S 9D", "4C 6C"], leader=0)
+    play_all(game2, "01")
+    assert game2.slap(1, at=300)[0].to_dict()["pile_to"] == 0
+
+
+def test_lockout_bars_slapping_until_someone_else_wins_a_pile() -> None:
+    rules = classic(misslap_penalty="lockout")
+    game = Game(rules, hands=["2H 7C 5C", "3S 7D 9D"], leader=0)
+    game.play(0, at=0)
+    assert kinds(game.slap(1, at=50)) == ["misslap", "locked_out"]
+    with pytest.raises(SlapNotAllowedError, match="locked out"):
+        game.slap(1, at=60)
+    assert game.status(1) == "locked"
+    play_all(game, "10", start=100)  # 3S 7C? seat 1 plays 3S, seat 0 plays 7C
+    game.play(1, at=300)  # 7D on 7C
+    game.slap(0, at=400)  # seat 0 wins a pile
+    assert game.status(1) == "in"
+
+
+def test_out_of_turn_burn_setting_burns_instead_of_refusing() -> None:
+    rules = classic(out_of_turn="burn")
+    game = Game(rules, hands=["2H 7C", "3S 9D"], leader=0)
+    events = game.play(1, at=0)
+    assert kinds(events) == ["cards_burned"] and format_cards(game.burned) == "3S"
+    assert game.turn == 0
+
+
+def test_resigning_burns_the_whole_hand() -> None:
+    game = Game(CLASSIC, hands=["2H 7C", "3S 9D", "4H"], leader=0)
+    events = game.resign(1, at=0)
+    assert kinds(events) == ["cards_burned", "player_out"]
+    assert format_cards(game.burned) == "3S 9D" and game.hand_size(1) == 0
+
+
+# --- ties ----------------------------------------------------------------------------------
+
+def test_earliest_slap_wins_and_a_slap_within_the_tie_window_is_just_late() -> None:
+    # Windows are half-open: a 30 ms window opened at 300 covers 300..329.
+    game = Game(CLASSIC, hands=["7H 2C 8C", "7S 3D", "4H 5H"], leader=0)
+    play_all(game, "01")
+    assert kinds(game.slap(2, at=300)) == ["slap_won", "pile_won"]
+    late = game.slap(0, at=329)
+    assert kinds(late) == ["slap_ignored"] and late[0].to_dict()["reason"] == "late"
+    assert kinds(game.slap(0, at=330)) == ["misslap"]
+
+
+def test_void_tie_plays_on_as_if_nobody_slapped() -> None:
+    rules = classic(tie_policy="void", tie_window_ms=30)
+    game = Game(rules, hands=["7H 2C", "7S 3D", "4H 5H"], leader=0)
+    play_all(game, "01")
+    assert game.slap(2, at=300) == []
+    assert game.slap(0, at=329) == []
+    events = game.advance(at=330)
+    assert kinds(events) == ["slap_tie"] and events[0].to_dict()["outcome"] == "void"
+    assert kinds(game.slap(0, at=400)) == ["slap_ignored"]
+    assert len(game.pile) == 2 and game.turn == 2
+
+
+def test_slaps_just_outside_the_tie_window_are_not_a_tie() -> None:
+    rules = classic(tie_policy="void", tie_window_ms=30)
+    game = Game(rules, hands=["7H 2C", "7S 3D", "4H 5H"], leader=0)
+    play_all(game, "01")
+    game.slap(2, at=300)
+    events = game.slap(0, at=330)  # the window closed at 330: seat 2 won, seat 0 is late
+    assert kinds(events) == ["slap_won", "pile_won", "slap_ignored"]
+    assert events[0].seat == 2
+
+
+def test_random_tie_is_seeded() -> None:
+    rules = classic(tie_policy="random", tie_window_ms=30)
+    winners = set()
+    for seed in range(12):
+        game = Game(rules, hands=["7H 2C", "7S 3D", "4H 5H"], leader=0, seed=seed)
+        play_all(game, "01")
+        game.slap(2, at=300)
+        game.slap(0, at=310)
+        events = game.advance(at=400)
+        assert kinds(events)[:2] == ["slap_tie", "slap_won"]
+        winners.add(events[1].seat)
+        again = Game(rules, hands=["7H 2C", "7S 3D", "4H 5H"], leader=0, seed=seed)
+        play_all(again, "01")
+        again.slap(2, at=300)
+        again.slap(0, at=310)
+        assert again.advance(at=400)[1].seat == events[1].seat
+    assert winners == {0, 2}
+
+
+# --- claim window (slap collection) ------------------------------------------------------
+
+@pytest.mark.parametrize(("at", "outcome"), [(2999, "misslap"), (3000, "claim")])
+def test_exclusive_claim_window_boundary(at: int, outcome: str) -> None:
+    game = Game(Ruleset.preset("paranoid"), hands=["JC 9C", "2D 3D", "4H 6H 7H 8H 9H TH"], leader=0)
+    game.play(0, at=0)
+    game.play(1, at=0)  # fails the jack at t=0: exclusive until 3000
+    events = game.slap(2, at=at)
+    if outcome == "misslap":
+        assert kinds(events) == ["misslap"]
+    else:
+        assert kinds(events) == ["claim_opened", "slap_won", "pile_won"]
+        assert events[2].seat == 2
+
+
+# --- out of cards, slap in, the end ------------------------------------------------------
+
+def test_a_player_out_of_cards_can_slap_back_in() -> None:
+    game = Game(CLASSIC, hands=["7H 2C 9C", "7S", "4H 5H"], leader=0)
+    game.play(0, at=0)
+    events = game.play(1, at=100)
+    assert "player_out" in kinds(events)
+    assert game.status(1) == "out"
+    events = game.slap(1, at=300)
+    assert kinds(events) == ["slap_won", "pile_won", "slapped_in"]
+    assert game.status(1) == "in"
+
+
+def test_when_out_means_out_slapping_is_refused() -> None:
+    rules = classic(out_of_cards="out")
+    game = Game(rules, hands=["7H 2C 9C", "7S", "4H 5H"], leader=0)
+    game.play(0, at=0)
+    game.play(1, at=100)
+    with pytest.raises(SlapNotAllowedError, match="out"):
+        game.slap(1, at=300)
+    assert game.status(1) == "eliminated"
+
+
+def test_game_ends_when_one_player_holds_every_card() -> None:
+    game = Game(CLASSIC, hands=["7H 2C", "7S"], leader=0)
+    play_all(game, "01")
+    events = game.slap(0, at=300)
+    assert kinds(events)[-1] == "game_over"
+    assert game.over and game.winner == 0 and game.end_reason == "all_cards"
+    with pytest.raises(GameOverError):
+        game.play(0, at=400)
+    assert game.advance(at=500) == []
+
+
+def test_finishing_out_and_nobody_wins() -> None:
+    game = Game(CLASSIC, hands=["2C", "3D 4D"], leader=0)
+    game.play(0, at=0)
+    game.play(1, at=100)  # seat 0 is out; seat 1 finishes the pile out
+    assert game.turn == 1
+    events = game.play(1, at=200)
+    assert kinds(events)[-1] == "game_over"
+    assert game.winner is None and game.end_reason == "nobody_wins"
+
+
+@pytest.mark.parametrize(("slap_at", "winner"), [(1099, 0), (1100, None)])
+def test_a_slappable_pile_left_when_all_cards_ran_out_gets_a_last_chance(
+        slap_at: int, winner: int | None) -> None:
+    game = Game(CLASSIC, hands=["7H", "7S"], leader=0)
+    play_all(game, "01")  # both hands empty, a double on the pile: last chance until 1100
+    assert not game.over
+    if winner is None:
+        events = game.advance(at=slap_at)
+        assert kinds(events) == ["game_over"] and game.end_reason == "nobody_wins"
+    else:
+        events = game.slap(0, at=slap_at)
+        assert kinds(events)[-1] == "game_over" and game.winner == 0
+
+
+def test_last_face_card_of_the_last_player_wins_the_pile() -> None:
+    game = Game(CLASSIC, hands=["2C", "3D QD"], leader=0)
+    play_all(game, "011")
+    assert game.award is not None and game.award.winner == 1
+    events = game.advance(at=5000)
+    assert kinds(events) == ["pile_won", "game_over"] and game.winner == 1
+
+
+def test_cycle_is_detected_and_reported() -> None:
+    from ratscrew.bmn import play_bmn
+
+    result = play_bmn("---K---Q-KQAJ-----AAJ--J--", "----------Q----KQ-J-----KA")
+    assert (result.cards, result.tricks, result.cycle, result.winner) == (474, 66, True, None)
+
+
+# --- failed actions leave the state untouched -------------------------------------------
+
+def test_an_illegal_action_after_a_due_timer_rolls_the_timer_back() -> None:
+    game = Game(CLASSIC, hands=["KC 9C", "2D 3D 4D 5D"], leader=0)
+    game.play(0, at=0)
+    play_all(game, "111", start=100)
+    before = (game.zones(), game.turn, game.award, game.now, game.to_record()["actions"])
+    with pytest.raises(NotYourTurnError):
+        game.play(1, at=5000)  # the pile went to seat 0 at 1300, so seat 1 cannot play
+    assert (game.zones(), game.turn, game.award, game.now, game.to_record()["actions"]) == before
+    assert kinds(game.advance(at=5000)) == ["pile_won"]
+
+
+def test_zones_hold_each_card_exactly_once() -> None:
+    game = Game.deal(Ruleset.preset("northwest"), players=3, seed=2)
+    cards = [c for zone in game.zones().values() for c in zone]
+    assert len(cards) == 54
+    assert sorted(map(str, cards)) == sorted(map(str, parse_cards(" ".join(
+        format_cards(game.hand(s)) for s in range(3)))))

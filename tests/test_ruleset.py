@@ -1,0 +1,86 @@
+"""Rulesets: presets, TOML in and out, validation that names the bad key."""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from ratscrew.cards import Rank
+from ratscrew.engine import Game
+from ratscrew.ruleset import PRESET_NAMES, Ruleset, RulesetError
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_every_preset_loads_and_round_trips_through_toml(name: str) -> None:
+    rules = Ruleset.preset(name)
+    assert rules.name == name
+    assert Ruleset.from_toml(rules.to_toml()) == rules
+
+
+def test_presets_are_listed_in_the_guide_order() -> None:
+    assert Ruleset.presets() == ("classic", "northwest", "pagat", "ratscrew", "paranoid", "bmn")
+
+
+def test_unknown_preset_lists_the_choices() -> None:
+    with pytest.raises(RulesetError, match="choose one of classic, northwest"):
+        Ruleset.preset("vegas")
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('tie_policy = "fastest"', "tie_policy: 'fastest' is not allowed; choose one of earliest, void, random"),
+        ('slaps = ["double", "bogus"]', "slaps: unknown pattern 'bogus'; choose from double, sandwich"),
+        ("misslap_cards = -1", "misslap_cards: must not be negative"),
+        ('misslap_cards = "three"', "misslap_cards: expected a whole number"),
+        ("jokers = 1", "jokers: expected true or false"),
+        ("colour = 3", "unknown setting 'colour'; known settings are: name, summary"),
+        ("run_length = 1", "run_length: must be at least 2"),
+        ("slaps = [", "not valid TOML"),
+        ('misslap_penalty = "burn"\nmisslap_cards = 0', "misslap_cards: a burn penalty needs at least 1 card"),
+    ],
+)
+def test_validation_errors_name_the_key_and_the_allowed_values(toml: str, message: str) -> None:
+    with pytest.raises(RulesetError) as error:
+        Ruleset.from_toml(toml)
+    assert message in str(error.value)
+
+
+def test_missing_keys_take_defaults() -> None:
+    assert Ruleset.from_toml('name = "mine"') == Ruleset(name="mine")
+
+
+def test_custom_ruleset_by_replace_plays() -> None:
+    rules = dataclasses.replace(Ruleset.preset("classic"), slaps=("double", "marriage"))
+    game = Game(rules, hands=["KH 2C", "QS 3D"], leader=0)
+    game.play(0, at=0)
+    game.play(1, at=100)
+    events = game.slap(0, at=300)
+    assert [e.kind for e in events][:2] == ["slap_won", "pile_won"]
+    assert events[0].to_dict()["pattern"] == "marriage"
+
+
+def test_replace_is_validated_too() -> None:
+    with pytest.raises(RulesetError, match="slaps: unknown pattern"):
+        dataclasses.replace(Ruleset.preset("classic"), slaps=("doubles",))
+
+
+def test_files_load_and_errors_name_the_file(tmp_path: Path) -> None:
+    good = tmp_path / "house.toml"
+    good.write_text('name = "house"\nslaps = ["double", "sixty_nine"]\n')
+    assert Ruleset.load(str(good)).slaps == ("double", "sixty_nine")
+    bad = tmp_path / "broken.toml"
+    bad.write_text("grace_ms = fast\n")
+    with pytest.raises(RulesetError, match="broken.toml: not valid TOML"):
+        Ruleset.load(str(bad))
+    with pytest.raises(RulesetError, match="cannot read ruleset file"):
+        Ruleset.load(str(tmp_path / "missing.toml"))
+    with pytest.raises(RulesetError, match="unknown rules 'nonsense'"):
+        Ruleset.load("nonsense")
+
+
+def test_chances_per_rank() -> None:
+    northwest = Ruleset.preset("northwest")
+    assert [northwest.chances(r) for r in (Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE, Rank.JOKER)] == [1, 2, 3, 4, 5]
+    assert Ruleset.preset("classic").chances(Rank.JOKER) == 0
+    assert northwest.chances(Rank.TEN) == 0
