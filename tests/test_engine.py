@@ -128,17 +128,18 @@ def test_a_valid_slap_during_the_grace_window_takes_the_pile() -> None:
     assert kinds(game.advance(at=1100)) == ["pile_won"]
 
 
-def test_slap_in_grace_on_a_pattern_wins_over_the_challenger() -> None:
-    game = Game(CLASSIC, hands=["5C JC", "2H 5D", "9H"], leader=0)
-    game.play(0, at=0)       # 5C
-    game.play(1, at=100)     # 2H
-    game.play(2, at=200)     # 9H ... seat 2 has no more cards
-    game.play(0, at=300)     # JC challenges seat 1
-    events = game.play(1, at=400)  # 5D: fails, and 5D JC? no - check the pile
-    assert "challenge_lost" in kinds(events)
-    assert format_cards(game.live_pile[-3:]) == "9H JC 5D"
-    events = game.slap(2, at=1399)
-    assert kinds(events) == ["misslap"]  # nothing shows: seat 2 has no cards, costs nothing
+@pytest.mark.parametrize(("slap_at", "expected"), [
+    (1299, ["slap_won", "pile_won"]),
+    (1300, ["pile_won", "misslap"]),
+])
+def test_slap_in_grace_on_a_pattern_wins_over_the_challenger(slap_at: int, expected: list[str]) -> None:
+    game = Game(CLASSIC, hands=["5C JC 9C", "2H 2D 3D 4D"], leader=0)
+    play_all(game, "0101")  # 5C 2H JC 2D: seat 1 fails the jack with a sandwich on the pile
+    assert game.award is not None and game.award.collect_at == 1300
+    assert game.slap_pattern() == "sandwich"
+    events = game.slap(1, at=slap_at)
+    assert kinds(events) == expected
+    assert game.hand_size(1 if slap_at < 1300 else 0) >= 4
 
 
 def test_challenger_may_slap_to_collect_early() -> None:
