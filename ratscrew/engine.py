@@ -59,7 +59,8 @@ from ratscrew.patterns import find_slap, is_triple
 from ratscrew.ruleset import Ruleset
 
 RECORD_FORMAT = "ratscrew-record"
-_SHARED_STATE = frozenset({"rules", "initial_hands", "_card_kind", "_actions"})
+_SHARED_STATE = frozenset({"rules", "initial_hands", "_card_kind", "_actions", "_chances",
+                           "_pattern_options"})
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
 RECORD_VERSION = 1
 
@@ -158,6 +159,8 @@ class Game:
         self.tricks = 0
         self._actions: list[tuple[str, int | None, int]] = []
         self._total_cards = sum(len(h) for h in dealt)
+        self._chances = {rank: rules.chances(rank) for rank in Rank}
+        self._pattern_options = rules.pattern_options
         self._card_kind: dict[int, int] = {  # id(card) -> what the rules can tell apart
             id(card): int(card.rank) if rules.slaps else rules.chances(card.rank)
             for hand in dealt for card in hand}
@@ -265,7 +268,7 @@ class Game:
     def slap_pattern(self) -> str | None:
         """The pattern the live pile shows under these rules, or ``None``: the one place views
         and bots ask whether the pile could be slapped right now."""
-        return find_slap(self._live, self.rules.slaps, self.rules.pattern_options)
+        return find_slap(self._live, self.rules.slaps, self._pattern_options)
 
     def status(self, seat: int) -> str:
         """``in`` (holding cards or owed a pile), ``locked`` (holding cards but may not slap),
@@ -329,7 +332,8 @@ class Game:
         if seat is not None:
             self._check_seat(seat)
         events: list[Event] = []
-        snapshot = self._snapshot() if self._has_timer_due(at, kind) else None
+        now_before = self._now
+        snapshot = self._snapshot() if kind != "advance" and self._has_timer_due(at, kind) else None
         try:
             self._fire_timers(at, events, closing=kind == "play")
             self._now = at
@@ -348,6 +352,7 @@ class Game:
         except IllegalActionError:
             if snapshot is not None:
                 self._restore(snapshot)
+            self._now = now_before
             raise
         self._actions.append((kind, seat, at))
         return events
@@ -434,7 +439,7 @@ class Game:
         self._played_by.append(seat)
         self.cards_played += 1
         events.append(CardPlayed(at=at, seat=seat, card=card))
-        chances = self.rules.chances(card.rank)
+        chances = self._chances[card.rank]
         challenge = self._challenge
         if chances > 0:
             target = self._next_holder(seat)
@@ -599,7 +604,7 @@ class Game:
         events.append(SlapWon(at=at, seat=seat, pattern=pattern, top=tuple(self._live[-4:])))
         self._misslap_run[seat] = 0
         rules = self.rules
-        triple = "triple" in rules.slaps and is_triple(self._live, rules.pattern_options)
+        triple = "triple" in rules.slaps and is_triple(self._live, self._pattern_options)
         if rules.triple_wins_game and triple:
             sixes = self._live[-1].rank == Rank.SIX
             self._collect(seat, "slap", at, events, check_end=False)

@@ -58,19 +58,17 @@ def play_simple_game(
         turn = game.turn
         if turn is not None and (turn, "play") not in plans:
             plans[(turn, "play")] = now + rng.randint(*style.pace_ms)
-        award = game.award
-        if award is not None and (award.winner, "slap") not in plans and game.rules.collect == "slap":
+        if game.rules.collect == "slap" and (award := game.award) is not None and (
+                (award.winner, "slap") not in plans):
             plans[(award.winner, "slap")] = now + rng.randint(*style.reaction_ms)
         if not any(isinstance(e, CardPlayed) for e in new_events):
             return
         slappable = game.slap_pattern() is not None
         for seat in range(game.players):
-            if game.status(seat) not in ("in", "out"):
-                continue
-            if slappable or rng.random() < style.misslap_chance:
+            if (slappable or rng.random() < style.misslap_chance) and game.status(seat) in ("in", "out"):
                 plans[(seat, "slap")] = now + rng.randint(*style.reaction_ms)
 
-    replan([CardPlayed(at=0, seat=None, card=game.hand(game.turn or 0)[0])] if False else [])
+    replan([])
     while not game.over and game.cards_played < style.max_cards:
         deadline = game.next_deadline
         if plans:

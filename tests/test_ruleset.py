@@ -29,7 +29,8 @@ def test_unknown_preset_lists_the_choices() -> None:
 @pytest.mark.parametrize(
     ("toml", "message"),
     [
-        ('tie_policy = "fastest"', "tie_policy: 'fastest' is not allowed; choose one of earliest, void, random"),
+        ('tie_policy = "fastest"',
+         "tie_policy: 'fastest' is not allowed; choose one of earliest, void, random"),
         ('slaps = ["double", "bogus"]', "slaps: unknown pattern 'bogus'; choose from double, sandwich"),
         ("misslap_cards = -1", "misslap_cards: must not be negative"),
         ('misslap_cards = "three"', "misslap_cards: expected a whole number"),
@@ -37,7 +38,8 @@ def test_unknown_preset_lists_the_choices() -> None:
         ("colour = 3", "unknown setting 'colour'; known settings are: name, summary"),
         ("run_length = 1", "run_length: must be at least 2"),
         ("slaps = [", "not valid TOML"),
-        ('misslap_penalty = "burn"\nmisslap_cards = 0', "misslap_cards: a burn penalty needs at least 1 card"),
+        ('misslap_penalty = "burn"\nmisslap_cards = 0',
+         "misslap_cards: a burn penalty needs at least 1 card"),
     ],
 )
 def test_validation_errors_name_the_key_and_the_allowed_values(toml: str, message: str) -> None:
@@ -71,7 +73,7 @@ def test_files_load_and_errors_name_the_file(tmp_path: Path) -> None:
     assert Ruleset.load(str(good)).slaps == ("double", "sixty_nine")
     bad = tmp_path / "broken.toml"
     bad.write_text("grace_ms = fast\n")
-    with pytest.raises(RulesetError, match="broken.toml: not valid TOML"):
+    with pytest.raises(RulesetError, match=r"broken\.toml: not valid TOML"):
         Ruleset.load(str(bad))
     with pytest.raises(RulesetError, match="cannot read ruleset file"):
         Ruleset.load(str(tmp_path / "missing.toml"))
@@ -81,6 +83,7 @@ def test_files_load_and_errors_name_the_file(tmp_path: Path) -> None:
 
 def test_chances_per_rank() -> None:
     northwest = Ruleset.preset("northwest")
-    assert [northwest.chances(r) for r in (Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE, Rank.JOKER)] == [1, 2, 3, 4, 5]
+    faces = (Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE, Rank.JOKER)
+    assert [northwest.chances(rank) for rank in faces] == [1, 2, 3, 4, 5]
     assert Ruleset.preset("classic").chances(Rank.JOKER) == 0
     assert northwest.chances(Rank.TEN) == 0

@@ -1,0 +1,117 @@
+"""Properties over random games for every preset: the deck is conserved, no face-down card
+leaks into any observation, a failed action changes nothing, a replay is identical, and every
+game ends (a repeated state counts as an end: a reported cycle)."""
+
+import contextlib
+import dataclasses
+import json
+import random
+from collections import Counter
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ratscrew.cards import Card
+from ratscrew.engine import Game
+from ratscrew.errors import IllegalActionError
+from ratscrew.playout import play_simple_game
+from ratscrew.ruleset import PRESET_NAMES, Ruleset
+
+PRESETS = st.sampled_from(PRESET_NAMES)
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+FEW = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def strings_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings_in(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings_in(v)]
+    return []
+
+
+def card_strings(value: Any) -> set[str]:
+    found = set()
+    for text in strings_in(value):
+        with contextlib.suppress(ValueError):
+            found.add(str(Card.parse(text)))
+    return found
+
+
+def state_of(game: Game) -> Any:
+    return (game.zones(), game.turn, game.challenge, game.award, game.now, game.over,
+            game.to_record()["actions"], [game.status(s) for s in range(game.players)])
+
+
+def chaos(game: Game, rng: random.Random, steps: int) -> None:
+    """Random actions from every seat, legal or not, checking the invariants after each."""
+    deck = Counter(game.initial_hands[s][i] for s in range(game.players)
+                   for i in range(len(game.initial_hands[s])))
+    at = 0
+    for _ in range(steps):
+        if game.over:
+            break
+        at += rng.choice([0, 0, 5, 20, 100, 400, 1200])
+        choice = rng.random()
+        seat = rng.randrange(game.players)
+        before = state_of(game)
+        try:
+            if choice < 0.45 and game.turn is not None:
+                game.play(game.turn, at=at)
+            elif choice < 0.55:
+                game.play(seat, at=at)
+            elif choice < 0.85:
+                game.slap(seat, at=at)
+            elif choice < 0.99:
+                game.advance(at=at)
+            else:
+                game.resign(seat, at=at)
+        except IllegalActionError:
+            assert state_of(game) == before, "a refused action changed the game"
+        zones = game.zones()
+        assert Counter(c for cards in zones.values() for c in cards) == deck
+        face_up = {str(c) for c in zones["pile"] + zones["burned"]}
+        for viewer in [None, *range(game.players)]:
+            observation = game.observe(viewer)
+            json.dumps(observation)
+            leaked = card_strings(observation) - face_up
+            assert not leaked, f"seat {viewer} can see face-down cards {leaked}"
+
+
+@FEW
+@given(preset=PRESETS, seed=SEEDS, players=st.integers(min_value=2, max_value=5))
+def test_random_actions_keep_every_invariant(preset: str, seed: int, players: int) -> None:
+    rules = Ruleset.preset(preset)
+    outsiders = 1 if players < rules.max_players and seed % 3 == 0 else 0
+    game = Game.deal(rules, players=players, seed=seed, outsiders=outsiders)
+    chaos(game, random.Random(seed), steps=400)
+
+
+@FEW
+@given(preset=PRESETS, seed=SEEDS, players=st.integers(min_value=2, max_value=5))
+def test_replay_of_a_record_is_identical(preset: str, seed: int, players: int) -> None:
+    rules = Ruleset.preset(preset)
+    if preset in ("classic", "ratscrew"):
+        rules = dataclasses.replace(rules, tie_policy="random")
+    game = Game.deal(rules, players=players, seed=seed)
+    chaos(game, random.Random(seed), steps=300)
+    record = json.loads(json.dumps(game.to_record()))
+    replayed = Game.from_record(record)
+    assert state_of(replayed) == state_of(game)
+    assert replayed.observe(None) == game.observe(None)
+    assert (replayed.winner, replayed.end_reason) == (game.winner, game.end_reason)
+
+
+@settings(max_examples=12, deadline=None)
+@given(preset=PRESETS, seed=SEEDS, players=st.integers(min_value=2, max_value=4))
+def test_every_game_ends_or_is_reported_as_a_cycle(preset: str, seed: int, players: int) -> None:
+    game, events = play_simple_game(Ruleset.preset(preset), players=players, seed=seed)
+    assert game.over, f"{preset} seed {seed} still running after {game.cards_played} cards"
+    assert events[-1].kind == "game_over"
+    assert game.end_reason in {"all_cards", "last_holder", "triple", "triple_sixes", "nobody_wins", "cycle"}
+    if game.winner is not None:
+        assert game.hand_size(game.winner) == sum(len(h) for h in game.initial_hands) or (
+            game.end_reason == "triple")
