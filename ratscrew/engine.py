@@ -41,6 +41,7 @@ from ratscrew.events import (
     CardPlayed,
     CardsBurned,
     ChallengeLost,
+    ChallengePassed,
     ChallengeStarted,
     ClaimOpened,
     Event,
@@ -110,11 +111,12 @@ class Game:
     def __init__(
         self,
         rules: Ruleset,
-        hands: Sequence[Sequence[Card] | str],
+        hands: Sequence[Sequence[Card | str] | str],
         leader: int | None = None,
         seed: int = 0,
     ) -> None:
-        dealt = [parse_cards(h) if isinstance(h, str) else list(h) for h in hands]
+        dealt = [parse_cards(h) if isinstance(h, str)
+                 else [Card.parse(c) if isinstance(c, str) else c for c in h] for h in hands]
         if len(dealt) < 2:
             raise ValueError("a game needs at least two seats")
         if len(dealt) > rules.max_players:
@@ -449,8 +451,8 @@ class Game:
                 return
             self._challenge = Challenge(seat, target, chances, card)
             self._turn = target
-            events.append(ChallengeStarted(at=at, seat=seat, target=target, chances=chances,
-                                           card=card))
+            started = ChallengeStarted if challenge is None else ChallengePassed
+            events.append(started(at=at, seat=seat, target=target, chances=chances, card=card))
         elif challenge is not None:
             challenge.chances_left -= 1
             if challenge.chances_left == 0:

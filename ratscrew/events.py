@@ -60,6 +60,14 @@ class ChallengeStarted(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ChallengePassed(ChallengeStarted):
+    """``seat`` answered a challenge with a face card, passing a new challenge on to ``target``
+    (a kind of `ChallengeStarted`, so code that handles starts handles passes too)."""
+
+    kind: ClassVar[str] = "challenge_passed"
+
+
+@dataclass(frozen=True, slots=True)
 class ChallengeLost(Event):
     """``seat`` failed the challenge (or ran out of cards); ``winner`` is owed the pile.
 
@@ -193,7 +201,7 @@ class GameOver(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.kind: cls
     for cls in (
-        CardPlayed, ChallengeStarted, ChallengeLost, SlapWon, Misslap, SlapIgnored, SlapTie,
+        CardPlayed, ChallengeStarted, ChallengePassed, ChallengeLost, SlapWon, Misslap, SlapIgnored, SlapTie,
         CardsBurned, PileWon, ClaimOpened, PlayerOut, SlappedIn, PlayerBarred, LockedOut,
         GameOver,
     )

@@ -71,6 +71,13 @@ def test_unknown_seat_is_refused() -> None:
         game.slap(5, at=0)
 
 
+def test_hands_may_be_notation_strings_token_lists_or_cards() -> None:
+    as_text = Game(CLASSIC, hands=["7H 2C", "7S"], leader=0)
+    as_tokens = Game(CLASSIC, hands=[["7H", "2C"], ["7S"]], leader=0)
+    as_cards = Game(CLASSIC, hands=[parse_cards("7H 2C"), parse_cards("7S")], leader=0)
+    assert as_text.zones() == as_tokens.zones() == as_cards.zones()
+
+
 def test_a_deal_needs_distinct_cards_and_a_leader_with_cards() -> None:
     with pytest.raises(ValueError, match="dealt 2 times"):
         Game(CLASSIC, hands=["2C 2C", "4D"])
@@ -110,7 +117,7 @@ def test_a_face_card_passes_the_challenge_on() -> None:
     game.play(0, at=0)
     game.play(1, at=100)
     events = game.play(1, at=200)
-    assert kinds(events) == ["card_played", "challenge_started"]
+    assert kinds(events) == ["card_played", "challenge_passed"]
     assert game.challenge is not None and game.challenge.challenger == 1
     assert game.challenge.target == 0 and game.challenge.chances_left == 1
     events = game.play(0, at=300)
