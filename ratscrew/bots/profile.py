@@ -55,7 +55,8 @@ class BotProfile:
 
     ``miss`` is the chance to miss a double; harder patterns are missed more often:
     ``1 - (1 - miss) ** difficulty``. ``memory`` is how many cards of collected piles the bot
-    remembers for counting (0: none).
+    remembers for counting (0: none); ``anticipation_ms`` is how fast a counting bot slaps a
+    pattern it saw coming.
     """
 
     name: str
@@ -67,6 +68,9 @@ class BotProfile:
     pace_mean_ms: float
     pace_sd_ms: float
     memory: int = 0
+    anticipation_ms: float = 80.0
+    """Table bots only: how soon after a card appears a counting bot slaps when its memory told
+    it the card would make a slap (see :mod:`ratscrew.bots.agent`)."""
 
     @property
     def mean_reaction_ms(self) -> float:
