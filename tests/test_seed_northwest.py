@@ -23,6 +23,7 @@ from ratscrew.events import (
     CardPlayed,
     CardsBurned,
     ChallengeLost,
+    ChallengePassed,
     ChallengeStarted,
     Event,
     GameOver,
@@ -293,8 +294,8 @@ def test_a_face_card_gives_the_next_player_chances(face: str, chances: int) -> N
 def test_answering_with_a_face_card_passes_the_challenge_on() -> None:
     game = Game(NORTHWEST, hands=["KC 2C", "3D QD", "4H 5H 6H"], leader=0)
     play_seats(game, "01")
-    started = the(ChallengeStarted, game.play(1, at=200))
-    assert (started.seat, started.target, started.chances) == (1, 2, 2)
+    passed = the(ChallengePassed, game.play(1, at=200))
+    assert (passed.seat, passed.target, passed.chances) == (1, 2, 2)
     assert game.turn == 2
 
 
