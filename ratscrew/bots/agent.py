@@ -16,7 +16,8 @@ what the pile will show once that card is played. If that makes a slap, it slaps
 ``anticipation`` ms after the card is *shown* (drawn around ``profile.anticipation_ms``), which
 may be quicker than :data:`~ratscrew.bots.profile.ANTICIPATION_FLOOR_MS` - the one legitimate
 way to beat the floor. A card it knew in advance also never makes it flinch, and it never
-misses a pattern it saw coming.
+misses a pattern it saw coming. ``profile.spam`` (0 for every level) adds slaps at cards that
+show nothing at all, to study players who slap at everything.
 
 Honest timing. Every intent is computed when the bot is told of an event, and is timed from
 that event: a slap is never earlier than the card it answers (plus the reaction floor, unless
@@ -263,9 +264,13 @@ class BotAgent:
             if rng.random() >= profile.miss_chance(pattern):
                 self._slap = Intent("slap", shown.at + draw_reaction_ms(profile, rng),
                                     f"react {pattern}")
-        elif not foreseen and profile.flinch > 0 and is_near_pattern(self._live) and (
-                rng.random() < profile.flinch):
-            self._slap = Intent("slap", shown.at + draw_reaction_ms(profile, rng), "flinch")
+        elif foreseen:
+            return
+        elif is_near_pattern(self._live):
+            if profile.flinch > 0 and rng.random() < profile.flinch:
+                self._slap = Intent("slap", shown.at + draw_reaction_ms(profile, rng), "flinch")
+        elif profile.spam > 0 and rng.random() < profile.spam:
+            self._slap = Intent("slap", shown.at + draw_reaction_ms(profile, rng), "spam")
 
     def _expect_next(self, turn: int | None) -> None:
         """Look up the top card of whoever plays next, if it is remembered."""

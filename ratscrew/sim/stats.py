@@ -1,0 +1,219 @@
+"""Statistics for simulation results: win rates with Wilson intervals, length summaries, and a
+seat-bias test, gathered into one `SimReport` from a list of `GameSummary` records.
+
+>>> low, high = wilson_interval(55, 100)
+>>> round(low, 3), round(high, 3)
+(0.452, 0.644)
+>>> describe([1, 2, 3, 4, 100])["median"]
+3.0
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ratscrew.sim.summary import GameSummary
+
+Z_95 = 1.959963984540054
+"""The two-sided 95% normal quantile."""
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (95% by default); ``(0, 1)`` with no trials.
+
+    >>> wilson_interval(0, 10)[0]
+    0.0
+    """
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q`` percentile (0-100) with linear interpolation between order statistics.
+
+    >>> percentile([10, 20, 30, 40], 50)
+    25.0
+    """
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return float(ordered[low] + (ordered[high] - ordered[low]) * (position - low))
+
+
+def describe(values: Sequence[float]) -> dict[str, float]:
+    """Mean, median and 95th percentile (NaN for no values)."""
+    if not values:
+        return {"mean": math.nan, "median": math.nan, "p95": math.nan}
+    return {"mean": float(statistics.fmean(values)), "median": float(statistics.median(values)),
+            "p95": percentile(values, 95)}
+
+
+def chi_square_sf(statistic: float, dof: int) -> float:
+    """P(X >= statistic) for a chi-square variable with ``dof`` degrees of freedom.
+
+    >>> round(chi_square_sf(3.841, 1), 3)
+    0.05
+    >>> round(chi_square_sf(9.488, 4), 3)
+    0.05
+    """
+    if statistic <= 0:
+        return 1.0
+    return _upper_regularized_gamma(dof / 2.0, statistic / 2.0)
+
+
+def _upper_regularized_gamma(a: float, x: float) -> float:
+    """Q(a, x) by its series (x < a + 1) or continued fraction (Numerical Recipes 6.2)."""
+    log_prefix = -x + a * math.log(x) - math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        n = a
+        for _ in range(1000):
+            n += 1
+            term *= x / n
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(log_prefix))
+    tiny = 1e-300
+    b = x + 1 - a
+    c = 1 / tiny
+    d = 1 / b
+    h = d
+    for i in range(1, 1000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return min(1.0, math.exp(log_prefix) * h)
+
+
+@dataclass(frozen=True)
+class SeatBias:
+    """A chi-square goodness-of-fit test of equal win counts across seats with identical bots."""
+
+    statistic: float
+    dof: int
+    p_value: float
+    flagged: bool
+
+    def describe(self) -> str:
+        """One line for the summary."""
+        verdict = "SEAT BIAS" if self.flagged else "no seat bias"
+        return (f"{verdict}: chi-square {self.statistic:.2f} on {self.dof} df, "
+                f"p = {self.p_value:.3g}")
+
+
+def seat_bias(wins: Sequence[int], alpha: float = 0.01) -> SeatBias | None:
+    """Test whether ``wins`` per seat differ beyond chance (equal expected counts). ``None``
+    with fewer than two seats or too few wins (< 5 expected per seat) to test.
+
+    >>> seat_bias([50, 50]).flagged
+    False
+    >>> seat_bias([80, 20]).flagged
+    True
+    """
+    total = sum(wins)
+    seats = len(wins)
+    if seats < 2 or total < 5 * seats:
+        return None
+    expected = total / seats
+    statistic = sum((w - expected) ** 2 / expected for w in wins)
+    p_value = chi_square_sf(statistic, seats - 1)
+    return SeatBias(statistic, seats - 1, p_value, p_value < alpha)
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's results over the run."""
+
+    seat: int
+    bot: str
+    wins: int
+    win_rate: float
+    ci_low: float
+    ci_high: float
+    slaps_per_game: float
+    misslaps_per_game: float
+
+
+@dataclass(frozen=True)
+class SimReport:
+    """Everything the ``ratscrew sim`` summary shows."""
+
+    rules: str
+    players: int
+    games: int
+    seed: int
+    engine: str
+    seats: tuple[SeatResult, ...]
+    no_winner: int
+    cycles: int
+    unfinished: int
+    end_reasons: dict[str, int]
+    cards: dict[str, float]
+    minutes: dict[str, float]
+    tricks: dict[str, float]
+    slaps_per_game: float
+    misslaps_per_game: float
+    seat_bias: SeatBias | None = None
+    identical_bots: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able form."""
+        return asdict(self)
+
+
+def summarize(summaries: Sequence[GameSummary], *, rules: str, seed: int, engine: str,
+              bots: Sequence[str]) -> SimReport:
+    """Gather game summaries into a report. ``bots`` names each seat's bot; when all are the
+    same, the seats are tested for bias."""
+    games = len(summaries)
+    players = len(bots)
+    wins = [0] * players
+    slaps = [0] * players
+    misslaps = [0] * players
+    for summary in summaries:
+        if summary.winner is not None:
+            wins[summary.winner] += 1
+        for seat in range(players):
+            slaps[seat] += summary.slaps_won[seat]
+            misslaps[seat] += summary.misslaps[seat]
+    per_game = max(games, 1)
+    seats = []
+    for seat in range(players):
+        low, high = wilson_interval(wins[seat], games)
+        seats.append(SeatResult(seat, bots[seat], wins[seat], wins[seat] / per_game, low, high,
+                                slaps[seat] / per_game, misslaps[seat] / per_game))
+    reasons = Counter(s.end_reason for s in summaries)
+    identical = len(set(bots)) == 1
+    return SimReport(
+        rules=rules, players=players, games=games, seed=seed, engine=engine, seats=tuple(seats),
+        no_winner=sum(1 for s in summaries if s.winner is None),
+        cycles=reasons.get("cycle", 0), unfinished=reasons.get("unfinished", 0),
+        end_reasons=dict(sorted(reasons.items())),
+        cards=describe([s.cards_played for s in summaries]),
+        minutes=describe([s.duration_ms / 60_000 for s in summaries]),
+        tricks=describe([s.tricks for s in summaries]),
+        slaps_per_game=sum(slaps) / per_game, misslaps_per_game=sum(misslaps) / per_game,
+        seat_bias=seat_bias(wins) if identical else None, identical_bots=identical)
