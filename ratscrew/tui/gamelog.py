@@ -1,0 +1,90 @@
+"""The scrolling game log and the one-line verdict on the latest slap.
+
+Every line comes from :func:`ratscrew.narrate.describe_event`, so the log, ``ratscrew watch``
+and replays tell a game in the same words; this module only adds the time and colour.
+
+>>> from ratscrew.cards import parse_cards
+>>> from ratscrew.events import SlapWon
+>>> won = SlapWon(at=61_500, seat=0, pattern="double", top=tuple(parse_cards("7H 7S")))
+>>> log_line(won, ["You", "Bot 1"]).plain
+'01:01.5 ✔ You slaps a double (7♥ 7♠)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich.text import Text
+from textual.widgets import RichLog
+
+from ratscrew.events import (
+    ChallengeLost,
+    ChallengeStarted,
+    Event,
+    GameOver,
+    Misslap,
+    PileWon,
+    SlapIgnored,
+    SlapTie,
+    SlapWon,
+)
+from ratscrew.narrate import describe_event
+
+_STYLES: dict[type[Event], tuple[str, str]] = {
+    SlapWon: ("✔ ", "bold green"),
+    Misslap: ("✘ ", "bold red"),
+    SlapIgnored: ("… ", "yellow"),
+    SlapTie: ("= ", "yellow"),
+    ChallengeStarted: ("", "yellow"),
+    ChallengeLost: ("", "bold yellow"),
+    PileWon: ("", "bold"),
+    GameOver: ("★ ", "bold magenta"),
+}
+
+
+def clock_label(at_ms: int) -> str:
+    """Game time as ``mm:ss.s``.
+
+    >>> clock_label(61_500)
+    '01:01.5'
+    """
+    seconds = at_ms / 1000
+    return f"{int(seconds // 60):02d}:{seconds % 60:04.1f}"
+
+
+def log_line(event: Event, names: Sequence[str]) -> Text:
+    """One event as a timed, coloured line."""
+    mark, style = _STYLES.get(type(event), ("", ""))
+    line = Text(clock_label(event.at) + " ", style="dim")
+    line.append(mark + describe_event(event, names), style=style)
+    return line
+
+
+def verdict(events: Iterable[Event], names: Sequence[str]) -> Text | None:
+    """What the latest slap in ``events`` came to - the pattern that won it, or why it was a
+    misslap and what it cost - or ``None`` when no slap was judged.
+
+    >>> from ratscrew.events import Misslap
+    >>> miss = Misslap(at=0, seat=1, penalty="lockout", cards=(), pile_to=None, why="the pile is empty")
+    >>> verdict([miss], ["You", "Bot 1"]).plain
+    '✘ Bot 1 misslaps (the pile is empty): may not slap until someone else wins a pile'
+    """
+    judged = [e for e in events if isinstance(e, (SlapWon, Misslap, SlapIgnored, SlapTie))]
+    if not judged:
+        return None
+    event = judged[-1]
+    mark, style = _STYLES[type(event)]
+    return Text(mark + describe_event(event, names), style=style)
+
+
+class GameLog(RichLog):
+    """The scrolling log of a game, newest line at the bottom."""
+
+    def __init__(self, names: Sequence[str], id: str | None = "log", max_lines: int = 2000) -> None:
+        super().__init__(id=id, max_lines=max_lines, wrap=True, markup=False, min_width=20)
+        self.names = list(names)
+
+    def add_events(self, events: Iterable[Event]) -> None:
+        """Write one line per event."""
+        for event in events:
+            self.write(log_line(event, self.names))

@@ -1,0 +1,78 @@
+"""A saved game, step by step: replay a record through the engine and keep what each action did.
+
+Both the replay viewer and the end-of-game statistics read a game this way. Nothing is decided
+here: each recorded action is given to the engine again through its public methods, and each
+step keeps the events the engine answered with, the spectator's observation afterwards and the
+pattern the engine says the pile shows.
+
+>>> from ratscrew.engine import Game
+>>> from ratscrew.ruleset import Ruleset
+>>> game = Game(Ruleset.preset("classic"), hands=["7H 2C", "7S 3D"], leader=0)
+>>> _ = game.play(0, at=0), game.play(1, at=500), game.slap(0, at=800)
+>>> steps = replay_steps(game.to_record())
+>>> [(step.kind, step.seat, step.at, step.pattern) for step in steps]
+[('play', 0, 0, None), ('play', 1, 500, 'double'), ('slap', 0, 800, None)]
+>>> [event.kind for event in steps[2].events]
+['slap_won', 'pile_won']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ratscrew.engine import Game
+from ratscrew.errors import IllegalActionError
+from ratscrew.events import Event
+
+ACTION_KINDS = ("play", "slap", "resign", "advance")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One recorded action and what it did: ``events``, then the table as a spectator saw it
+    (``observation``) and the slap pattern the pile showed (``pattern``, ``None`` if none)."""
+
+    index: int
+    kind: str
+    seat: int | None
+    at: int
+    events: tuple[Event, ...]
+    observation: dict[str, Any]
+    pattern: str | None
+
+
+def start_of(record: dict[str, Any]) -> Game:
+    """The game of a record as it was dealt, before any action; a record that is not a ratscrew
+    game record is a `ValueError`."""
+    if not isinstance(record, dict):
+        raise ValueError("not a ratscrew game record")
+    actions = record.get("actions")
+    if not isinstance(actions, list):
+        raise ValueError("the record has no list of actions")
+    try:
+        return Game.from_record({**record, "actions": []})
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"the record is incomplete: {error}") from None
+
+
+def replay_steps(record: dict[str, Any]) -> list[Step]:
+    """Every action of the record, replayed in order through the engine.
+
+    A record whose actions do not replay is a `ValueError` naming the action that failed.
+    """
+    game = start_of(record)
+    steps: list[Step] = []
+    for index, action in enumerate(record["actions"]):
+        if not isinstance(action, (list, tuple)) or len(action) != 3:
+            raise ValueError(f"action {index}: expected [kind, seat, at], got {action!r}")
+        kind, seat, at = action
+        if kind not in ACTION_KINDS:
+            raise ValueError(f"action {index}: unknown kind {kind!r}")
+        try:
+            events = game.advance(at) if kind == "advance" else getattr(game, kind)(seat, at)
+        except IllegalActionError as error:
+            raise ValueError(f"action {index} ({kind} by {seat} at {at}) failed: {error}") from None
+        steps.append(Step(index=index, kind=kind, seat=seat, at=at, events=tuple(events),
+                          observation=game.observe(None), pattern=game.slap_pattern()))
+    return steps

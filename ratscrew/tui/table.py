@@ -1,0 +1,259 @@
+"""The table at a glance: seats, the pile drawn as real cards, challenges and timed windows.
+
+Everything here is drawn from a spectator's observation (:meth:`ratscrew.engine.Game.observe`
+with ``None``) and the table time; nothing is decided here. The same widgets show a live game
+and a replay.
+
+>>> obs = {"challenge": {"challenger": 1, "target": 0, "chances_left": 2, "card": "KS"}}
+>>> challenge_line(obs, ["You", "Bot 1"])
+'King from Bot 1: You has 2 chances left'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
+
+from ratscrew.cards import Card, Rank
+from ratscrew.ruleset import Ruleset
+from ratscrew.tui.cards import Palette, card_text, palette, row_of_cards
+from ratscrew.tui.keys import SeatKeys, key_label
+from ratscrew.tui.options import short_name
+
+SHOWN_CARDS = 4
+"""Face-up cards drawn on the pile; the rest are a stack with a count."""
+
+_FACE_NAMES = {Rank.JACK: "Jack", Rank.QUEEN: "Queen", Rank.KING: "King", Rank.ACE: "Ace",
+               Rank.JOKER: "Joker"}
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """Who sits in a seat: their name, whether a person plays it (and with which keys), or
+    which bot level."""
+
+    name: str
+    human: bool
+    keys: SeatKeys | None = None
+    level: str | None = None
+
+
+def seat_status_line(observation: dict[str, Any], seat: int) -> str:
+    """How many cards the seat holds, or why it holds none.
+
+    >>> seat_status_line({"hand_sizes": [26, 0], "status": ["in", "out"]}, 1)
+    'out · may slap in'
+    """
+    size: int = observation["hand_sizes"][seat]
+    status: str = observation["status"][seat]
+    cards = f"{size} card" + ("" if size == 1 else "s")
+    return {
+        "in": cards,
+        "locked": f"{cards} · locked",
+        "out": "out · may slap in",
+        "barred": "out · barred",
+        "eliminated": "out",
+        "watching": "watching",
+    }.get(status, status)
+
+
+def seat_role_line(observation: dict[str, Any], seat: int) -> str:
+    """What the seat is doing right now: to play, answering a challenge, owed the pile."""
+    challenge = observation.get("challenge")
+    collection = observation.get("collection")
+    if observation.get("over"):
+        return "winner" if observation.get("winner") == seat else ""
+    if collection is not None and collection["winner"] == seat:
+        return "owed the pile"
+    if challenge is not None and challenge["target"] == seat:
+        left = challenge["chances_left"]
+        return f"▶ {left} chance" + ("" if left == 1 else "s")
+    if observation.get("turn") == seat:
+        return "▶ to play"
+    return ""
+
+
+def challenge_line(observation: dict[str, Any], names: Sequence[str]) -> str:
+    """The challenge in progress in words, or ``""``."""
+    challenge = observation.get("challenge")
+    if challenge is None:
+        return ""
+    card = Card.parse(challenge["card"])
+    face = _FACE_NAMES.get(card.rank, "Face card")
+    left = challenge["chances_left"]
+    plural = "chance" if left == 1 else "chances"
+    return (f"{face} from {names[challenge['challenger']]}: "
+            f"{names[challenge['target']]} has {left} {plural} left")
+
+
+def countdown_bar(remaining_ms: float, total_ms: float, width: int = 10) -> str:
+    """A shrinking bar for a timed window.
+
+    >>> countdown_bar(500, 1000, width=4)
+    '▰▰▱▱'
+    """
+    if total_ms <= 0:
+        return ""
+    filled = max(0, min(width, round(width * remaining_ms / total_ms)))
+    return "▰" * filled + "▱" * (width - filled)
+
+
+def window_lines(observation: dict[str, Any], rules: Ruleset, names: Sequence[str],
+                 now_ms: float) -> list[str]:
+    """The timed windows open right now (grace, exclusive claim, tie), each with a countdown.
+
+    >>> obs = {"collection": {"winner": 1, "collect_at": 1500, "exclusive_until": None,
+    ...        "open_to_all": False}, "tie_window_until": None}
+    >>> window_lines(obs, Ruleset.preset("classic"), ["You", "Bot 1"], now_ms=1000)
+    ['Bot 1 takes the pile in 0.5 s ▰▰▰▰▰▱▱▱▱▱', 'a valid slap can still win it']
+    """
+    lines: list[str] = []
+    collection = observation.get("collection")
+    if collection is not None:
+        winner = names[collection["winner"]]
+        if collection["collect_at"] is not None:
+            left = max(0.0, collection["collect_at"] - now_ms)
+            lines.append(f"{winner} takes the pile in {left / 1000:.1f} s "
+                         f"{countdown_bar(left, rules.grace_ms)}")
+            if rules.slaps:
+                lines.append("a valid slap can still win it")
+        elif collection["open_to_all"] or collection["exclusive_until"] is None:
+            lines.append("Anyone may slap to claim the pile!")
+        else:
+            left = max(0.0, collection["exclusive_until"] - now_ms)
+            lines.append(f"{winner} alone may claim: {left / 1000:.1f} s "
+                         f"{countdown_bar(left, rules.claim_window_ms)}")
+            lines.append("then anyone may slap to claim it")
+    tie = observation.get("tie_window_until")
+    if tie is not None:
+        lines.append(f"Tie window: {max(0.0, tie - now_ms):.0f} ms")
+    return lines
+
+
+def pile_line(observation: dict[str, Any]) -> str:
+    """The sizes of the pile, the burned cards under it and the penalty pile.
+
+    >>> pile_line({"pile": ["7H", "3C"], "burned": ["4D"], "penalty_pile": 5})
+    'Pile 2 · burned 1 · penalty pile 5'
+    """
+    parts = [f"Pile {len(observation['pile'])}"]
+    if observation["burned"]:
+        parts.append(f"burned {len(observation['burned'])}")
+    if observation["penalty_pile"]:
+        parts.append(f"penalty pile {observation['penalty_pile']}")
+    return " · ".join(parts)
+
+
+class SeatPanel(Static):
+    """One seat: name in the border, card count or status, and what the seat is doing."""
+
+    def __init__(self, seat: int, info: SeatInfo) -> None:
+        super().__init__(id=f"seat-{seat}", classes="seat")
+        self.seat = seat
+        self.info = info
+        self.border_title = info.name
+        if info.keys is not None:
+            self.border_subtitle = f"{key_label(info.keys.play)}/{key_label(info.keys.slap)}"
+        elif info.level is not None:
+            self.border_subtitle = info.level
+
+    def set_keys(self, keys: SeatKeys) -> None:
+        """Show new keys after a remapping."""
+        self.info = SeatInfo(self.info.name, self.info.human, keys, self.info.level)
+        self.border_subtitle = f"{key_label(keys.play)}/{key_label(keys.slap)}"
+
+    def show(self, observation: dict[str, Any]) -> None:
+        """Redraw from an observation."""
+        status = observation["status"][self.seat]
+        role = seat_role_line(observation, self.seat)
+        self.set_class(observation.get("turn") == self.seat or role.startswith("▶"), "turn")
+        self.set_class(status in ("out", "barred", "eliminated", "watching"), "out")
+        self.set_class(bool(observation.get("over")) and observation.get("winner") == self.seat,
+                       "winner")
+        self.update(Text(f"{seat_status_line(observation, self.seat)}\n{role}", no_wrap=True,
+                         overflow="ellipsis"))
+
+
+class PileView(Static):
+    """The top cards of the pile as real cards, with who played each one."""
+
+    def __init__(self, names: Sequence[str], pal: Palette) -> None:
+        super().__init__(id="pile")
+        self.names = list(names)
+        self.palette = pal
+
+    def show(self, observation: dict[str, Any]) -> None:
+        """Redraw from an observation."""
+        pile = [Card.parse(c) for c in observation["pile"]]
+        shown = pile[-SHOWN_CARDS:]
+        played_by = observation["pile_played_by"][-SHOWN_CARDS:]
+        hidden = len(pile) - len(shown) + len(observation["burned"])
+        labels = [short_name(self.names[s]) for s in played_by]
+        self.update(row_of_cards(shown, self.palette, hidden_below=hidden, labels=labels))
+
+
+class InfoPanel(Static):
+    """Words beside the pile: the challenge, the open windows, pile sizes, the latest verdict."""
+
+    def __init__(self, rules: Ruleset, names: Sequence[str], pal: Palette) -> None:
+        super().__init__(id="info")
+        self.rules = rules
+        self.names = list(names)
+        self.palette = pal
+
+    def show(self, observation: dict[str, Any], now_ms: float, verdict: Text | None) -> None:
+        """Redraw from an observation at table time ``now_ms``."""
+        text = Text(no_wrap=False)
+        challenge = challenge_line(observation, self.names)
+        if challenge:
+            text.append(challenge + "\n", style="bold yellow")
+        for line in window_lines(observation, self.rules, self.names, now_ms):
+            text.append(line + "\n", style="bold cyan")
+        text.append(pile_line(observation) + "\n", style="dim")
+        if "top_bottom" in self.rules.slaps and observation["pile"]:
+            text.append("bottom card: ", style="dim")
+            text.append_text(card_text(Card.parse(observation["pile"][0]), self.palette))
+            text.append("\n")
+        if verdict is not None:
+            text.append_text(verdict)
+        text.rstrip()
+        self.update(text)
+
+
+class TableView(Vertical):
+    """Seats across the top, the pile and what is going on below them."""
+
+    def __init__(self, rules: Ruleset, seats: Sequence[SeatInfo], colour_blind: bool = False,
+                 id: str | None = "table") -> None:
+        super().__init__(id=id)
+        self.rules = rules
+        self.seats = list(seats)
+        self.names = [seat.name for seat in seats]
+        self.palette = palette(colour_blind)
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="seats"):
+            for seat, info in enumerate(self.seats):
+                yield SeatPanel(seat, info)
+        with Horizontal(id="centre"):
+            yield PileView(self.names, self.palette)
+            yield InfoPanel(self.rules, self.names, self.palette)
+
+    def set_colour_blind(self, colour_blind: bool) -> None:
+        """Switch palettes (the next :meth:`show` redraws)."""
+        self.palette = palette(colour_blind)
+        self.query_one(PileView).palette = self.palette
+        self.query_one(InfoPanel).palette = self.palette
+
+    def show(self, observation: dict[str, Any], now_ms: float, verdict: Text | None = None) -> None:
+        """Redraw everything from a spectator's observation at table time ``now_ms``."""
+        for panel in self.query(SeatPanel):
+            panel.show(observation)
+        self.query_one(PileView).show(observation)
+        self.query_one(InfoPanel).show(observation, now_ms, verdict)
