@@ -16,8 +16,11 @@ what the pile will show once that card is played. If that makes a slap, it slaps
 ``anticipation`` ms after the card is *shown* (drawn around ``profile.anticipation_ms``), which
 may be quicker than :data:`~ratscrew.bots.profile.ANTICIPATION_FLOOR_MS` - the one legitimate
 way to beat the floor. A card it knew in advance also never makes it flinch, and it never
-misses a pattern it saw coming. ``profile.spam`` (0 for every level) adds slaps at cards that
-show nothing at all, to study players who slap at everything.
+misses a pattern it saw coming. ``profile.spam`` (0 for every level) is the chance to slap a card
+without looking at it at all, as players who slap at everything do: such a slap skips the
+recognition step, so it lands after a *simple* reaction (the drawn reaction minus
+:data:`RECOGNITION_COST_MS`, never under the floor) and wins the pile only if the pile happens
+to be slappable.
 
 Honest timing. Every intent is computed when the bot is told of an event, and is timed from
 that event: a slap is never earlier than the card it answers (plus the reaction floor, unless
@@ -64,10 +67,14 @@ from ratscrew.patterns import find_slap
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Answer, Intent, Observation
 
-__all__ = ["MIN_ANTICIPATION_MS", "BotAgent", "draw_reaction_ms"]
+__all__ = ["MIN_ANTICIPATION_MS", "RECOGNITION_COST_MS", "BotAgent", "draw_reaction_ms"]
 
 MIN_ANTICIPATION_MS = 20.0
 """Even a slap the bot saw coming takes this long to land after the card appears."""
+
+RECOGNITION_COST_MS = 170.0
+"""How much longer deciding "is this slappable?" takes than just reacting to a card: recognition
+reaction (about 380-420 ms) minus simple reaction (about 190-230 ms)."""
 
 _MAY_SLAP = frozenset({"in", "out"})
 
@@ -255,7 +262,12 @@ class BotAgent:
         pattern = find_slap(self._live, rules.slaps, rules.pattern_options)
         expected = self._expected
         foreseen = expected is not None and expected == (shown.seat, shown.card)
-        if foreseen and pattern is not None:
+        if profile.spam > 0 and not foreseen and rng.random() < profile.spam:
+            # Slapping without deciding: a simple reaction, not a recognition one.
+            reaction = max(float(ANTICIPATION_FLOOR_MS),
+                           draw_reaction_ms(profile, rng) - RECOGNITION_COST_MS)
+            self._slap = Intent("slap", shown.at + reaction, "spam")
+        elif foreseen and pattern is not None:
             delay = max(MIN_ANTICIPATION_MS,
                         rng.gauss(profile.anticipation_ms, profile.anticipation_ms / 4))
             self._slap = Intent("slap", shown.at + delay, f"anticipate {pattern}")
@@ -264,13 +276,9 @@ class BotAgent:
             if rng.random() >= profile.miss_chance(pattern):
                 self._slap = Intent("slap", shown.at + draw_reaction_ms(profile, rng),
                                     f"react {pattern}")
-        elif foreseen:
-            return
-        elif is_near_pattern(self._live):
-            if profile.flinch > 0 and rng.random() < profile.flinch:
-                self._slap = Intent("slap", shown.at + draw_reaction_ms(profile, rng), "flinch")
-        elif profile.spam > 0 and rng.random() < profile.spam:
-            self._slap = Intent("slap", shown.at + draw_reaction_ms(profile, rng), "spam")
+        elif not foreseen and profile.flinch > 0 and is_near_pattern(self._live) and (
+                rng.random() < profile.flinch):
+            self._slap = Intent("slap", shown.at + draw_reaction_ms(profile, rng), "flinch")
 
     def _expect_next(self, turn: int | None) -> None:
         """Look up the top card of whoever plays next, if it is remembered."""

@@ -72,8 +72,8 @@ class BotProfile:
     """Table bots only: how soon after a card appears a counting bot slaps when its memory told
     it the card would make a slap (see :mod:`ratscrew.bots.agent`)."""
     spam: float = 0.0
-    """Table bots only: chance to slap a card that shows neither a pattern nor a near pattern
-    (0 for every level; raised to study players who slap at everything)."""
+    """Table bots only: chance to slap a card without looking, at simple-reaction speed (0 for
+    every level; raised to study players who slap at everything)."""
 
     @property
     def mean_reaction_ms(self) -> float:
