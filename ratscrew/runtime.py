@@ -21,6 +21,11 @@ cancels them). An intent's time is clamped to the present: nobody acts in the pa
 floats in ms so that two seats reacting "in the same millisecond" are still ordered by their
 exact draw, without a seat-order bias; the engine receives the time rounded down.
 
+Observations. Nothing in an observation is secret from any seat (no face-down card is ever in
+one), so the table builds the spectator's view once per batch of events and gives each agent a
+copy with its own ``seat``: the same dict ``game.observe(seat)`` returns, at a fraction of the
+cost (``tests/test_runtime.py`` holds the two equal over whole games).
+
 Illegal actions never crash the table: when the engine refuses an intent or a submitted action
 (`ratscrew.errors.IllegalActionError`), the table records a `Rejection`, tells the agent through
 `Agent.on_rejected` and the rejection listeners, and goes on.
@@ -400,9 +405,12 @@ class Table:
             self.events.extend(events)
         for listener in self._event_listeners:
             listener(events)
+        shared = self.game.observe(None)
         for seat, agent in enumerate(self.agents):
             if agent is not None:
-                self._apply(seat, agent.on_events(events, self.game.observe(seat)))
+                view = dict(shared)
+                view["seat"] = seat
+                self._apply(seat, agent.on_events(events, view))
 
     def _apply(self, seat: int, answer: Answer) -> None:
         if answer is None:

@@ -260,3 +260,18 @@ async def test_pause_freezes_bots_and_refuses_key_presses_until_resume() -> None
     assert game.cards_played == 1
     table.stop()
     await asyncio.wait_for(runner, timeout=2)
+
+
+def test_the_view_an_agent_gets_is_exactly_what_the_engine_shows_its_seat() -> None:
+    game = Game.deal(Ruleset.preset("northwest"), players=3, seed=2)
+    mismatches: list[int] = []
+
+    class Checker(Dealer):
+        def on_events(self, events: Sequence[Event], observation: Observation) -> Answer:
+            if observation != game.observe(observation["seat"]):
+                mismatches.append(observation["seat"])
+            return super().on_events(events, observation)
+
+    table = Table(game, [Checker(300), Checker(450), Checker(500)], max_cards=400)
+    table.run_virtual()
+    assert game.cards_played > 50 and mismatches == []
