@@ -10,6 +10,7 @@ import math
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
@@ -19,8 +20,10 @@ from rich.table import Table as RichTable
 
 from ratscrew.bots.profile import BotProfile
 from ratscrew.bots.spec import parse_bot_spec
+from ratscrew.cli import CommandError
 from ratscrew.ruleset import Ruleset
-from ratscrew.sim.runner import DEFAULT_MAX_CARDS, default_workers, simulate
+from ratscrew.sim.ray_backend import RayUnavailableError
+from ratscrew.sim.runner import DEFAULT_MAX_CARDS, KernelUnavailableError, default_workers, simulate
 from ratscrew.sim.stats import SimReport, summarize
 from ratscrew.sim.summary import GameSummary
 
@@ -110,11 +113,23 @@ def run_simulation(args: argparse.Namespace, rules: Ruleset, profiles: list[BotP
     started = time.perf_counter()
     show = not args.no_progress and sys.stderr.isatty()
     with progress_bar(args.games, label, show) as advance:
-        summaries, engine = simulate(
-            rules, profiles, args.games, args.seed, workers=args.workers, engine=args.engine,
-            backend=args.backend, address=args.address, max_cards=args.max_cards,
-            progress=advance)
+        summaries, engine = simulate_or_explain(args, rules, profiles, advance)
     return summaries, engine, time.perf_counter() - started
+
+
+def simulate_or_explain(args: argparse.Namespace, rules: Ruleset, profiles: list[BotProfile],
+                        progress: Callable[[int], object]) -> tuple[list[GameSummary], str]:
+    """`simulate` with the options given; a missing kernel or Ray, or a worker that died, is a
+    one-line `CommandError`."""
+    try:
+        return simulate(rules, profiles, args.games, args.seed, workers=args.workers,
+                        engine=args.engine, backend=args.backend, address=args.address,
+                        max_cards=args.max_cards, progress=progress)
+    except (KernelUnavailableError, RayUnavailableError) as error:
+        raise CommandError(str(error)) from None
+    except BrokenProcessPool:
+        raise CommandError(f"a worker process died while simulating on the {args.engine} engine; "
+                           "try --engine reference") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,9 +19,8 @@ from typing import Any
 
 from ratscrew.bots.profile import BotProfile
 from ratscrew.bots.spec import TUNABLE, coerce_parameter
-from ratscrew.commands.sim import add_run_options, progress_bar, resolve_setup
+from ratscrew.commands.sim import add_run_options, progress_bar, resolve_setup, simulate_or_explain
 from ratscrew.ruleset import Ruleset
-from ratscrew.sim.runner import simulate
 from ratscrew.sim.stats import Z_95, wilson_interval
 from ratscrew.sim.summary import GameSummary
 
@@ -192,10 +191,7 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar(total, "sweep", show) as advance:
         for _players, setups in plans:
             for value, rules, profiles in setups:
-                summaries, engine = simulate(
-                    rules, profiles, args.games, args.seed, workers=args.workers,
-                    engine=args.engine, backend=args.backend, address=args.address,
-                    max_cards=args.max_cards, progress=advance)
+                summaries, engine = simulate_or_explain(args, rules, profiles, advance)
                 points.append(measure(summaries, metric, seat, len(profiles), value, engine))
     table_path = out.with_suffix(".csv")
     out.parent.mkdir(parents=True, exist_ok=True)
