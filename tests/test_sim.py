@@ -244,3 +244,14 @@ def test_ray_backend_gives_the_same_results_as_local_processes() -> None:
         ray.shutdown()
     local, _ = simulate(CLASSIC, EXPERTS, games=8, seed=5, workers=1, engine="reference")
     assert on_ray == local == through_simulate and engine == "reference"
+
+
+@pytest.mark.parametrize("preset", ["classic", "paranoid", "ratscrew"])
+def test_table_bots_without_memory_play_exactly_the_kernels_specification(preset: str) -> None:
+    """The kernel's pure-Python specification and the Table with BotAgents are one model: for
+    bots that do not count, every game comes out identical."""
+    spec = pytest.importorskip("ratscrew.sim.kernel_reference")
+    rules = Ruleset.preset(preset)
+    profiles = (LEVELS["casual"], LEVELS["beginner"], LEVELS["skilled"].with_changes(memory=0))
+    for seed in range(4):
+        assert play_reference_game(rules, profiles, seed) == spec.run_reference_game(rules, profiles, seed)
