@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Literal
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import NoMatches
 from textual.events import Key
 from textual.screen import Screen
 from textual.widgets import Static
@@ -85,7 +86,7 @@ def key_bar_text(names: Sequence[str], keys: Sequence[SeatKeys]) -> str:
     if len(keys) == 1:
         players = f"{key_label(keys[0].play)} play · {key_label(keys[0].slap)} slap"
     else:
-        players = "play/slap keys under each name"
+        players = "keys: see names"
     return f"{players} │ {APP_KEYS}"
 
 
@@ -190,6 +191,7 @@ class PlayApp(App[None]):
         self._virtual_now = 0.0
         self._table_worker: Worker[list[Event]] | None = None
         self._pauses = 0
+        self._view_ready = False
         self._ended = False
         seats = [SeatInfo(name, seat < options.humans,
                           self.keys[seat] if seat < options.humans else None,
@@ -221,6 +223,8 @@ class PlayApp(App[None]):
         self.game_screen.query_one("#keybar", Static).update(bar)
 
     def _start(self) -> None:
+        self._view_ready = True
+        self.game_screen.query_one(GameLog).add_events(self.events)
         self._show_keys()
         if self.clock == "real":
             self._table_worker = self.run_worker(self.table.run_realtime(), name="table", exclusive=True)
@@ -238,7 +242,8 @@ class PlayApp(App[None]):
 
     def _on_table_events(self, events: Sequence[Event]) -> None:
         self.events.extend(events)
-        self.game_screen.query_one(GameLog).add_events(events)
+        if self._view_ready:
+            self.game_screen.query_one(GameLog).add_events(events)
         judged = verdict(events, self.names)
         if judged is not None:
             self.last_verdict = judged
@@ -256,9 +261,12 @@ class PlayApp(App[None]):
 
     def redraw(self) -> None:
         """Draw the table as it is now (also called ten times a second for the countdowns)."""
-        if not self.game_screen.is_mounted:
+        if not self._view_ready:
             return
-        topbar = self.game_screen.query_one("#topbar", Static)
+        try:
+            topbar = self.game_screen.query_one("#topbar", Static)
+        except NoMatches:  # the app is shutting down
+            return
         observation = self.game.observe(None)
         self.table_view.show(observation, self.now, self.last_verdict)
         level = f"bots {self.options.level} · " if self.options.bots else ""
@@ -366,8 +374,8 @@ class PlayApp(App[None]):
         game = self.game
         winner = "nobody" if game.winner is None else self.names[game.winner]
         headline = _ENDINGS.get(game.end_reason or "", "The game is over.").format(name=winner)
-        details = (f"{game.cards_played} cards played, {game.tricks} piles won, "
-                   f"{clock_label(game.now)} of play")
+        details = (f"cards played {game.cards_played} · piles won {game.tricks} · "
+                   f"time {clock_label(game.now)}")
         stats = game_stats(game.to_record())
         self.push_screen(EndScreen(headline, self.names, stats, len(self.humans), details),
                          self._after_end)

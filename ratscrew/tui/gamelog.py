@@ -52,10 +52,19 @@ def clock_label(at_ms: int) -> str:
     return f"{int(seconds // 60):02d}:{seconds % 60:04.1f}"
 
 
+def _look(event: Event) -> tuple[str, str]:
+    """The mark and style of an event's kind (a subclass looks like its base)."""
+    for kind, look in _STYLES.items():
+        if isinstance(event, kind):
+            return look
+    return "", ""
+
+
 def log_line(event: Event, names: Sequence[str]) -> Text:
     """One event as a timed, coloured line."""
-    mark, style = _STYLES.get(type(event), ("", ""))
-    line = Text(clock_label(event.at) + " ", style="dim")
+    mark, style = _look(event)
+    line = Text()
+    line.append(clock_label(event.at) + " ", style="dim")
     line.append(mark + describe_event(event, names), style=style)
     return line
 
@@ -73,7 +82,7 @@ def verdict(events: Iterable[Event], names: Sequence[str]) -> Text | None:
     if not judged:
         return None
     event = judged[-1]
-    mark, style = _STYLES[type(event)]
+    mark, style = _look(event)
     return Text(mark + describe_event(event, names), style=style)
 
 

@@ -25,7 +25,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from textual.keys import KEY_NAME_REPLACEMENTS, Keys, key_to_character
+from textual.keys import KEY_NAME_REPLACEMENTS, REPLACED_KEYS, Keys
 
 MAX_HUMANS = 4
 """Most players sharing one keyboard."""
@@ -118,12 +118,25 @@ def normalize_key(name: str) -> str:
 def key_label(key: str) -> str:
     """How a key is shown to players: the character it types, or its name.
 
-    >>> key_label("semicolon"), key_label("a"), key_label("space"), key_label("f5")
-    (';', 'a', 'space', 'f5')
+    >>> [key_label(k) for k in ("semicolon", "a", "plus", "minus", "space", "f5", "escape", "ctrl+q")]
+    [';', 'a', '+', '-', 'space', 'F5', 'Esc', 'Ctrl+Q']
     """
-    character = key_to_character(key)
-    if character is not None and character.isprintable() and not character.isspace():
-        return character
+    if len(key) == 1:
+        return key
+    if key == "escape":
+        return "Esc"
+    if key.startswith("ctrl+"):
+        return "Ctrl+" + key_label(key.removeprefix("ctrl+")).upper()
+    if key[0] == "f" and key[1:].isdigit():
+        return key.upper()
+    name = REPLACED_KEYS.get(key, key).upper()
+    spellings = (name.replace("_", " "), name.replace("_", "-"), name.replace("_", "-", 1).replace("_", " "))
+    for spelling in spellings:
+        try:
+            character = unicodedata.lookup(spelling)
+        except KeyError:
+            continue
+        return character if character.isprintable() and not character.isspace() else key
     return key
 
 

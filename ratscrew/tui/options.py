@@ -89,12 +89,16 @@ def seat_names(options: PlayOptions) -> list[str]:
 
 
 def short_name(name: str) -> str:
-    """A name that fits under a card: ``Player 2`` becomes ``P2``.
+    """A name that fits under a card or in a narrow seat: ``Player 2`` is ``P2``, ``Bot 3`` is
+    ``B3``.
 
-    >>> short_name("Player 2"), short_name("Bot 3")
-    ('P2', 'Bot 3')
+    >>> short_name("Player 2"), short_name("Bot 3"), short_name("Ann")
+    ('P2', 'B3', 'Ann')
     """
-    return "P" + name.removeprefix("Player ") if name.startswith("Player ") else name
+    for long, short in (("Player ", "P"), ("Bot ", "B")):
+        if name.startswith(long):
+            return short + name.removeprefix(long)
+    return name
 
 
 def save_record(record: dict[str, Any], directory: Path, seed: int | None) -> Path:

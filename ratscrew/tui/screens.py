@@ -121,6 +121,13 @@ def read_settings(names: Sequence[str], key_texts: Sequence[tuple[str, str]], pa
     return Settings(keys=keys, pace=pace, colour_blind=colour_blind)
 
 
+def _field(value: str, id: str) -> Input:
+    """A one-line text field with a steady cursor."""
+    field = Input(value, id=id, classes="key-input")
+    field.cursor_blink = False
+    return field
+
+
 class SettingsScreen(ModalScreen[Settings | None]):
     """Remap the players' keys, change the bots' pace, switch the colour-blind palette."""
 
@@ -135,15 +142,17 @@ class SettingsScreen(ModalScreen[Settings | None]):
         with Vertical(classes="dialog", id="settings-dialog") as dialog:
             dialog.border_title = "Settings"
             dialog.border_subtitle = "Enter apply · Esc cancel"
+            yield Label("A key is one character or a name: space, enter, tab, left, f5.",
+                        id="settings-hint")
             for seat, (name, keys) in enumerate(zip(self.names, self.current.keys, strict=True)):
                 with Horizontal(classes="setting-row"):
                     yield Label(f"{name[:10]:<10} play", classes="setting-label")
-                    yield Input(keys.play, id=f"play-{seat}", classes="key-input")
+                    yield _field(keys.play, f"play-{seat}")
                     yield Label("slap", classes="setting-label-short")
-                    yield Input(keys.slap, id=f"slap-{seat}", classes="key-input")
+                    yield _field(keys.slap, f"slap-{seat}")
             with Horizontal(classes="setting-row"):
                 yield Label("bot pace ×", classes="setting-label")
-                yield Input(f"{self.current.pace:g}", id="pace", classes="key-input")
+                yield _field(f"{self.current.pace:g}", "pace")
             with Horizontal(classes="setting-row"):
                 yield Label("colour-blind", classes="setting-label")
                 yield Switch(self.current.colour_blind, id="colour-blind")

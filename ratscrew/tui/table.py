@@ -4,9 +4,9 @@ Everything here is drawn from a spectator's observation (:meth:`ratscrew.engine.
 with ``None``) and the table time; nothing is decided here. The same widgets show a live game
 and a replay.
 
->>> obs = {"challenge": {"challenger": 1, "target": 0, "chances_left": 2, "card": "KS"}}
->>> challenge_line(obs, ["You", "Bot 1"])
-'King from Bot 1: You has 2 chances left'
+>>> obs = {"hand_sizes": [26, 0], "status": ["in", "out"]}
+>>> seat_status_line(obs, 0), seat_status_line(obs, 1)
+('26 cards', 'out · may slap in')
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from ratscrew.cards import Card, Rank
 from ratscrew.ruleset import Ruleset
-from ratscrew.tui.cards import Palette, card_text, palette, row_of_cards
+from ratscrew.tui.cards import CARD_WIDTH, Palette, card_text, palette, row_of_cards
 from ratscrew.tui.keys import SeatKeys, key_label
 from ratscrew.tui.options import short_name
 
@@ -44,15 +44,19 @@ class SeatInfo:
     level: str | None = None
 
 
-def seat_status_line(observation: dict[str, Any], seat: int) -> str:
-    """How many cards the seat holds, or why it holds none.
+def seat_status_line(observation: dict[str, Any], seat: int, compact: bool = False) -> str:
+    """How many cards the seat holds, or why it holds none (``compact`` for narrow seats).
 
-    >>> seat_status_line({"hand_sizes": [26, 0], "status": ["in", "out"]}, 1)
-    'out · may slap in'
+    >>> obs = {"hand_sizes": [26, 0], "status": ["in", "out"]}
+    >>> seat_status_line(obs, 1), seat_status_line(obs, 1, compact=True)
+    ('out · may slap in', 'slap in')
     """
     size: int = observation["hand_sizes"][seat]
     status: str = observation["status"][seat]
     cards = f"{size} card" + ("" if size == 1 else "s")
+    if compact:
+        return {"in": cards, "locked": f"{size} locked", "out": "slap in", "barred": "barred",
+                "eliminated": "out", "watching": "watch"}.get(status, status)
     return {
         "in": cards,
         "locked": f"{cards} · locked",
@@ -63,36 +67,49 @@ def seat_status_line(observation: dict[str, Any], seat: int) -> str:
     }.get(status, status)
 
 
-def seat_role_line(observation: dict[str, Any], seat: int) -> str:
-    """What the seat is doing right now: to play, answering a challenge, owed the pile."""
+def seat_role_line(observation: dict[str, Any], seat: int, compact: bool = False) -> str:
+    """What the seat is doing right now: to play, answering a challenge, owed the pile.
+
+    >>> obs = {"turn": 1, "challenge": {"challenger": 0, "target": 1, "chances_left": 2,
+    ...        "card": "QH"}, "collection": None}
+    >>> seat_role_line(obs, 1), seat_role_line(obs, 1, compact=True)
+    ('▶ 2 chances', '▶ 2 left')
+    """
     challenge = observation.get("challenge")
     collection = observation.get("collection")
     if observation.get("over"):
         return "winner" if observation.get("winner") == seat else ""
     if collection is not None and collection["winner"] == seat:
-        return "owed the pile"
+        return "owed" if compact else "owed the pile"
     if challenge is not None and challenge["target"] == seat:
         left = challenge["chances_left"]
+        if compact:
+            return f"▶ {left} left"
         return f"▶ {left} chance" + ("" if left == 1 else "s")
     if observation.get("turn") == seat:
-        return "▶ to play"
+        return "▶ play" if compact else "▶ to play"
     return ""
 
 
-def challenge_line(observation: dict[str, Any], names: Sequence[str]) -> str:
-    """The challenge in progress in words, or ``""``."""
+def challenge_lines(observation: dict[str, Any], names: Sequence[str]) -> list[str]:
+    """The challenge in progress in words (two short lines), or no lines.
+
+    >>> obs = {"challenge": {"challenger": 1, "target": 0, "chances_left": 2, "card": "KS"}}
+    >>> challenge_lines(obs, ["Player 1", "Bot 1"])
+    ['King from Bot 1', 'Player 1: 2 chances left']
+    """
     challenge = observation.get("challenge")
     if challenge is None:
-        return ""
+        return []
     card = Card.parse(challenge["card"])
     face = _FACE_NAMES.get(card.rank, "Face card")
     left = challenge["chances_left"]
     plural = "chance" if left == 1 else "chances"
-    return (f"{face} from {names[challenge['challenger']]}: "
-            f"{names[challenge['target']]} has {left} {plural} left")
+    return [f"{face} from {names[challenge['challenger']]}",
+            f"{names[challenge['target']]}: {left} {plural} left"]
 
 
-def countdown_bar(remaining_ms: float, total_ms: float, width: int = 10) -> str:
+def countdown_bar(remaining_ms: float, total_ms: float, width: int = 8) -> str:
     """A shrinking bar for a timed window.
 
     >>> countdown_bar(500, 1000, width=4)
@@ -110,8 +127,8 @@ def window_lines(observation: dict[str, Any], rules: Ruleset, names: Sequence[st
 
     >>> obs = {"collection": {"winner": 1, "collect_at": 1500, "exclusive_until": None,
     ...        "open_to_all": False}, "tie_window_until": None}
-    >>> window_lines(obs, Ruleset.preset("classic"), ["You", "Bot 1"], now_ms=1000)
-    ['Bot 1 takes the pile in 0.5 s ▰▰▰▰▰▱▱▱▱▱', 'a valid slap can still win it']
+    >>> window_lines(obs, Ruleset.preset("classic"), ["Player 1", "Bot 1"], now_ms=1000)
+    ['Bot 1 collects in 0.5 s ▰▰▰▰▱▱▱▱', 'a valid slap can still win it']
     """
     lines: list[str] = []
     collection = observation.get("collection")
@@ -119,7 +136,7 @@ def window_lines(observation: dict[str, Any], rules: Ruleset, names: Sequence[st
         winner = names[collection["winner"]]
         if collection["collect_at"] is not None:
             left = max(0.0, collection["collect_at"] - now_ms)
-            lines.append(f"{winner} takes the pile in {left / 1000:.1f} s "
+            lines.append(f"{winner} collects in {left / 1000:.1f} s "
                          f"{countdown_bar(left, rules.grace_ms)}")
             if rules.slaps:
                 lines.append("a valid slap can still win it")
@@ -127,7 +144,7 @@ def window_lines(observation: dict[str, Any], rules: Ruleset, names: Sequence[st
             lines.append("Anyone may slap to claim the pile!")
         else:
             left = max(0.0, collection["exclusive_until"] - now_ms)
-            lines.append(f"{winner} alone may claim: {left / 1000:.1f} s "
+            lines.append(f"{winner} may claim: {left / 1000:.1f} s "
                          f"{countdown_bar(left, rules.claim_window_ms)}")
             lines.append("then anyone may slap to claim it")
     tie = observation.get("tie_window_until")
@@ -150,17 +167,24 @@ def pile_line(observation: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+MAX_ROOMY_SEATS = 5
+"""With more seats than this, each seat is narrow (under 14 cells at 80 columns) and uses short
+names and words."""
+
+
 class SeatPanel(Static):
     """One seat: name in the border, card count or status, and what the seat is doing."""
 
-    def __init__(self, seat: int, info: SeatInfo) -> None:
-        super().__init__(id=f"seat-{seat}", classes="seat")
+    def __init__(self, seat: int, info: SeatInfo, compact: bool = False) -> None:
+        classes = "seat" + (" compact" if compact else "") + (" human" if info.human else "")
+        super().__init__(id=f"seat-{seat}", classes=classes)
         self.seat = seat
         self.info = info
-        self.border_title = info.name
+        self.compact = compact
+        self.border_title = short_name(info.name) if compact else info.name
         if info.keys is not None:
             self.border_subtitle = f"{key_label(info.keys.play)}/{key_label(info.keys.slap)}"
-        elif info.level is not None:
+        elif info.level is not None and not compact:
             self.border_subtitle = info.level
 
     def set_keys(self, keys: SeatKeys) -> None:
@@ -171,13 +195,13 @@ class SeatPanel(Static):
     def show(self, observation: dict[str, Any]) -> None:
         """Redraw from an observation."""
         status = observation["status"][self.seat]
-        role = seat_role_line(observation, self.seat)
+        role = seat_role_line(observation, self.seat, self.compact)
         self.set_class(observation.get("turn") == self.seat or role.startswith("▶"), "turn")
         self.set_class(status in ("out", "barred", "eliminated", "watching"), "out")
         self.set_class(bool(observation.get("over")) and observation.get("winner") == self.seat,
                        "winner")
-        self.update(Text(f"{seat_status_line(observation, self.seat)}\n{role}", no_wrap=True,
-                         overflow="ellipsis"))
+        line = seat_status_line(observation, self.seat, self.compact)
+        self.update(Text(f"{line}\n{role}", no_wrap=True, overflow="ellipsis"))
 
 
 class PileView(Static):
@@ -194,12 +218,13 @@ class PileView(Static):
         shown = pile[-SHOWN_CARDS:]
         played_by = observation["pile_played_by"][-SHOWN_CARDS:]
         hidden = len(pile) - len(shown) + len(observation["burned"])
-        labels = [short_name(self.names[s]) for s in played_by]
+        labels = [self.names[s] if len(self.names[s]) <= CARD_WIDTH else short_name(self.names[s])
+                  for s in played_by]
         self.update(row_of_cards(shown, self.palette, hidden_below=hidden, labels=labels))
 
 
 class InfoPanel(Static):
-    """Words beside the pile: the challenge, the open windows, pile sizes, the latest verdict."""
+    """Words beside the pile: the challenge, the open windows, the pile sizes."""
 
     def __init__(self, rules: Ruleset, names: Sequence[str], pal: Palette) -> None:
         super().__init__(id="info")
@@ -207,12 +232,11 @@ class InfoPanel(Static):
         self.names = list(names)
         self.palette = pal
 
-    def show(self, observation: dict[str, Any], now_ms: float, verdict: Text | None) -> None:
+    def show(self, observation: dict[str, Any], now_ms: float) -> None:
         """Redraw from an observation at table time ``now_ms``."""
-        text = Text(no_wrap=False)
-        challenge = challenge_line(observation, self.names)
-        if challenge:
-            text.append(challenge + "\n", style="bold yellow")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for line in challenge_lines(observation, self.names):
+            text.append(line + "\n", style="bold yellow")
         for line in window_lines(observation, self.rules, self.names, now_ms):
             text.append(line + "\n", style="bold cyan")
         text.append(pile_line(observation) + "\n", style="dim")
@@ -220,14 +244,13 @@ class InfoPanel(Static):
             text.append("bottom card: ", style="dim")
             text.append_text(card_text(Card.parse(observation["pile"][0]), self.palette))
             text.append("\n")
-        if verdict is not None:
-            text.append_text(verdict)
         text.rstrip()
         self.update(text)
 
 
 class TableView(Vertical):
-    """Seats across the top, the pile and what is going on below them."""
+    """Seats across the top, the pile and what is going on below them, and a line saying what
+    the latest slap came to (or why a key press was refused)."""
 
     def __init__(self, rules: Ruleset, seats: Sequence[SeatInfo], colour_blind: bool = False,
                  id: str | None = "table") -> None:
@@ -238,12 +261,14 @@ class TableView(Vertical):
         self.palette = palette(colour_blind)
 
     def compose(self) -> ComposeResult:
+        compact = len(self.seats) > MAX_ROOMY_SEATS
         with Horizontal(id="seats"):
             for seat, info in enumerate(self.seats):
-                yield SeatPanel(seat, info)
+                yield SeatPanel(seat, info, compact)
         with Horizontal(id="centre"):
             yield PileView(self.names, self.palette)
             yield InfoPanel(self.rules, self.names, self.palette)
+        yield Static(id="verdict")
 
     def set_colour_blind(self, colour_blind: bool) -> None:
         """Switch palettes (the next :meth:`show` redraws)."""
@@ -256,4 +281,5 @@ class TableView(Vertical):
         for panel in self.query(SeatPanel):
             panel.show(observation)
         self.query_one(PileView).show(observation)
-        self.query_one(InfoPanel).show(observation, now_ms, verdict)
+        self.query_one(InfoPanel).show(observation, now_ms)
+        self.query_one("#verdict", Static).update(verdict if verdict is not None else "")
