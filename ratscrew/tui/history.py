@@ -47,13 +47,13 @@ def start_of(record: dict[str, Any]) -> Game:
     game record is a `ValueError`."""
     if not isinstance(record, dict):
         raise ValueError("not a ratscrew game record")
-    actions = record.get("actions")
-    if not isinstance(actions, list):
-        raise ValueError("the record has no list of actions")
     try:
-        return Game.from_record({**record, "actions": []})
+        game = Game.from_record({**record, "actions": []})
     except (KeyError, TypeError) as error:
         raise ValueError(f"the record is incomplete: {error}") from None
+    if not isinstance(record.get("actions"), list):
+        raise ValueError("the record has no list of actions")
+    return game
 
 
 def replay_steps(record: dict[str, Any]) -> list[Step]:
