@@ -471,8 +471,11 @@ class Game:
             self._burn(loser, 1, "failure", at, events)
         self._challenge = None
         self._turn = None
-        if self.rules.collect == "auto":
-            award = Award(winner, loser, collect_at=at + self.rules.grace_ms, exclusive_until=None)
+        ends_game = all(not hand for seat, hand in enumerate(self._hands) if seat != winner)
+        if self.rules.collect == "auto" or ends_game:
+            # A pile that gives its winner every card ends the game: nobody needs to claim it.
+            grace = self.rules.grace_ms if self.rules.collect == "auto" else 0
+            award = Award(winner, loser, collect_at=at + grace, exclusive_until=None)
         else:
             award = Award(winner, loser, collect_at=None,
                           exclusive_until=at + self.rules.claim_window_ms)
@@ -654,7 +657,7 @@ class Game:
                 self._misslap_run[seat] >= rules.slap_in_bar_after):
             self._barred.add(seat)
             events.append(PlayerBarred(at=at, seat=seat))
-        if rules.misslap_out_after and self._misslap_run[seat] > rules.misslap_out_after:
+        if had_cards and rules.misslap_out_after and self._misslap_run[seat] > rules.misslap_out_after:
             self._eliminate(seat, "misslaps", at, events)
         self._after_cards_left(at, events)
 
