@@ -159,6 +159,7 @@ async def test_the_end_screen_shows_the_winner_and_saves_a_record(tmp_path: Path
         assert len(saved) == 1 and app.saved_record == saved[0]
         record = json.loads(saved[0].read_text())
         assert [step.kind for step in replay_steps(record)] == ["play", "play", "slap"]
+        assert record["names"] == ["Player 1", "Player 2"]
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0

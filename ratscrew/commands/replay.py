@@ -9,9 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ratscrew.narrate import seat_names
 from ratscrew.tui.history import replay_steps
-from ratscrew.tui.replay import load_record, step_lines, visible_steps
+from ratscrew.tui.replay import load_record, record_names, step_lines, visible_steps
 
 
 def register(subparsers: Any) -> None:
@@ -33,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     record = load_record(args.file)
     steps = visible_steps(replay_steps(record))  # a record that does not replay stops here
     if args.text:
-        for line in step_lines(steps, seat_names(len(record["hands"]))):
+        for line in step_lines(steps, record_names(record, len(record["hands"]))):
             print(line)
         return 0
     from ratscrew.tui.replay import ReplayApp

@@ -99,6 +99,11 @@ def refusal_text(rejection: Rejection, name: str, observation: dict[str, Any],
         return "The game is paused."
     if isinstance(error, GameOverError):
         return "The game is over."
+    status = observation["status"][rejection.seat]
+    if observation["hand_sizes"][rejection.seat] == 0 and rejection.intent.kind == "play":
+        if status == "out":
+            return f"{name}: you have no cards; win a valid slap to get back in."
+        return f"{name}: you have no cards and are out of the game."
     if isinstance(error, NotYourTurnError):
         turn = observation.get("turn")
         if turn is None:
@@ -109,7 +114,7 @@ def refusal_text(rejection: Rejection, name: str, observation: dict[str, Any],
     if isinstance(error, SlapNotAllowedError):
         why = {"locked": "locked out until someone else wins a pile",
                "barred": "barred from slapping in", "eliminated": "out of the game",
-               "watching": "not allowed to slap in"}.get(observation["status"][rejection.seat], "not allowed")
+               "watching": "not allowed to slap in"}.get(status, "not allowed")
         return f"{name} may not slap: {why}."
     return f"{name}: {error}"
 
@@ -385,8 +390,10 @@ class PlayApp(App[None]):
             await self.action_quit_game()
 
     def save_record(self) -> Path:
-        """Write the game record into the record directory; returns its path."""
-        self.saved_record = save_record(self.game.to_record(), self.options.record_dir, self.seed)
+        """Write the game record (with the seats' names) into the record directory; returns
+        its path."""
+        record = {**self.game.to_record(), "names": self.names}
+        self.saved_record = save_record(record, self.options.record_dir, self.seed)
         return self.saved_record
 
     async def action_quit_game(self) -> None:

@@ -48,6 +48,18 @@ def load_record(path: str | Path) -> dict[str, Any]:
     return record
 
 
+def record_names(record: dict[str, Any], players: int) -> list[str]:
+    """The seats' names saved with the record by ``ratscrew play``, else ``Player 1``...
+
+    >>> record_names({"names": ["Player 1", "Bot 1"]}, 2), record_names({}, 2)
+    (['Player 1', 'Bot 1'], ['Player 1', 'Player 2'])
+    """
+    names = record.get("names")
+    if isinstance(names, list) and len(names) == players and all(isinstance(n, str) for n in names):
+        return list(names)
+    return seat_names(players)
+
+
 def visible_steps(steps: Sequence[Step]) -> list[Step]:
     """The steps worth stopping at: those that produced events."""
     return [step for step in steps if step.events]
@@ -86,7 +98,7 @@ class ReplayApp(App[None]):
         self.record = record
         self.start_game: Game = start_of(record)
         self.steps = visible_steps(replay_steps(record))
-        self.names = seat_names(self.start_game.players)
+        self.names = record_names(record, self.start_game.players)
         self.position = max(0, min(start, len(self.steps)))
         """0 is the deal; ``n`` is after the n-th shown step."""
         seats = [SeatInfo(name, human=False) for name in self.names]

@@ -234,7 +234,7 @@ class EndScreen(ModalScreen[str]):
             if self.details:
                 yield Static(Text(self.details, style="dim"), id="end-details")
             yield Static(stats_table(self.names, self.stats, self.humans), id="end-stats")
-            yield Label("", id="end-saved")
+            yield Static("", id="end-saved")
             with Horizontal(classes="setting-row"):
                 yield Button("Save record", id="save", variant="primary")
                 yield Button("Quit", id="quit")
@@ -255,10 +255,10 @@ class EndScreen(ModalScreen[str]):
         try:
             path = saver()
         except OSError as error:
-            self.query_one("#end-saved", Label).update(Text(f"could not save: {error}", style="bold red"))
+            self.query_one("#end-saved", Static).update(Text(f"could not save: {error}", style="bold red"))
             return
         self.saved_to = str(path)
-        self.query_one("#end-saved", Label).update(
+        self.query_one("#end-saved", Static).update(
             Text(f"saved to {path}\nreplay it with: ratscrew replay {path}", style="green"))
 
     def action_quit(self) -> None:
