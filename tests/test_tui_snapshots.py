@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,13 @@ from ratscrew.tui.replay import ReplayApp
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 UPDATE = os.environ.get("RATSCREW_UPDATE_SNAPSHOTS") == "1"
+MADE_WITH = SNAPSHOTS / "VERSIONS"
+"""The Textual and Rich versions the snapshots were drawn with: another version draws the same
+screen with other bytes, so the comparison only means something under these."""
+
+
+def drawing_versions() -> str:
+    return f"textual {version('textual')}, rich {version('rich')}\n"
 
 
 def solo_against_bots(colour_blind: bool = False, players: int = 4, humans: int = 1) -> PlayApp:
@@ -135,7 +143,12 @@ async def test_screen_matches_its_snapshot(name: str, tmp_path: Path) -> None:
     if UPDATE:
         SNAPSHOTS.mkdir(exist_ok=True)
         expected_path.write_text(svg, encoding="utf-8")
+        MADE_WITH.write_text(drawing_versions(), encoding="utf-8")
         return
+    if MADE_WITH.exists() and MADE_WITH.read_text(encoding="utf-8") != drawing_versions():
+        pytest.skip(f"snapshots were drawn with {MADE_WITH.read_text().strip()}, this is "
+                    f"{drawing_versions().strip()}: regenerate them with RATSCREW_UPDATE_SNAPSHOTS=1 "
+                    "and look at them")
     assert expected_path.exists(), (
         f"no snapshot {expected_path.name}: run with RATSCREW_UPDATE_SNAPSHOTS=1 to create it")
     if svg != expected_path.read_text(encoding="utf-8"):
