@@ -65,6 +65,10 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-scroll"):
                 yield Static(self.body, id="help-text")
 
+    def on_mount(self) -> None:
+        """Arrow keys and PgUp/PgDn scroll the rules."""
+        self.query_one("#help-scroll", VerticalScroll).focus()
+
     def action_close(self) -> None:
         """Back to the game."""
         self.dismiss(None)
