@@ -110,6 +110,8 @@ def test_without_a_kernel_module_auto_means_reference(monkeypatch: pytest.Monkey
 def test_wilson_interval_matches_known_values() -> None:
     assert wilson_interval(50, 100) == pytest.approx((0.4038, 0.5962), abs=1e-4)
     assert wilson_interval(0, 0) == (0.0, 1.0)
+    for trials in (10, 300, 1001):  # the ends are exact, so error bars never go negative
+        assert wilson_interval(0, trials)[0] == 0.0 and wilson_interval(trials, trials)[1] == 1.0
     low, high = wilson_interval(100, 100)
     assert high == 1.0 and low == pytest.approx(0.9630, abs=1e-4)
 

@@ -234,7 +234,8 @@ def plot(points: list[SweepPoint], metric: str, args: argparse.Namespace, out: P
         line = [p for p in points if p.players == players]
         xs = [float(p.value) if numeric else labels.index(p.value) for p in line]
         ys = [p.metric for p in line]
-        errors = [[p.metric - p.ci_low for p in line], [p.ci_high - p.metric for p in line]]
+        errors = [[max(0.0, p.metric - p.ci_low) for p in line],
+                  [max(0.0, p.ci_high - p.metric) for p in line]]
         axes.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=f"{players} players")
         if metric == "win_rate":
             axes.axhline(1 / players, color="grey", linewidth=0.8, linestyle=":")
