@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 play: $(STAMP)
-	$(BIN)/ratscrew watch
+	$(BIN)/ratscrew play
 
 watch: $(STAMP)
 	$(BIN)/ratscrew watch
