@@ -89,6 +89,7 @@ def settings_rows() -> dict[str, list[str]]:
     return rows
 
 
+@cache
 def functions_of(path: Path) -> dict[str, ast.FunctionDef]:
     """The test functions defined at the top level of a test module."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
