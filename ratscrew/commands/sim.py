@@ -59,7 +59,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "sim", help="simulate many games between bots and summarise them",
         description="Play many seeded games between bots and report each seat's win rate with "
-                    "a 95%% confidence interval, game length, slaps and misslaps, cycles, and "
+                    "a 95% confidence interval, game length, slaps and misslaps, cycles, and "
                     "whether identical bots show a seat bias. 'ratscrew sim sweep' varies one "
                     "setting and plots the result.")
     add_run_options(parser)
@@ -186,7 +186,8 @@ def print_report(report: SimReport) -> None:
     console = Console()
     extra = report.extra
     console.print(f"[bold]{report.rules}[/] rules, {report.players} players, {report.games} games, "
-                  f"seed {report.seed} — {report.engine} engine, {extra.get('workers')} workers, "
+                  f"seed {report.seed} — {report.engine} engine, "
+                  f"{'Ray' if extra.get('backend') == 'ray' else str(extra.get('workers')) + ' workers'}, "
                   f"{extra.get('seconds')} s ({extra.get('games_per_second')} games/s)")
     seats = RichTable(show_edge=False, box=None, pad_edge=False)
     for column in ("seat", "bot", "wins", "win rate", "95% CI", "slaps/game", "misslaps/game"):
