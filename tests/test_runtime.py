@@ -275,3 +275,20 @@ def test_the_view_an_agent_gets_is_exactly_what_the_engine_shows_its_seat() -> N
     table = Table(game, [Checker(300), Checker(450), Checker(500)], max_cards=400)
     table.run_virtual()
     assert game.cards_played > 50 and mismatches == []
+
+
+def test_max_ms_stops_the_clock_and_a_human_view_is_kept_up_to_date() -> None:
+    game = Game.deal(CLASSIC, players=2, seed=3)
+    updates: list[int] = []
+    human = HumanAgent(on_update=lambda agent: updates.append(agent.observation["cards_played"]
+                                                             if agent.observation else -1))
+    table = Table(game, [Dealer(), human], max_ms=5_000)
+    table.run_virtual()
+    assert table.stop_reason == "idle"  # seat 1 is a human who never presses a key
+    assert game.cards_played == 1 and updates[-1] == 1
+    assert human.press("play") and game.cards_played == 2  # the key press plays seat 1's card
+    table.run_virtual()  # seat 0 answers 500 ms later, then waits for the human again
+    assert game.cards_played == 3
+    late = Table(Game.deal(CLASSIC, players=2, seed=3), [Dealer(), Dealer()], max_ms=5_000)
+    late.run_virtual()
+    assert late.stop_reason == "max_ms" and late.game.now <= 5_000
