@@ -142,7 +142,7 @@ class Game:
         self._challenge: Challenge | None = None
         self._award: Award | None = None
         self._tie: TieWindow | None = None
-        self._last_win: tuple[int, int] | None = None  # (time, cards_played) of the last won slap
+        self._last_win: tuple[int, int] | None = None  # (time, cards_played) a pile was last won
         self._void_top = -1  # cards_played value at which a tie was voided
         self._last_chance: int | None = None  # all hands empty, pile slappable: until then
         self._misslap_run = [0] * self._n
@@ -578,6 +578,10 @@ class Game:
 
     def _slap(self, seat: int, at: int, events: list[Event]) -> None:
         self._check_may_slap(seat)
+        award = self._award
+        if award is not None and award.winner == seat:  # the winner claims whatever else happened
+            self._claim(seat, at, events)
+            return
         if self._last_win is not None and self._last_win[1] == self.cards_played and (
                 at - self._last_win[0] < self.rules.tie_window_ms):
             events.append(SlapIgnored(at=at, seat=seat, reason="late"))
@@ -589,11 +593,8 @@ class Game:
             events.append(SlapIgnored(at=at, seat=seat, reason="repeat"))
             return
         pattern = self.slap_pattern()
-        award = self._award
-        if award is not None and (award.winner == seat or (award.claim_opened and pattern is None)):
-            self._misslap_run[seat] = 0
-            events.append(SlapWon(at=at, seat=seat, pattern="claim"))
-            self._collect(seat, "claim", at, events)
+        if award is not None and award.claim_opened and pattern is None:
+            self._claim(seat, at, events)
             return
         if pattern is None:
             self._misslap(seat, at, events)
@@ -604,6 +605,11 @@ class Game:
         if self._tie is None:
             self._tie = TieWindow(closes_at=at + self.rules.tie_window_ms)
         self._tie.slaps.append((at, seat, pattern))
+
+    def _claim(self, seat: int, at: int, events: list[Event]) -> None:
+        self._misslap_run[seat] = 0
+        events.append(SlapWon(at=at, seat=seat, pattern="claim"))
+        self._collect(seat, "claim", at, events)
 
     def _win_slap(self, seat: int, pattern: str, at: int, events: list[Event]) -> None:
         events.append(SlapWon(at=at, seat=seat, pattern=pattern, top=tuple(self._live[-4:])))
@@ -620,7 +626,6 @@ class Game:
             return
         joker_sandwich = (pattern == "sandwich" and len(self._live) >= 3
                           and self._live[-1].is_joker and self._live[-3].is_joker)
-        self._last_win = (at, self.cards_played)
         self._collect(seat, "slap", at, events)
         if rules.joker_slap_tribute and joker_sandwich and not self._over:
             for other in range(self._n):
@@ -665,7 +670,7 @@ class Game:
         """Under ``give_pile``: whoever played the top card, or if that was the slapper, the
         latest card played by someone else."""
         for player in reversed(self._played_by):
-            if player != slapper:
+            if player != slapper and player not in self._eliminated:
                 return player
         return None
 
@@ -722,11 +727,14 @@ class Game:
         self._locked = {s for s in self._locked if s == seat}
         events.append(PileWon(at=at, seat=seat, reason=reason, cards=len(pile),
                               penalty_cards=len(penalty)))
-        if was_out and reason in ("slap", "claim") and (seat in self._ran_out or seat in self._outsiders):
+        self._last_win = (at, self.cards_played)
+        if was_out and (seat in self._ran_out or seat in self._outsiders):
+            # Back in the game with cards: running out again makes them out again.
             self._ran_out.discard(seat)
             self._outsiders.discard(seat)
             self._misslap_run[seat] = 0
-            events.append(SlappedIn(at=at, seat=seat))
+            if reason in ("slap", "claim"):
+                events.append(SlappedIn(at=at, seat=seat))
         if not check_end:
             return
         if len(hand) == self._total_cards:

@@ -137,7 +137,8 @@ def test_a_valid_slap_during_the_grace_window_takes_the_pile() -> None:
 
 @pytest.mark.parametrize(("slap_at", "expected"), [
     (1299, ["slap_won", "pile_won"]),
-    (1300, ["pile_won", "misslap"]),
+    (1300, ["pile_won", "slap_ignored"]),  # just too late: the pile was taken, no penalty
+    (1330, ["pile_won", "misslap"]),       # outside the tie window: slapping an empty table
 ])
 def test_slap_in_grace_on_a_pattern_wins_over_the_challenger(slap_at: int, expected: list[str]) -> None:
     game = Game(CLASSIC, hands=["5C JC 9C", "2H 2D 3D 4D"], leader=0)

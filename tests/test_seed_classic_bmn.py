@@ -76,8 +76,9 @@ def test_classic_a_misslap_burns_one_card() -> None:
 
 @pytest.mark.parametrize(("slap_at", "slapper_wins"), [
     (300 + GRACE - 1, True),  # the last moment of the grace window
-    (300 + GRACE, False),  # exactly at its end the challenger has collected: a misslap
-    (300 + GRACE + 1, False),
+    (300 + GRACE, False),  # exactly at its end the challenger has collected: simply late
+    (300 + GRACE + TIE - 1, False),  # still within the tie window of that collection: late
+    (300 + GRACE + TIE, False),  # after it, slapping the empty table is a misslap
 ])
 def test_classic_grace_window_a_valid_slap_beats_the_challenger(slap_at: int, slapper_wins: bool) -> None:
     game = Game(CLASSIC, hands=["5C JC 9C", "2H 2D 3D 4D"], leader=0)
@@ -93,7 +94,11 @@ def test_classic_grace_window_a_valid_slap_beats_the_challenger(slap_at: int, sl
     else:
         won = the(PileWon, events)
         assert (won.seat, won.reason, won.at) == (0, "challenge", 300 + GRACE)
-        assert the(Misslap, events).seat == 1 and game.hand_size(0) == 5
+        assert game.hand_size(0) == 5
+        if slap_at < 300 + GRACE + TIE:
+            assert the(SlapIgnored, events).reason == "late"
+        else:
+            assert the(Misslap, events).seat == 1
 
 
 @pytest.mark.parametrize(("late_at", "verdict"), [

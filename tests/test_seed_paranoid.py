@@ -246,10 +246,9 @@ def test_players_with_no_cards_are_out() -> None:
         game.slap(1, at=200)
 
 
-def test_the_last_player_with_cards_plays_the_pile_out() -> None:
-    game = Game(PARANOID, hands=["2C", "3D KD 4D"], leader=0)
-    play_seats(game, "011")  # seat 0 is out; seat 1's king has nobody to answer it
-    assert game.winner == 1 and game.end_reason == "all_cards"
-    dry = Game(PARANOID, hands=["2C", "3D 4D"], leader=0)
-    over = the(GameOver, dry.play(0, at=0) + dry.play(1, at=100) + dry.play(1, at=200))
-    assert over.seat is None and over.reason == "nobody_wins"  # no face card and no slap
+def test_the_last_player_with_cards_takes_what_is_left_and_wins() -> None:
+    game = Game(PARANOID, hands=["2C", "3D 4D"], leader=0)
+    events = game.play(0, at=0)  # seat 0 plays its last card and is out for good
+    won = the(PileWon, events)
+    assert (won.seat, won.reason) == (1, "last_holder")
+    assert game.winner == 1 and game.end_reason == "all_cards" and game.hand_size(1) == 3

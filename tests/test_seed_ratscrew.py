@@ -287,8 +287,6 @@ def test_a_misslap_gives_the_pile_to_whoever_played_last() -> None:
     assert game.hand(2) == cards("4C 6C")  # the slapper pays nothing else
 
 
-@pytest.mark.xfail(strict=True, reason="engine: a player brought back by a give_pile misslap gets no "
-                   "player_out event when they run out again (the seat stays marked as run out)")
 def test_a_player_handed_the_pile_after_running_out_is_out_again_when_it_runs_dry() -> None:
     game = Game(RATSCREW, hands=["2C 9C 8C", "3D", "4H 6H 5S"], leader=0)
     game.play(0, at=0)
