@@ -1,0 +1,296 @@
+"""The compiled kernel's specification: its bot model driving the real `Game`, in pure Python.
+
+:mod:`ratscrew.sim.kernel` simulates whole games in compiled code. This module is what it must
+reproduce exactly: the same bots, the same scheduling and the same random numbers, but every
+rule is decided by the real engine (:class:`ratscrew.engine.Game`). The differential test
+(``tests/test_kernel_differential.py``) plays both on tens of thousands of seeds and requires
+identical `GameSummary` records.
+
+**The deal** is ``Game.deal(rules, players, seed)``: ``random.Random(seed)`` shuffles the
+ruleset's deck, dealt round-robin from seat 0.
+
+**Random numbers.** The bot at ``seat`` draws from its own ``random.Random(bot_seed(seed,
+seat))`` (the same generators as the project's reference simulation,
+:func:`ratscrew.sim.runner.bot_rng`), with the standard library's ``random()``, ``gauss()``
+and ``expovariate()``. Each bot consumes its stream in the order below; bots never share one.
+
+**The bots** follow :mod:`ratscrew.bots.profile` as the table bots of
+:mod:`ratscrew.bots.agent` do for a bot without memory. Each seat holds at most one planned
+slap and one planned play, as float times in ms. After every action or timer that produced
+events, every seat, in seat order, updates its plans:
+
+1. A card played forgets the seat's own planned play if it played it; a card played or a pile
+   won forgets its planned slap; its own slap (won, missed or ignored) forgets that slap.
+2. If the last pile change was a card played and the seat may slap now (its status is ``in``
+   or ``out``), it looks at the pile: a pattern ``p`` (the engine's
+   :meth:`~ratscrew.engine.Game.slap_pattern`) is seen unless ``random() < miss_chance(p)``,
+   and then slapped at ``card time + reaction``; a near pattern
+   (:func:`ratscrew.bots.perception.is_near_pattern`) makes it flinch when ``flinch > 0`` and
+   ``random() < flinch``, slapping at ``card time + reaction``.
+3. A challenge it won under slap collection: it claims at ``event time + reaction`` (replacing
+   any slap). When the claim window opens to everyone and it plans no slap but may slap, it
+   slaps to claim at ``event time + reaction``.
+4. A seat that may not slap drops any planned slap except its own claim.
+5. If it is the seat's turn and it has no planned play, or a pile was just won, it plays at
+   ``now + max(MIN_PACE_MS, pace)``; when it is not its turn it plans no play.
+
+``reaction`` is ``gauss(mu, sigma)`` (just ``mu`` when ``sigma`` is 0) plus
+``expovariate(1 / tau)`` (when ``tau`` > 0), never below ``ANTICIPATION_FLOOR_MS``; ``pace`` is
+``gauss(pace_mean_ms, pace_sd_ms)`` (just the mean when the deviation is 0).
+
+**Scheduling** (a virtual clock, as :meth:`ratscrew.runtime.Table.run_virtual`): the next
+thing to happen is the earliest planned action (a tie goes to the lower seat, and within a
+seat to the slap), unless an engine timer (:attr:`~ratscrew.engine.Game.next_deadline`) is due
+no later, which fires first. An action is sent at its time rounded down (never before the last
+action). A plan is never earlier than the present. A refused action (e.g. a slap by a seat that
+just ran out of cards under rules without slapping in) is forgotten and only that seat
+re-plans. The run stops when the game is over, when ``max_cards`` cards have been played
+(``end_reason`` ``unfinished``), or when nothing is planned and no timer is due.
+
+**Counting.** ``slaps_won`` counts slaps that won a pile on a pattern (claims excluded);
+``misslaps`` counts misslaps; ``duration_ms`` is the time of the last action.
+
+>>> from ratscrew.bots.profile import LEVELS
+>>> from ratscrew.ruleset import Ruleset
+>>> summary = run_reference_game(Ruleset.preset("classic"), [LEVELS["casual"]] * 2, seed=3)
+>>> summary.winner in (0, 1), summary.end_reason
+(True, 'all_cards')
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ratscrew.bots.perception import is_near_pattern
+from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, MIN_PACE_MS, BotProfile
+from ratscrew.cards import Card
+from ratscrew.engine import Game
+from ratscrew.errors import IllegalActionError
+from ratscrew.events import (
+    CardPlayed,
+    ChallengeLost,
+    ClaimOpened,
+    Event,
+    Misslap,
+    PileWon,
+    SlapIgnored,
+    SlapTie,
+    SlapWon,
+)
+from ratscrew.ruleset import Ruleset
+from ratscrew.sim.summary import GameSummary
+
+DEFAULT_MAX_CARDS = 20_000
+"""A game still going after this many cards is stopped and reported ``unfinished``."""
+
+MAX_REJECTIONS_IN_A_ROW = 1000
+"""A run stops (``unfinished``) after this many refused actions in a row."""
+
+_MAY_SLAP = ("in", "out")
+
+
+def bot_seed(seed: int, seat: int) -> int:
+    """The seed of the random generator of the bot at ``seat`` in the game dealt with ``seed``.
+
+    >>> bot_seed(5, 0), bot_seed(5, 3)
+    (81, 84)
+    """
+    return seed * 16 + seat + 1
+
+
+def draw_reaction(profile: BotProfile, rng: random.Random) -> float:
+    """One reaction time in ms: ex-Gaussian, never below the anticipation floor."""
+    value: float = rng.gauss(profile.mu_ms, profile.sigma_ms) if profile.sigma_ms > 0 else profile.mu_ms
+    if profile.tau_ms > 0:
+        value += rng.expovariate(1.0 / profile.tau_ms)
+    return max(float(ANTICIPATION_FLOOR_MS), value)
+
+
+def draw_pace(profile: BotProfile, rng: random.Random) -> float:
+    """The delay in ms before a card is played once it is the bot's turn."""
+    pace: float = (rng.gauss(profile.pace_mean_ms, profile.pace_sd_ms) if profile.pace_sd_ms > 0
+                   else profile.pace_mean_ms)
+    return max(float(MIN_PACE_MS), pace)
+
+
+@dataclass
+class _Seat:
+    """One bot's plans: a slap (and whether it is its own claim) and a play, in ms."""
+
+    profile: BotProfile
+    rng: random.Random
+    slap_at: float | None = None
+    slap_is_claim: bool = False
+    play_at: float | None = None
+
+
+@dataclass
+class _Batch:
+    """What the events of one action (or timer) tell every seat, read once for all of them."""
+
+    shown_at: int | None = None  # time of the card played, unless a pile was won after it
+    played_by: int | None = None  # seat that played a card
+    pile_changed: bool = False
+    pile_won: bool = False
+    slappers: frozenset[int] = frozenset()  # seats whose own slap made an event
+    claimer: int | None = None  # winner of a challenge lost under slap collection
+    claimer_at: int = 0
+    opened_at: int | None = None  # the claim window opened to everyone
+    pattern: str | None = None  # the engine's slap pattern, when a card is shown
+    near: bool = False
+
+    @classmethod
+    def of(cls, game: Game, events: Sequence[Event]) -> _Batch:
+        batch = cls()
+        slappers: set[int] = set()
+        shown: CardPlayed | None = None
+        for event in events:
+            if isinstance(event, CardPlayed):
+                shown = event
+                batch.played_by = event.seat
+                batch.pile_changed = True
+            elif isinstance(event, PileWon):
+                shown = None
+                batch.pile_changed = batch.pile_won = True
+            elif isinstance(event, (SlapWon, Misslap, SlapIgnored)) and event.seat is not None:
+                slappers.add(event.seat)
+            elif isinstance(event, SlapTie):
+                slappers.update(event.seats)
+            elif isinstance(event, ChallengeLost) and event.collect_at is None:
+                if batch.claimer is None:
+                    batch.claimer, batch.claimer_at = event.winner, event.at
+            elif isinstance(event, ClaimOpened) and batch.opened_at is None:
+                batch.opened_at = event.at
+        batch.slappers = frozenset(slappers)
+        if shown is not None:
+            batch.shown_at = shown.at
+            batch.pattern = game.slap_pattern()
+            batch.near = batch.pattern is None and is_near_pattern(game.live_pile)
+        return batch
+
+
+_NO_EVENTS = _Batch()
+
+
+def _update_plans(game: Game, seat: int, bot: _Seat, batch: _Batch) -> None:
+    """Steps 1-5 of the module docstring for one seat."""
+    if batch.played_by == seat:
+        bot.play_at = None
+    if seat in batch.slappers or batch.pile_changed:
+        bot.slap_at = None
+    may_slap = game.status(seat) in _MAY_SLAP
+    profile, rng = bot.profile, bot.rng
+    if batch.shown_at is not None and may_slap:
+        pattern = batch.pattern
+        if pattern is not None:
+            if rng.random() >= profile.miss_chance(pattern):
+                bot.slap_at, bot.slap_is_claim = batch.shown_at + draw_reaction(profile, rng), False
+        elif batch.near and profile.flinch > 0 and rng.random() < profile.flinch:
+            bot.slap_at, bot.slap_is_claim = batch.shown_at + draw_reaction(profile, rng), False
+    if batch.claimer == seat:
+        bot.slap_at, bot.slap_is_claim = batch.claimer_at + draw_reaction(profile, rng), True
+    elif batch.opened_at is not None and bot.slap_at is None and may_slap:
+        bot.slap_at, bot.slap_is_claim = batch.opened_at + draw_reaction(profile, rng), False
+    if not may_slap and not (bot.slap_at is not None and bot.slap_is_claim):
+        bot.slap_at = None
+    if game.turn != seat:
+        bot.play_at = None
+    elif bot.play_at is None or batch.pile_won:
+        bot.play_at = game.now + draw_pace(profile, rng)
+
+
+def _clamp(bot: _Seat, floor: float) -> None:
+    if bot.slap_at is not None and bot.slap_at < floor:
+        bot.slap_at = floor
+    if bot.play_at is not None and bot.play_at < floor:
+        bot.play_at = floor
+
+
+def run_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: int,
+                       max_cards: int = DEFAULT_MAX_CARDS) -> GameSummary:
+    """Deal with ``seed`` and play one game between memory-less bots on the real engine,
+    exactly as the module docstring says (the compiled kernel's specification)."""
+    return play_reference_game(rules, profiles, seed, max_cards)[1]
+
+
+def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: int,
+                        max_cards: int = DEFAULT_MAX_CARDS,
+                        hands: Sequence[Sequence[Card]] | None = None) -> tuple[Game, GameSummary]:
+    """:func:`run_reference_game`, also returning the `Game` (its record lists every action).
+    ``hands`` replaces the seeded deal with an explicit one (the leader is chosen by the
+    rules); the bots still draw from generators seeded by ``seed``."""
+    players = len(profiles)
+    if hands is None:
+        game = Game.deal(rules, players=players, seed=seed)
+    else:
+        if len(hands) != players:
+            raise ValueError(f"{len(hands)} hands for {players} players")
+        game = Game(rules, [list(hand) for hand in hands], leader=None, seed=seed)
+    bots = [_Seat(profile, random.Random(bot_seed(seed, seat)))
+            for seat, profile in enumerate(profiles)]
+    slaps_won = [0] * players
+    misslaps = [0] * players
+    clock = 0.0
+    for seat, bot in enumerate(bots):
+        _update_plans(game, seat, bot, _NO_EVENTS)
+        _clamp(bot, max(float(game.now), clock))
+    rejections = 0
+    while not game.over:
+        best_at = 0.0
+        best_seat = -1
+        best_is_slap = False
+        for seat, bot in enumerate(bots):
+            slap_at, play_at = bot.slap_at, bot.play_at
+            if slap_at is not None and (play_at is None or slap_at <= play_at):
+                at, is_slap = slap_at, True
+            elif play_at is not None:
+                at, is_slap = play_at, False
+            else:
+                continue
+            if best_seat < 0 or at < best_at:
+                best_at, best_seat, best_is_slap = at, seat, is_slap
+        deadline = game.next_deadline
+        if deadline is None and best_seat < 0:
+            break
+        if game.cards_played >= max_cards:
+            break
+        if deadline is not None and (best_seat < 0 or deadline <= best_at):
+            clock = max(clock, float(deadline))
+            events = game.advance(deadline)
+        else:
+            clock = max(clock, best_at)
+            bot = bots[best_seat]
+            if best_is_slap:
+                bot.slap_at = None
+            else:
+                bot.play_at = None
+            at = max(int(best_at), game.now)
+            try:
+                events = game.slap(best_seat, at) if best_is_slap else game.play(best_seat, at)
+            except IllegalActionError:
+                rejections += 1
+                _update_plans(game, best_seat, bot, _NO_EVENTS)
+                _clamp(bot, max(float(game.now), clock))
+                if rejections >= MAX_REJECTIONS_IN_A_ROW:
+                    break
+                continue
+            rejections = 0
+        if not events:
+            continue
+        for event in events:
+            if isinstance(event, SlapWon) and event.pattern != "claim" and event.seat is not None:
+                slaps_won[event.seat] += 1
+            elif isinstance(event, Misslap) and event.seat is not None:
+                misslaps[event.seat] += 1
+        floor = max(float(game.now), clock)
+        batch = _Batch.of(game, events)
+        for seat, bot in enumerate(bots):
+            _update_plans(game, seat, bot, batch)
+            _clamp(bot, floor)
+    return game, GameSummary(
+        seed=seed, players=players, winner=game.winner,
+        end_reason=game.end_reason if game.over and game.end_reason else "unfinished",
+        cards_played=game.cards_played, tricks=game.tricks, duration_ms=game.now,
+        slaps_won=tuple(slaps_won), misslaps=tuple(misslaps))
