@@ -774,13 +774,12 @@ def _collect_core(
     table_values: Ints,
     table_stamps: Ints,
     seat: Int,
-    by_slap: Int,
+    at: Int,
     check_end: Int,
 ) -> bool:
     """``Game._collect`` up to its final ``_after_cards_left``: ``seat`` takes burned cards,
-    the pile and the penalty pile onto the bottom of their hand and leads (``by_slap`` for the
-    reasons ``slap`` and ``claim``). True when the caller must settle next (the game goes on
-    and ``check_end`` was asked)."""
+    the pile and the penalty pile onto the bottom of their hand and leads, at time ``at``.
+    True when the caller must settle next (the game goes on and ``check_end`` was asked)."""
     was_out = hand_size(seats, seat) == 0
     for i in range(game[G_BURN_START], game[G_BURN_END]):
         push_bottom(seats, hand_log, hashes, conf, seat, np.int64(piles[1, i]))
@@ -805,7 +804,10 @@ def _collect_core(
     game[E_PILE_WON] = 1
     game[E_SHOWN] = 0
     game[E_COUNT] += 1
-    if was_out and by_slap and seats[seat, S_RAN_OUT]:
+    game[G_LAST_WIN_AT] = at
+    game[G_LAST_WIN_CARDS] = game[G_CARDS]
+    if was_out and seats[seat, S_RAN_OUT]:
+        # Back in the game with cards: running out again makes them out again.
         seats[seat, S_RAN_OUT] = 0
         seats[seat, S_MISSLAP_RUN] = 0
     if not check_end:
@@ -902,7 +904,7 @@ def settle(
                     table_values,
                     table_stamps,
                     winner,
-                    np.int64(0),
+                    at,
                     np.int64(1),
                 ):
                     return
@@ -945,7 +947,7 @@ def settle(
                     table_values,
                     table_stamps,
                     holder,
-                    np.int64(0),
+                    at,
                     np.int64(1),
                 ):
                     continue
@@ -968,7 +970,6 @@ def collect(
     table_values: Ints,
     table_stamps: Ints,
     seat: Int,
-    by_slap: Int,
     at: Int,
     check_end: Int,
 ) -> None:
@@ -985,7 +986,7 @@ def collect(
         table_values,
         table_stamps,
         seat,
-        by_slap,
+        at,
         check_end,
     ):
         settle(game, seats, hand_log, hashes, piles, conf, states, table_keys, table_values, table_stamps, at)
@@ -1021,7 +1022,6 @@ def lose_challenge(
             table_values,
             table_stamps,
             winner,
-            np.int64(0),
             at,
             np.int64(1),
         )
@@ -1158,7 +1158,7 @@ def _misslap(
             game[G_PENALTY] += 1
     elif penalty == PENALTY_GIVE_PILE:
         for i in range(game[G_LIVE] - 1, -1, -1):
-            if played_by[i] != seat:
+            if played_by[i] != seat and not seats[played_by[i], S_ELIMINATED]:
                 pile_to = played_by[i]
                 break
     if penalty == PENALTY_LOCKOUT:
@@ -1176,7 +1176,6 @@ def _misslap(
             table_values,
             table_stamps,
             pile_to,
-            np.int64(0),
             at,
             np.int64(1),
         )
@@ -1228,7 +1227,6 @@ def _win_slap(
             table_values,
             table_stamps,
             seat,
-            np.int64(1),
             at,
             np.int64(0),
         )
@@ -1238,8 +1236,6 @@ def _win_slap(
             _end(game, seat, END_TRIPLE)
         return
     joker_sandwich = pattern == P_SANDWICH and n >= 3 and live[n - 1] == JOKER and live[n - 3] == JOKER
-    game[G_LAST_WIN_AT] = at
-    game[G_LAST_WIN_CARDS] = game[G_CARDS]
     collect(
         game,
         seats,
@@ -1252,7 +1248,6 @@ def _win_slap(
         table_values,
         table_stamps,
         seat,
-        np.int64(1),
         at,
         np.int64(1),
     )
@@ -1286,10 +1281,14 @@ def slap(
     game[G_NOW] = at
     game[E_COUNT] += 1
     game[E_SLAPPER] = seat
-    if game[G_LAST_WIN_CARDS] == game[G_CARDS] and at - game[G_LAST_WIN_AT] < conf[R_TIE_WINDOW]:
-        return True  # late: ignored
     pattern = game[G_PATTERN]
-    if game[G_AWARD] == 1 and (game[G_AW_WINNER] == seat or (game[G_AW_OPENED] and pattern == NONE)):
+    # The winner of a challenge claims whatever else happened; anyone may once the window opened.
+    claim = game[G_AWARD] == 1 and game[G_AW_WINNER] == seat
+    if not claim:
+        if game[G_LAST_WIN_CARDS] == game[G_CARDS] and at - game[G_LAST_WIN_AT] < conf[R_TIE_WINDOW]:
+            return True  # late: ignored
+        claim = game[G_AWARD] == 1 and game[G_AW_OPENED] == 1 and pattern == NONE
+    if claim:
         seats[seat, S_MISSLAP_RUN] = 0
         collect(
             game,
@@ -1303,7 +1302,6 @@ def slap(
             table_values,
             table_stamps,
             seat,
-            np.int64(1),
             at,
             np.int64(1),
         )
@@ -1392,7 +1390,6 @@ def advance(
                 table_values,
                 table_stamps,
                 game[G_AW_WINNER],
-                np.int64(0),
                 due,
                 np.int64(1),
             )
