@@ -149,6 +149,13 @@ def test_every_action_is_the_engines(preset: str) -> None:
         assert run_kernel_games(rules, bots, [seed], max_cards=400) == [summary]
 
 
+def test_the_largest_seeds_deal_and_draw_like_the_engine() -> None:
+    rules = Ruleset.preset("classic")
+    seeds = [2**64 - 1, 2**63, 2**32, 0]
+    assert run_kernel_games(rules, [CASUAL, BEGINNER], seeds, max_cards=300) == [
+        run_reference_game(rules, [CASUAL, BEGINNER], seed, max_cards=300) for seed in seeds]
+
+
 def test_highest_bottom_card_and_jokers_deal_and_lead_like_the_engine() -> None:
     rules = dataclasses.replace(Ruleset.preset("classic"), jokers=True, joker_chances=2,
                                 first_player="highest_bottom_card", slaps=("double", "joker"))
