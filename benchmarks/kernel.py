@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 from ratscrew.bots.profile import LEVELS, BotProfile
 from ratscrew.ruleset import Ruleset
-from ratscrew.sim.kernel import run_kernel_games
+from ratscrew.sim.kernel import run_kernel_games, warm_up
 from ratscrew.sim.kernel_reference import run_reference_game
 from ratscrew.sim.summary import GameSummary, game_seed
 
@@ -66,9 +66,7 @@ def main() -> None:
           f"--bots {' '.join(args.bots)} --rules {args.rules} --seed {args.seed}  "
           f"(Python {sys.version.split()[0]}, pinned to core {core})")
 
-    start = time.perf_counter()
-    run_kernel_games(rules, bots, seeds[:1])
-    print(f"kernel first call (compile or load from cache): {time.perf_counter() - start:.1f} s")
+    print(f"kernel first call (compile or load from cache): {warm_up():.1f} s")
 
     reference, ref_seconds = timed(lambda: [run_reference_game(rules, bots, s) for s in seeds[:args.games]])
     print(line("reference engine (kernel_reference)", reference, ref_seconds))

@@ -38,6 +38,7 @@ False
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -243,6 +244,19 @@ def run_kernel_deal(rules: Ruleset, profiles: Sequence[BotProfile], hands: Seque
     """One game from an explicit deal (every seat holding cards), the bots seeded by ``seed``:
     what :func:`~ratscrew.sim.kernel_reference.play_reference_game` gives with ``hands``."""
     return _run(rules, profiles, [seed], max_cards, hands, 0)[0][0]
+
+
+def warm_up() -> float:
+    """Compile the kernel (or load it from numba's disk cache) now; returns the seconds it
+    took. The first compile takes tens of seconds; call this in a parent process before
+    starting workers so that they all find the cache."""
+    start = time.perf_counter()
+    run_kernel_games(Ruleset.preset("classic"), [_WARM_UP_BOT, _WARM_UP_BOT], [0], max_cards=10)
+    return time.perf_counter() - start
+
+
+_WARM_UP_BOT = BotProfile("warm-up", mu_ms=300, sigma_ms=30, tau_ms=50, miss=0.1, flinch=0.1,
+                          pace_mean_ms=600, pace_sd_ms=100)
 
 
 def kernel_actions(rules: Ruleset, profiles: Sequence[BotProfile], seed: int,
