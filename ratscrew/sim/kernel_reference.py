@@ -45,7 +45,13 @@ no later, which fires first. An action is sent at its time rounded down (never b
 action). A plan is never earlier than the present. A refused action (e.g. a slap by a seat that
 just ran out of cards under rules without slapping in) is forgotten and only that seat
 re-plans. The run stops when the game is over, when ``max_cards`` cards have been played
-(``end_reason`` ``unfinished``), or when nothing is planned and no timer is due.
+(``end_reason`` ``unfinished``), when nothing is planned and no timer is due, or after
+``MAX_REJECTIONS_IN_A_ROW`` refusals in a row.
+
+This is the same game as the table bots play (``tests/test_kernel.py`` checks it against
+:func:`ratscrew.sim.runner.play_reference_game`) for every rule set the kernel supports. Under
+``void`` or ``random`` ties with a tie window, a slap into an open window produces no event and
+the two would part ways; the kernel does not support those rules.
 
 **Counting.** ``slaps_won`` counts slaps that won a pile on a pattern (claims excluded);
 ``misslaps`` counts misslaps; ``duration_ms`` is the time of the last action.
