@@ -572,7 +572,8 @@ class Game:
             raise SlapNotAllowedError(f"seat {seat} is out of the game")
         if seat in self._locked:
             raise SlapNotAllowedError(f"seat {seat} is locked out until someone else wins a pile")
-        if not self._hands[seat] and not self._may_slap_in(seat):
+        challenger = self._challenge is not None and self._challenge.challenger == seat
+        if not self._hands[seat] and not challenger and not self._may_slap_in(seat):
             why = "barred from slapping in" if seat in self._barred else "out and may not slap in"
             raise SlapNotAllowedError(f"seat {seat} is {why}")
 

@@ -333,6 +333,18 @@ def test_a_player_out_of_cards_can_slap_back_in() -> None:
     assert game.status(1) == "in"
 
 
+def test_a_challenger_who_played_their_last_card_is_still_in_and_may_slap() -> None:
+    game = Game(Ruleset.preset("paranoid"), hands=["KH", "2C 3C 2D 4C"], leader=0)
+    game.play(0, at=0)
+    assert game.status(0) == "in"
+    game.play(1, at=100)
+    game.play(1, at=200)  # KH 2C 3C: nothing to slap, so a slap costs seat 0 nothing
+    assert game.slap(0, at=250)[0].kind == "misslap"
+    game.play(1, at=300)  # 2D: a sandwich (2C 3C 2D)
+    events = game.slap(0, at=400)
+    assert [e.kind for e in events][:2] == ["slap_won", "pile_won"] and game.hand_size(0) == 4
+
+
 def test_when_out_means_out_slapping_is_refused() -> None:
     rules = classic(out_of_cards="out")
     game = Game(rules, hands=["7H 2C 9C", "7S", "4H 5H"], leader=0)

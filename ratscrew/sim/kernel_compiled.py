@@ -647,7 +647,8 @@ def slap_allowed(game: Ints, seats: Ints, conf: Ints, seat: Int) -> bool:
         return True
     if seats[seat, S_ELIMINATED] or seats[seat, S_LOCKED]:
         return False
-    return hand_size(seats, seat) > 0 or may_slap_in(seats, conf, seat)
+    challenger = game[G_CHALLENGE] == 1 and game[G_CH_CHALLENGER] == seat
+    return hand_size(seats, seat) > 0 or challenger or may_slap_in(seats, conf, seat)
 
 
 # ---------------------------------------------------------------------------- state key

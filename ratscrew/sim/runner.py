@@ -115,7 +115,7 @@ def run_games(rules: Ruleset, profiles: Sequence[BotProfile], seeds: Sequence[in
     if engine == "kernel":
         module = _kernel_module()
         run_kernel: Callable[..., list[GameSummary]] = getattr(module, "run_kernel_games")  # noqa: B009
-        return list(run_kernel(rules, tuple(profiles), list(seeds)))
+        return list(run_kernel(rules, tuple(profiles), list(seeds), max_cards=max_cards))
     return [play_reference_game(rules, profiles, seed, max_cards) for seed in seeds]
 
 
@@ -179,6 +179,11 @@ def simulate(
                          f"that {rules.name} allows")
     chosen = choose_engine(engine, rules, profiles)
     profiles = tuple(profiles)
+    if chosen == "kernel":
+        # Compile once here (or load numba's cache) so workers do not each compile.
+        warm_up = getattr(_kernel_module(), "warm_up", None)
+        if callable(warm_up):
+            warm_up()
     workers = workers or default_workers()
     parts = batches(games, workers)
     results: dict[int, list[GameSummary]] = {}
