@@ -68,9 +68,9 @@ def fake_kernel(monkeypatch: pytest.MonkeyPatch, supports: bool) -> list[int]:
     calls: list[int] = []
 
     def run_kernel_games(rules: Ruleset, profiles: Sequence[BotProfile],
-                         seeds: Sequence[int]) -> list[GameSummary]:
+                         seeds: Sequence[int], max_cards: int) -> list[GameSummary]:
         calls.extend(seeds)
-        return [play_reference_game(rules, profiles, s) for s in seeds]
+        return [play_reference_game(rules, profiles, s, max_cards) for s in seeds]
 
     module = types.ModuleType("ratscrew.sim.kernel")
     module.kernel_supports = lambda rules, profiles: supports  # type: ignore[attr-defined]
@@ -83,6 +83,8 @@ def test_auto_uses_the_kernel_when_it_says_it_can(monkeypatch: pytest.MonkeyPatc
     calls = fake_kernel(monkeypatch, supports=True)
     summaries, engine = simulate(CLASSIC, EXPERTS, games=3, seed=1, workers=1)
     assert engine == "kernel" and len(calls) == 3 and len(summaries) == 3
+    capped, _ = simulate(CLASSIC, EXPERTS, games=3, seed=1, workers=1, max_cards=10)
+    assert {summary.end_reason for summary in capped} == {"unfinished"}  # the cap reaches the kernel
 
 
 def test_auto_falls_back_to_the_reference_engine(monkeypatch: pytest.MonkeyPatch) -> None:
