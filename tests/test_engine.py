@@ -3,6 +3,7 @@
 import dataclasses
 
 import pytest
+from scenario import kinds, play_seats
 
 from ratscrew.cards import format_cards, parse_cards
 from ratscrew.engine import Game
@@ -13,27 +14,15 @@ from ratscrew.errors import (
     SlapNotAllowedError,
     TimeOrderError,
 )
-from ratscrew.events import Event
 from ratscrew.ruleset import Ruleset
 
 CLASSIC = Ruleset.preset("classic")
 
 
-def kinds(events: list[Event]) -> list[str]:
-    return [e.kind for e in events]
-
 
 def classic(**changes: object) -> Ruleset:
     return dataclasses.replace(CLASSIC, **changes)  # type: ignore[arg-type]
 
-
-def play_all(game: Game, seats: str, start: int = 0, step: int = 100) -> int:
-    """Play one card for each seat digit in ``seats`` at ``step`` ms apart; returns the time."""
-    at = start
-    for seat in seats:
-        game.play(int(seat), at=at)
-        at += step
-    return at
 
 
 # --- turns -------------------------------------------------------------------------------
@@ -100,7 +89,7 @@ def test_challenge_lost_collects_after_the_grace_window() -> None:
     events = game.play(0, at=0)
     assert kinds(events) == ["card_played", "challenge_started"]
     assert game.turn == 1 and game.challenge is not None and game.challenge.chances_left == 3
-    play_all(game, "11", start=100)
+    play_seats(game, "11", start=100)
     events = game.play(1, at=300)
     assert kinds(events) == ["card_played", "challenge_lost"]
     assert game.turn is None and game.award is not None
@@ -142,7 +131,7 @@ def test_a_valid_slap_during_the_grace_window_takes_the_pile() -> None:
 ])
 def test_slap_in_grace_on_a_pattern_wins_over_the_challenger(slap_at: int, expected: list[str]) -> None:
     game = Game(CLASSIC, hands=["5C JC 9C", "2H 2D 3D 4D"], leader=0)
-    play_all(game, "0101")  # 5C 2H JC 2D: seat 1 fails the jack with a sandwich on the pile
+    play_seats(game, "0101")  # 5C 2H JC 2D: seat 1 fails the jack with a sandwich on the pile
     assert game.award is not None and game.award.collect_at == 1300
     assert game.slap_pattern() == "sandwich"
     events = game.slap(1, at=slap_at)
@@ -153,7 +142,7 @@ def test_slap_in_grace_on_a_pattern_wins_over_the_challenger(slap_at: int, expec
 def test_challenger_may_slap_to_collect_early() -> None:
     game = Game(CLASSIC, hands=["QC 9C", "2D 3D 4D"], leader=0)
     game.play(0, at=0)
-    play_all(game, "11", start=100)
+    play_seats(game, "11", start=100)
     events = game.slap(0, at=350)
     assert kinds(events) == ["slap_won", "pile_won"]
     assert events[1].to_dict()["reason"] == "claim"
@@ -180,7 +169,7 @@ def test_next_player_pays_when_the_challenged_player_runs_out() -> None:
 
 def test_slap_on_a_double_wins_the_pile_with_its_pattern() -> None:
     game = Game(CLASSIC, hands=["7H 2C", "7S 3D"], leader=0)
-    play_all(game, "01")
+    play_seats(game, "01")
     events = game.slap(1, at=400)
     assert kinds(events) == ["slap_won", "pile_won"]
     assert events[0].to_dict()["pattern"] == "double"
@@ -213,13 +202,13 @@ def test_penalty_pile_goes_to_the_next_legitimate_winner() -> None:
 def test_give_pile_hands_the_pile_to_whoever_played_the_top_card() -> None:
     rules = classic(misslap_penalty="give_pile")
     game = Game(rules, hands=["2H 5C", "3S 9D", "4C 6C"], leader=0)
-    play_all(game, "01")
+    play_seats(game, "01")
     events = game.slap(2, at=300)
     assert events[0].to_dict()["pile_to"] == 1
     assert game.turn == 1 and format_cards(game.hand(1)) == "9D 2H 3S"
     # slapping your own card gives it to the player before
     game2 = Game(rules, hands=["2H 5C", "3S 9D", "4C 6C"], leader=0)
-    play_all(game2, "01")
+    play_seats(game2, "01")
     assert game2.slap(1, at=300)[0].to_dict()["pile_to"] == 0
 
 
@@ -231,7 +220,7 @@ def test_lockout_bars_slapping_until_someone_else_wins_a_pile() -> None:
     with pytest.raises(SlapNotAllowedError, match="locked out"):
         game.slap(1, at=60)
     assert game.status(1) == "locked"
-    play_all(game, "10", start=100)  # 3S 7C? seat 1 plays 3S, seat 0 plays 7C
+    play_seats(game, "10", start=100)  # 3S 7C? seat 1 plays 3S, seat 0 plays 7C
     game.play(1, at=300)  # 7D on 7C
     game.slap(0, at=400)  # seat 0 wins a pile
     assert game.status(1) == "in"
@@ -257,7 +246,7 @@ def test_resigning_burns_the_whole_hand() -> None:
 def test_earliest_slap_wins_and_a_slap_within_the_tie_window_is_just_late() -> None:
     # Windows are half-open: a 30 ms window opened at 300 covers 300..329.
     game = Game(CLASSIC, hands=["7H 2C 8C", "7S 3D", "4H 5H"], leader=0)
-    play_all(game, "01")
+    play_seats(game, "01")
     assert kinds(game.slap(2, at=300)) == ["slap_won", "pile_won"]
     late = game.slap(0, at=329)
     assert kinds(late) == ["slap_ignored"] and late[0].to_dict()["reason"] == "late"
@@ -267,7 +256,7 @@ def test_earliest_slap_wins_and_a_slap_within_the_tie_window_is_just_late() -> N
 def test_void_tie_plays_on_as_if_nobody_slapped() -> None:
     rules = classic(tie_policy="void", tie_window_ms=30)
     game = Game(rules, hands=["7H 2C", "7S 3D", "4H 5H"], leader=0)
-    play_all(game, "01")
+    play_seats(game, "01")
     assert game.slap(2, at=300) == []
     assert game.slap(0, at=329) == []
     events = game.advance(at=330)
@@ -279,7 +268,7 @@ def test_void_tie_plays_on_as_if_nobody_slapped() -> None:
 def test_slaps_just_outside_the_tie_window_are_not_a_tie() -> None:
     rules = classic(tie_policy="void", tie_window_ms=30)
     game = Game(rules, hands=["7H 2C", "7S 3D", "4H 5H"], leader=0)
-    play_all(game, "01")
+    play_seats(game, "01")
     game.slap(2, at=300)
     events = game.slap(0, at=330)  # the window closed at 330: seat 2 won, seat 0 is late
     assert kinds(events) == ["slap_won", "pile_won", "slap_ignored"]
@@ -291,14 +280,14 @@ def test_random_tie_is_seeded() -> None:
     winners = set()
     for seed in range(12):
         game = Game(rules, hands=["7H 2C", "7S 3D", "4H 5H"], leader=0, seed=seed)
-        play_all(game, "01")
+        play_seats(game, "01")
         game.slap(2, at=300)
         game.slap(0, at=310)
         events = game.advance(at=400)
         assert kinds(events)[:2] == ["slap_tie", "slap_won"]
         winners.add(events[1].seat)
         again = Game(rules, hands=["7H 2C", "7S 3D", "4H 5H"], leader=0, seed=seed)
-        play_all(again, "01")
+        play_seats(again, "01")
         again.slap(2, at=300)
         again.slap(0, at=310)
         assert again.advance(at=400)[1].seat == events[1].seat
@@ -357,7 +346,7 @@ def test_when_out_means_out_slapping_is_refused() -> None:
 
 def test_game_ends_when_one_player_holds_every_card() -> None:
     game = Game(CLASSIC, hands=["7H 2C", "7S"], leader=0)
-    play_all(game, "01")
+    play_seats(game, "01")
     events = game.slap(0, at=300)
     assert kinds(events)[-1] == "game_over"
     assert game.over and game.winner == 0 and game.end_reason == "all_cards"
@@ -380,7 +369,7 @@ def test_finishing_out_and_nobody_wins() -> None:
 def test_a_slappable_pile_left_when_all_cards_ran_out_gets_a_last_chance(
         slap_at: int, winner: int | None) -> None:
     game = Game(CLASSIC, hands=["7H", "7S"], leader=0)
-    play_all(game, "01")  # both hands empty, a double on the pile: last chance until 1100
+    play_seats(game, "01")  # both hands empty, a double on the pile: last chance until 1100
     assert not game.over
     if winner is None:
         events = game.advance(at=slap_at)
@@ -392,7 +381,7 @@ def test_a_slappable_pile_left_when_all_cards_ran_out_gets_a_last_chance(
 
 def test_last_face_card_of_the_last_player_wins_the_pile() -> None:
     game = Game(CLASSIC, hands=["2C", "3D QD"], leader=0)
-    play_all(game, "011")
+    play_seats(game, "011")
     assert game.award is not None and game.award.winner == 1
     events = game.advance(at=5000)
     assert kinds(events) == ["pile_won", "game_over"] and game.winner == 1
@@ -410,7 +399,7 @@ def test_cycle_is_detected_and_reported() -> None:
 def test_an_illegal_action_after_a_due_timer_rolls_the_timer_back() -> None:
     game = Game(CLASSIC, hands=["KC 9C", "2D 3D 4D 5D"], leader=0)
     game.play(0, at=0)
-    play_all(game, "111", start=100)
+    play_seats(game, "111", start=100)
     before = (game.zones(), game.turn, game.award, game.now, game.to_record()["actions"])
     with pytest.raises(NotYourTurnError):
         game.play(1, at=5000)  # the pile went to seat 0 at 1300, so seat 1 cannot play

@@ -8,9 +8,8 @@ strings from the design guide, section 7).
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 import pytest
+from scenario import kinds, play_seats, the
 
 from ratscrew.bmn import play_bmn
 from ratscrew.cards import format_cards, parse_cards
@@ -31,27 +30,7 @@ BMN = Ruleset.preset("bmn")
 GRACE = CLASSIC.grace_ms
 TIE = CLASSIC.tie_window_ms
 
-E = TypeVar("E", bound=Event)
 
-
-def kinds(events: list[Event]) -> list[str]:
-    return [event.kind for event in events]
-
-
-def the(kind: type[E], events: list[Event]) -> E:
-    """The one event of this type among ``events``."""
-    found = [event for event in events if isinstance(event, kind)]
-    assert len(found) == 1, f"expected one {kind.__name__} in {kinds(events)}"
-    return found[0]
-
-
-def play_seats(game: Game, seats: str, start: int = 0, step: int = 100) -> int:
-    """Each seat digit in ``seats`` plays its top card, ``step`` ms apart; returns the next time."""
-    at = start
-    for seat in seats:
-        game.play(int(seat), at=at)
-        at += step
-    return at
 
 
 # --- classic ----------------------------------------------------------------------------------

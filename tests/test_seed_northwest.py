@@ -13,11 +13,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
+from scenario import all_of, cards, kinds, play_seats, slap_and_settle, sorted_notation, the
 
-from ratscrew.cards import Card, format_cards, parse_cards
+from ratscrew.cards import Card, format_cards
 from ratscrew.engine import Game
 from ratscrew.errors import GameOverError, SlapNotAllowedError
 from ratscrew.events import (
@@ -26,7 +27,6 @@ from ratscrew.events import (
     ChallengeLost,
     ChallengePassed,
     ChallengeStarted,
-    Event,
     GameOver,
     Misslap,
     PileWon,
@@ -41,44 +41,15 @@ NORTHWEST = Ruleset.preset("northwest")
 TIE = NORTHWEST.tie_window_ms
 GRACE = NORTHWEST.grace_ms
 
-E = TypeVar("E", bound=Event)
-
-
 def northwest(**changes: Any) -> Ruleset:
     """The Northwest preset with some settings changed (the obsolete rules, the 5-second rule)."""
     return dataclasses.replace(NORTHWEST, **changes)
 
 
-def kinds(events: list[Event]) -> list[str]:
-    return [event.kind for event in events]
 
 
-def the(kind: type[E], events: list[Event]) -> E:
-    """The one event of this type among ``events``."""
-    found = [event for event in events if isinstance(event, kind)]
-    assert len(found) == 1, f"expected one {kind.__name__} in {kinds(events)}"
-    return found[0]
 
 
-def all_of(kind: type[E], events: list[Event]) -> list[E]:
-    return [event for event in events if isinstance(event, kind)]
-
-
-def cards(text: str) -> list[Card]:
-    return parse_cards(text)
-
-
-def sorted_notation(pile: list[Card]) -> list[str]:
-    return sorted(str(card) for card in pile)
-
-
-def play_seats(game: Game, seats: str, start: int = 0, step: int = 100) -> int:
-    """Each seat digit in ``seats`` plays its top card, ``step`` ms apart; returns the next time."""
-    at = start
-    for seat in seats:
-        game.play(int(seat), at=at)
-        at += step
-    return at
 
 
 def game_with_pile(pile: str, spares: tuple[str, str] = ("TC TS", "TD TH")) -> Game:
@@ -90,10 +61,6 @@ def game_with_pile(pile: str, spares: tuple[str, str] = ("TC TS", "TD TH")) -> G
         game.play(n % 2, at=100 * n)
     return game
 
-
-def slap_and_settle(game: Game, seat: int, at: int) -> list[Event]:
-    """A lone slap at ``at``, then the tie window closing: every event that followed."""
-    return game.slap(seat, at=at) + game.advance(at=at + TIE)
 
 
 # --- Starting the game ------------------------------------------------------------------------

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
+from scenario import cards, kinds, play_seats, the
 
-from ratscrew.cards import Card, format_cards, parse_cards
+from ratscrew.cards import format_cards
 from ratscrew.engine import Game
 from ratscrew.errors import SlapNotAllowedError
 from ratscrew.events import (
     ChallengeLost,
     ChallengePassed,
     ChallengeStarted,
-    Event,
     GameOver,
     Misslap,
     PileWon,
@@ -31,36 +31,13 @@ from ratscrew.ruleset import Ruleset
 PAGAT = Ruleset.preset("pagat")
 GRACE = PAGAT.grace_ms
 
-E = TypeVar("E", bound=Event)
-
-
 def pagat(**changes: Any) -> Ruleset:
     """The pagat preset with some settings changed (the house-rule alternatives the seed names)."""
     return dataclasses.replace(PAGAT, **changes)
 
 
-def kinds(events: list[Event]) -> list[str]:
-    return [event.kind for event in events]
 
 
-def the(kind: type[E], events: list[Event]) -> E:
-    """The one event of this type among ``events``."""
-    found = [event for event in events if isinstance(event, kind)]
-    assert len(found) == 1, f"expected one {kind.__name__} in {kinds(events)}"
-    return found[0]
-
-
-def cards(text: str) -> list[Card]:
-    return parse_cards(text)
-
-
-def play_seats(game: Game, seats: str, start: int = 0, step: int = 100) -> int:
-    """Each seat digit in ``seats`` plays its top card, ``step`` ms apart; returns the next time."""
-    at = start
-    for seat in seats:
-        game.play(int(seat), at=at)
-        at += step
-    return at
 
 
 def test_all_cards_are_dealt_face_down_evenly() -> None:

@@ -9,11 +9,11 @@ every rule of the README to its test here.
 from __future__ import annotations
 
 import json
-from typing import TypeVar
 
 import pytest
+from scenario import cards, kinds, play_seats, the
 
-from ratscrew.cards import Card, format_cards, parse_cards
+from ratscrew.cards import Card, format_cards
 from ratscrew.engine import Game
 from ratscrew.errors import NotYourTurnError, SlapNotAllowedError
 from ratscrew.events import (
@@ -21,7 +21,6 @@ from ratscrew.events import (
     ChallengeLost,
     ChallengeStarted,
     ClaimOpened,
-    Event,
     GameOver,
     Misslap,
     PileWon,
@@ -33,31 +32,8 @@ from ratscrew.ruleset import Ruleset
 PARANOID = Ruleset.preset("paranoid")
 WINDOW = PARANOID.claim_window_ms
 
-E = TypeVar("E", bound=Event)
 
 
-def kinds(events: list[Event]) -> list[str]:
-    return [event.kind for event in events]
-
-
-def the(kind: type[E], events: list[Event]) -> E:
-    """The one event of this type among ``events``."""
-    found = [event for event in events if isinstance(event, kind)]
-    assert len(found) == 1, f"expected one {kind.__name__} in {kinds(events)}"
-    return found[0]
-
-
-def cards(text: str) -> list[Card]:
-    return parse_cards(text)
-
-
-def play_seats(game: Game, seats: str, start: int = 0, step: int = 100) -> int:
-    """Each seat digit in ``seats`` plays its top card, ``step`` ms apart; returns the next time."""
-    at = start
-    for seat in seats:
-        game.play(int(seat), at=at)
-        at += step
-    return at
 
 
 def won_jack(third_hand: str = "4H 6H 7H 8H 9H TH") -> Game:

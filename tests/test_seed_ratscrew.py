@@ -13,11 +13,12 @@ valid slap is settled when the 30 ms tie window closes: tests slap, then ``advan
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
+from scenario import cards, kinds, play_seats, slap_and_settle, the
 
-from ratscrew.cards import Card, format_cards, parse_cards
+from ratscrew.cards import format_cards
 from ratscrew.engine import Game
 from ratscrew.errors import NotYourTurnError, SlapNotAllowedError
 from ratscrew.events import (
@@ -40,36 +41,13 @@ RATSCREW = Ruleset.preset("ratscrew")
 TIE = RATSCREW.tie_window_ms
 GRACE = RATSCREW.grace_ms
 
-E = TypeVar("E", bound=Event)
-
-
 def ratscrew(**changes: Any) -> Ruleset:
     """The ratscrew preset with some settings changed (jokers in the deck, runs that stop at A)."""
     return dataclasses.replace(RATSCREW, **changes)
 
 
-def kinds(events: list[Event]) -> list[str]:
-    return [event.kind for event in events]
 
 
-def the(kind: type[E], events: list[Event]) -> E:
-    """The one event of this type among ``events``."""
-    found = [event for event in events if isinstance(event, kind)]
-    assert len(found) == 1, f"expected one {kind.__name__} in {kinds(events)}"
-    return found[0]
-
-
-def cards(text: str) -> list[Card]:
-    return parse_cards(text)
-
-
-def play_seats(game: Game, seats: str, start: int = 0, step: int = 100) -> int:
-    """Each seat digit in ``seats`` plays its top card, ``step`` ms apart; returns the next time."""
-    at = start
-    for seat in seats:
-        game.play(int(seat), at=at)
-        at += step
-    return at
 
 
 def game_with_pile(pile: str, seats: str, rules: Ruleset = RATSCREW) -> Game:
@@ -82,10 +60,6 @@ def game_with_pile(pile: str, seats: str, rules: Ruleset = RATSCREW) -> Game:
     play_seats(game, seats)
     return game
 
-
-def slap_and_settle(game: Game, seat: int, at: int) -> list[Event]:
-    """A lone slap at ``at``, then the tie window closing: every event that followed."""
-    return game.slap(seat, at=at) + game.advance(at=at + TIE)
 
 
 # --- Introduction, equipment and the deal -----------------------------------------------------
