@@ -9,7 +9,6 @@ Run: ``.venv/bin/python benchmarks/bmn.py [--deals N] [--c-source PATH]``.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
@@ -18,19 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from one_core import pin_to_one_core
+
 from ratscrew.bmn import play_bmn
 from ratscrew.sim.bmn_kernel import deal_strings, play_random_deals, random_deals
 
 DEFAULT_C_SOURCE = Path(__file__).resolve().parents[2] / "shared" / "bench" / "bmn_ref.c"
 
 
-def pin_to_one_core() -> int | None:
-    """Run this process (and the C program it starts) on one core; returns that core."""
-    if not hasattr(os, "sched_setaffinity"):
-        return None
-    core = min(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {core})
-    return core
 
 
 def kernel_rate(deals: int, seed: int) -> tuple[float, float, int]:

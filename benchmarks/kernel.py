@@ -12,10 +12,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+
+from one_core import pin_to_one_core
 
 from ratscrew.bots.profile import LEVELS, BotProfile
 from ratscrew.ruleset import Ruleset
@@ -26,13 +27,6 @@ from ratscrew.sim.summary import GameSummary, game_seed
 TARGET_GAMES_PER_SECOND = 50_000
 
 
-def pin_to_one_core() -> int | None:
-    """Run on one core only; returns that core."""
-    if not hasattr(os, "sched_setaffinity"):
-        return None
-    core = min(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {core})
-    return core
 
 
 def timed(play: Callable[[], list[GameSummary]]) -> tuple[list[GameSummary], float]:

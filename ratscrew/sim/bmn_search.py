@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ratscrew.sim.bmn_kernel import deal_strings, play_random_deals, random_deals
+from ratscrew.sim.bmn_kernel import DealResult, deal_strings, play_random_deals, random_deals
 
 CHUNK_DEALS = 50_000
 """Deals per unit of work handed to a process (the progress bar moves by chunks)."""
@@ -34,19 +34,14 @@ class SearchError(ValueError):
     """A search was asked for with impossible settings; the message says which."""
 
 
-@dataclass(frozen=True)
-class FoundDeal:
-    """One deal worth reporting, in record notation (hand 1 leads)."""
+@dataclass(frozen=True, kw_only=True)
+class FoundDeal(DealResult):
+    """One deal worth reporting: how it went (a `DealResult`), which deal of the search it was,
+    and its hands in record notation (hand 1 leads)."""
 
     index: int
     hand1: str
     hand2: str
-    cards: int
-    tricks: int
-    winner: int | None
-    cycle: bool
-    cycle_tricks: int = 0
-    cycle_cards: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
