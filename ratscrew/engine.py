@@ -835,6 +835,22 @@ class Game:
 
     # ------------------------------------------------------------------ records
 
+    @property
+    def action_count(self) -> int:
+        """How many actions the engine has accepted (``advance`` calls included)."""
+        return len(self._actions)
+
+    def actions_since(self, start: int) -> list[tuple[str, int | None, int]]:
+        """The accepted actions from number ``start`` on, as ``(kind, seat, at)``: what a
+        server appends to its log after each step, without copying the whole history.
+
+        >>> game = Game(Ruleset.preset("classic"), hands=["7H 2C", "7S 3D"], leader=0)
+        >>> _ = game.play(0, at=0); _ = game.play(1, at=450)
+        >>> game.actions_since(1)
+        [('play', 1, 450)]
+        """
+        return list(self._actions[start:])
+
     def to_record(self) -> dict[str, Any]:
         """A JSON-able record of the game: ruleset, deal, seed and every accepted action.
         :meth:`from_record` replays it to the identical state."""
