@@ -76,7 +76,10 @@ Observation = dict[str, Any]
 
 MAX_CONSECUTIVE_REJECTIONS = 1000
 """A virtual run stops (``stop_reason == "stalled"``) after this many refused actions in a row:
-an agent that keeps asking for the impossible cannot hang a simulation."""
+an agent that keeps asking for the impossible cannot hang a simulation. Refused actions that
+came from outside (:meth:`Table.submit`) do not count: a person pressing keys stalls nothing."""
+SUBMITTED = "submitted"
+"""The note of an intent made by :meth:`Table.submit` from an outside action."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,14 +385,16 @@ class Table:
         try:
             events = getattr(self.game, intent.kind)(seat, at)
         except IllegalActionError as error:
-            self._reject(seat, intent, error)
+            self._reject(seat, intent, error, outside=intent.note == SUBMITTED)
             return []
         self._rejections_in_a_row = 0
         self._dispatch(events)
         return list(events)
 
-    def _reject(self, seat: int, intent: Intent, error: IllegalActionError) -> None:
-        self._rejections_in_a_row += 1
+    def _reject(self, seat: int, intent: Intent, error: IllegalActionError,
+                outside: bool = False) -> None:
+        if not outside:  # only agents asking for the impossible can stall a run
+            self._rejections_in_a_row += 1
         rejection = Rejection(seat, intent, error)
         self.rejections.append(rejection)
         for listener in self._rejection_listeners:
@@ -421,6 +426,21 @@ class Table:
         self._pending[seat] = intents
         self._poke()
 
+    def replace_agent(self, seat: int, agent: Agent | None) -> None:
+        """Seat ``agent`` in place of whoever acts for ``seat`` (a bot taking over from a
+        person who was removed, say). The seat's pending intents are dropped and, once the
+        table has started, the new agent is told its seat and plans from what it sees now."""
+        if not 0 <= seat < len(self.agents):
+            raise ValueError(f"no seat {seat} at this table of {len(self.agents)}")
+        self.agents[seat] = agent
+        self._pending[seat] = []
+        attach = getattr(agent, "attach", None)
+        if callable(attach):
+            attach(self, seat)
+        if self._started and agent is not None and not self.game.over:
+            self._apply(seat, agent.on_start(seat, self.game.rules, self.game.observe(seat)))
+        self._poke()
+
     # ------------------------------------------------------------------ outside actions
 
     def submit(self, seat: int, kind: ActionKind, at: float | None = None) -> list[Event]:
@@ -431,9 +451,9 @@ class Table:
         """
         if not 0 <= seat < len(self.agents):
             raise ValueError(f"no seat {seat} at this table of {len(self.agents)}")
-        intent = Intent(kind, self._clock.now() if at is None else at, "submitted")
+        intent = Intent(kind, self._clock.now() if at is None else at, SUBMITTED)
         if self.paused:
-            self._reject(seat, intent, TablePausedError("the game is paused"))
+            self._reject(seat, intent, TablePausedError("the game is paused"), outside=True)
             return []
         self.start()
         self.fire_due(intent.at)

@@ -16,7 +16,7 @@ from ratscrew.engine import Game
 from ratscrew.events import ChallengeLost, GameOver, Misslap, PileWon, SlapWon
 from ratscrew.ruleset import Ruleset
 from ratscrew.tui.app import PlayApp
-from ratscrew.tui.history import replay_steps
+from ratscrew.history import replay_steps
 from ratscrew.tui.options import PlayOptions
 from ratscrew.tui.screens import EndScreen, HelpScreen, PauseScreen, SettingsScreen
 from ratscrew.tui.table import InfoPanel, SeatPanel

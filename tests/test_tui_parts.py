@@ -25,7 +25,7 @@ from ratscrew.tui.cards import (
     card_lines,
     row_of_cards,
 )
-from ratscrew.tui.history import replay_steps
+from ratscrew.history import replay_steps
 from ratscrew.tui.keys import (
     DEFAULT_KEYS,
     RESERVED_KEYS,

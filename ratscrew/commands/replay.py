@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ratscrew.tui.history import replay_steps
+from ratscrew.history import replay_steps
 from ratscrew.tui.replay import load_record, record_names, step_lines, visible_steps
 
 

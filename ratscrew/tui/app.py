@@ -29,7 +29,7 @@ from textual.widgets import Static
 from textual.worker import Worker
 
 from ratscrew.bots.agent import BotAgent
-from ratscrew.bots.profile import LEVELS, BotProfile
+from ratscrew.bots.profile import LEVELS, paced
 from ratscrew.engine import Game
 from ratscrew.errors import (
     GameOverError,
@@ -65,16 +65,6 @@ _ENDINGS = {
     "nobody_wins": "The cards ran out: nobody wins.",
     "cycle": "The game repeats itself forever: nobody wins.",
 }
-
-
-def paced(profile: BotProfile, pace: float) -> BotProfile:
-    """The profile with its card-playing pace sped up ``pace`` times (reactions unchanged).
-
-    >>> paced(LEVELS["casual"], 2.0).pace_mean_ms
-    400.0
-    """
-    return profile.with_changes(pace_mean_ms=profile.pace_mean_ms / pace,
-                                pace_sd_ms=profile.pace_sd_ms / pace)
 
 
 def key_bar_text(names: Sequence[str], keys: Sequence[SeatKeys]) -> str:

@@ -1,6 +1,6 @@
 """``ratscrew replay``: step through a saved game, forward and back.
 
-The record is replayed through the engine once (:func:`ratscrew.tui.history.replay_steps`); each
+The record is replayed through the engine once (:func:`ratscrew.history.replay_steps`); each
 step keeps the spectator's observation after it, so stepping back is as cheap as stepping
 forward and every state shown is one the engine produced. Only steps that did something are
 shown (a timer that fired with no effect is skipped).
@@ -20,9 +20,9 @@ from textual.widgets import Static
 
 from ratscrew.engine import Game
 from ratscrew.events import PileWon, SlapWon
+from ratscrew.history import Step, replay_steps, start_of
 from ratscrew.narrate import seat_names
 from ratscrew.tui.gamelog import GameLog, clock_label, log_line, verdict
-from ratscrew.tui.history import Step, replay_steps, start_of
 from ratscrew.tui.screens import HelpScreen
 from ratscrew.tui.table import SeatInfo, TableView
 

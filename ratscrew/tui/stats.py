@@ -25,7 +25,7 @@ from statistics import fmean
 from typing import Any
 
 from ratscrew.events import CardPlayed, Misslap, SlapWon
-from ratscrew.tui.history import Step, replay_steps
+from ratscrew.history import Step, replay_steps
 
 
 @dataclass

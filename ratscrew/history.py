@@ -1,9 +1,9 @@
 """A saved game, step by step: replay a record through the engine and keep what each action did.
 
-Both the replay viewer and the end-of-game statistics read a game this way. Nothing is decided
-here: each recorded action is given to the engine again through its public methods, and each
-step keeps the events the engine answered with, the spectator's observation afterwards and the
-pattern the engine says the pile shows.
+The replay viewers (terminal and browser) and the end-of-game statistics read a game this way.
+Nothing is decided here: each recorded action is given to the engine again through its public
+methods, and each step keeps the events the engine answered with, the spectator's observation
+afterwards and the pattern the engine says the pile shows.
 
 >>> from ratscrew.engine import Game
 >>> from ratscrew.ruleset import Ruleset

@@ -1,0 +1,534 @@
+"""The Starlette app: HTTP routes, the websocket endpoint and the limits that keep them safe.
+
+The websocket endpoint does three things and no more: it parses each frame into a validated
+message (:mod:`ratscrew.server.protocol`), applies the per-connection and per-address limits,
+and hands the message to its room. Sending never blocks a room: each connection has a bounded
+queue drained by its own task, and a client that stops reading is disconnected once its queue
+is full or a send hangs. Every page carries a strict Content-Security-Policy and every browser
+websocket must come from the server's own origin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ratscrew.bots.profile import LEVELS
+from ratscrew.history import replay_steps
+from ratscrew.narrate import describe_event
+from ratscrew.rulebook import explain
+from ratscrew.ruleset import PRESET_NAMES, Ruleset
+from ratscrew.server.link import Pinger
+from ratscrew.server.protocol import (
+    MAX_FRAME_BYTES,
+    Join,
+    ProtocolError,
+    Watch,
+    decode_json,
+    parse_client_message,
+    parse_room_request,
+)
+from ratscrew.server.room import SHOWN_VERSIONS, Room
+from ratscrew.server.store import Store
+
+log = logging.getLogger("ratscrew.server")
+
+WEB_DIR = Path(__file__).resolve().parent.parent / "web"
+"""The browser table's files (HTML, CSS, JavaScript modules), served as they are."""
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self' ws: wss:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; "
+    "object-src 'none'"
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one client may do (see docs/protocol.md, "Limits")."""
+
+    messages_per_second: float = 20.0
+    message_burst: int = 40
+    flood_drops: int = 100
+    """Dropped messages within `flood_window_s` that close the connection."""
+    flood_window_s: float = 5.0
+    rooms_per_hour: int = 20
+    joins_per_minute: int = 60
+    send_queue: int = 512
+    """Messages waiting for a slow client before it is disconnected."""
+    send_timeout_s: float = 10.0
+    """A single send that takes longer than this disconnects the client."""
+
+
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` saved up; each message takes one.
+
+    >>> bucket = TokenBucket(rate=1.0, burst=2, now=0.0)
+    >>> [bucket.take(0.0), bucket.take(0.0), bucket.take(0.0), bucket.take(1.0)]
+    [True, True, False, True]
+    """
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self.rate, self.burst = rate, burst
+        self._tokens = float(burst)
+        self._at = now
+
+    def take(self, now: float) -> bool:
+        """Take a token if there is one."""
+        self._tokens = min(float(self.burst), self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
+
+
+class WindowCounter:
+    """How many times each key did something within the last ``window_s`` seconds.
+
+    >>> counter = WindowCounter(limit=2, window_s=60)
+    >>> [counter.allow("1.2.3.4", now) for now in (0, 1, 2, 61)]
+    [True, True, False, True]
+    """
+
+    def __init__(self, limit: int, window_s: float) -> None:
+        self.limit, self.window_s = limit, window_s
+        self._times: dict[str, deque[float]] = {}
+
+    def allow(self, key: str, now: float) -> bool:
+        """Count one more for ``key`` unless it is over its limit."""
+        times = self._times.setdefault(key, deque())
+        while times and times[0] <= now - self.window_s:
+            times.popleft()
+        if len(times) >= self.limit:
+            return False
+        times.append(now)
+        if len(self._times) > 10_000:  # forget addresses that have gone quiet
+            for stale in [k for k, t in self._times.items() if not t or t[-1] <= now - self.window_s]:
+                del self._times[stale]
+        return True
+
+
+class WebSocketConnection:
+    """One websocket, as a room sees it (`ratscrew.server.room.Connection`): a bounded queue of
+    messages written out by its own task, the link's pings, and when each state was sent."""
+
+    def __init__(self, websocket: WebSocket, address: str, room_clock: Callable[[], float],
+                 limits: Limits) -> None:
+        self.websocket = websocket
+        self.address = address
+        self.pinger = Pinger()
+        self.closed = False
+        self.bucket = TokenBucket(limits.messages_per_second, limits.message_burst, time.monotonic())
+        self._limits = limits
+        self._room_clock = room_clock
+        self._queue: deque[dict[str, Any]] = deque()
+        self._ready = asyncio.Event()
+        self._shown: dict[int, float] = {}
+        self._close: tuple[int, str] = (1000, "")
+        self._drops: deque[float] = deque()
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message; a client whose queue is full is disconnected."""
+        if self.closed:
+            return
+        if len(self._queue) >= self._limits.send_queue:
+            log.info("closing a connection from %s: it does not read its messages", self.address)
+            self.close(1013, "too slow: messages were not read")
+            return
+        self._queue.append(message)
+        self._ready.set()
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Close after the messages already queued."""
+        if not self.closed:
+            self.closed = True
+            self._close = (code, reason)
+            self._ready.set()
+
+    def shown_at(self, version: int) -> float | None:
+        """The room time at which state ``version`` went out on this connection."""
+        return self._shown.get(version)
+
+    def dropped(self, now: float) -> bool:
+        """Count a message dropped by the rate limit; True when the client is flooding."""
+        self._drops.append(now)
+        while self._drops and self._drops[0] <= now - self._limits.flood_window_s:
+            self._drops.popleft()
+        return len(self._drops) >= self._limits.flood_drops
+
+    async def write_loop(self) -> None:
+        """Send queued messages until the connection closes."""
+        websocket, timeout = self.websocket, self._limits.send_timeout_s
+        try:
+            while True:
+                await self._ready.wait()
+                self._ready.clear()
+                while self._queue:
+                    message = self._queue.popleft()
+                    kind = message.get("type")
+                    if kind == "state":
+                        sent = self._room_clock()
+                        version = int(message["version"])
+                        self._shown[version] = sent
+                        self._shown.pop(version - SHOWN_VERSIONS, None)
+                        message = {**message, "sent_at": round(sent)}
+                    elif kind == "ping":
+                        self.pinger.sent(int(message["id"]), time.monotonic() * 1000.0)
+                    await asyncio.wait_for(websocket.send_text(json.dumps(message)), timeout)
+                if self.closed:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(websocket.close(*self._close), 2.0)
+                    return
+        except (TimeoutError, WebSocketDisconnect, RuntimeError, OSError) as error:
+            if isinstance(error, TimeoutError):
+                log.info("closing a connection from %s: a send hung", self.address)
+            self.closed = True
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(websocket.close(1013, "too slow"), 1.0)
+
+    async def ping_loop(self) -> None:
+        """Ping on connect, quickly a few times, then about every 2 s."""
+        while not self.closed:
+            self.send({"type": "ping", "id": self.pinger.ping(time.monotonic() * 1000.0)})
+            await asyncio.sleep(self.pinger.next_ping_in_ms() / 1000.0)
+
+
+@dataclass
+class Server:
+    """Everything the app shares: the store, the rooms, the limits and the per-address counters."""
+
+    store: Store
+    limits: Limits = field(default_factory=Limits)
+    allowed_origins: frozenset[str] = frozenset()
+    rooms: dict[str, Room] = field(default_factory=dict)
+    connections: set[WebSocketConnection] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.room_counter = WindowCounter(self.limits.rooms_per_hour, 3600.0)
+        self.join_counter = WindowCounter(self.limits.joins_per_minute, 60.0)
+
+    def restore_rooms(self) -> None:
+        """Bring back every open room from the store (games in progress included)."""
+        for row in self.store.load_rooms():
+            try:
+                room = Room.restore(row, self.store)
+            except Exception:
+                log.exception("room %s could not be restored; it stays closed", row.code)
+                continue
+            self.rooms[row.code] = room
+            room.start_driving()
+        if self.rooms:
+            playing = sum(1 for room in self.rooms.values() if room.phase == "playing")
+            log.info("restored %d rooms (%d with a game in progress)", len(self.rooms), playing)
+
+    def origin_allowed(self, websocket: WebSocket) -> bool:
+        """A browser's websocket must come from the page's own origin (or one allowed by
+        ``--allow-origin``); clients that send no ``Origin`` (not browsers) are let in."""
+        origin = websocket.headers.get("origin")
+        if origin is None:
+            return True
+        if origin in self.allowed_origins:
+            return True
+        host = websocket.headers.get("host", "")
+        return urlsplit(origin).netloc.lower() == host.lower()
+
+
+def client_address(scope_client: Any) -> str:
+    """The client's address as the server sees it (behind a proxy, uvicorn's
+    ``--forwarded-allow-ips`` puts the real one here)."""
+    return str(scope_client[0]) if scope_client else "unknown"
+
+
+class SecurityHeaders:
+    """Adds the Content-Security-Policy and friends to every HTTP response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+# ---------------------------------------------------------------------------------- HTTP
+
+
+def _server(request: Request | WebSocket) -> Server:
+    server: Server = request.app.state.server
+    return server
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _page(name: str) -> FileResponse:
+    return FileResponse(WEB_DIR / name, media_type="text/html")
+
+
+def _not_found_page(what: str) -> HTMLResponse:
+    return HTMLResponse(
+        "<!doctype html><meta charset=utf-8><title>Not found · ratscrew</title>"
+        "<link rel=stylesheet href=/static/css/ratscrew.css>"
+        f"<main class=notfound><h1>Not found</h1><p>{what}</p>"
+        "<p><a href=/>Start or join a room</a></p></main>",
+        status_code=404)
+
+
+async def healthz(request: Request) -> JSONResponse:
+    """``GET /healthz``."""
+    return JSONResponse({"ok": True})
+
+
+async def home(request: Request) -> Response:
+    """``GET /``: create a room, join one, leaderboard."""
+    return _page("index.html")
+
+
+async def room_page(request: Request) -> Response:
+    """``GET /r/CODE``: the room's page."""
+    code = str(request.path_params["code"]).upper()
+    if code not in _server(request).rooms:
+        return _not_found_page("There is no room with that code. Check the link, or start a new room.")
+    return _page("room.html")
+
+
+async def replay_page(request: Request) -> Response:
+    """``GET /games/ID``: the replay viewer."""
+    if _server(request).store.game_record(int(request.path_params["game_id"])) is None:
+        return _not_found_page("There is no finished game with that number.")
+    return _page("replay.html")
+
+
+async def leaderboard_page(request: Request) -> Response:
+    """``GET /leaderboard``."""
+    return _page("leaderboard.html")
+
+
+async def create_room(request: Request) -> JSONResponse:
+    """``POST /api/rooms``: a new room from a validated body."""
+    server = _server(request)
+    body = await request.body()
+    try:
+        request_data = parse_room_request(decode_json(body.decode("utf-8", errors="replace")))
+    except ProtocolError as error:
+        return _error(400, str(error))
+    address = client_address(request.client)
+    if not server.room_counter.allow(address, time.monotonic()):
+        return _error(429, f"at most {server.limits.rooms_per_hour} rooms an hour from one address; "
+                           "try again later")
+    room = Room.create(request_data, server.store)
+    server.rooms[room.code] = room
+    return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
+
+
+async def room_info(request: Request) -> JSONResponse:
+    """``GET /api/rooms/CODE``: the room's public summary."""
+    room = _server(request).rooms.get(str(request.path_params["code"]).upper())
+    if room is None:
+        return _error(404, "no room with that code")
+    return JSONResponse(room.summary())
+
+
+@lru_cache(maxsize=1)
+def _presets() -> dict[str, Any]:
+    presets = []
+    for name in PRESET_NAMES:
+        rules = Ruleset.preset(name)
+        presets.append({"name": name, "summary": rules.summary, "toml": rules.to_toml(),
+                        "lines": explain(rules), "max_players": rules.max_players})
+    return {"presets": presets}
+
+
+async def presets(request: Request) -> JSONResponse:
+    """``GET /api/presets``."""
+    return JSONResponse(_presets())
+
+
+async def bots(request: Request) -> JSONResponse:
+    """``GET /api/bots``."""
+    return JSONResponse({"levels": [{"name": name, "mean_reaction_ms": round(p.mean_reaction_ms),
+                                     "memory": p.memory} for name, p in LEVELS.items()]})
+
+
+async def game_record(request: Request) -> JSONResponse:
+    """``GET /api/games/ID/record``."""
+    record = _server(request).store.game_record(int(request.path_params["game_id"]))
+    if record is None:
+        return _error(404, "no finished game with that number")
+    return JSONResponse(record, headers={
+        "content-disposition": f'inline; filename="ratscrew-game-{request.path_params["game_id"]}.json"'})
+
+
+@lru_cache(maxsize=32)
+def _replay_frames(record_text: str) -> str:
+    record = json.loads(record_text)
+    names = record.get("names") or [f"Player {i + 1}" for i in range(len(record["hands"]))]
+    frames = [{"observation": step.observation, "events": [e.to_dict() for e in step.events],
+               "lines": [describe_event(e, names) for e in step.events]}
+              for step in replay_steps(record) if step.events]
+    return json.dumps({"names": names, "frames": frames})
+
+
+async def game_replay(request: Request) -> Response:
+    """``GET /api/games/ID/replay``: the spectator's view after every step that did something."""
+    record = _server(request).store.game_record(int(request.path_params["game_id"]))
+    if record is None:
+        return _error(404, "no finished game with that number")
+    return Response(_replay_frames(json.dumps(record, sort_keys=True)), media_type="application/json")
+
+
+async def leaderboard(request: Request) -> JSONResponse:
+    """``GET /api/leaderboard?rules=NAME``."""
+    rules = request.query_params.get("rules", "classic")
+    if len(rules) > 64:
+        return _error(400, "rules: a ruleset name is at most 64 characters")
+    return JSONResponse({"rules": rules, "players": _server(request).store.leaderboard(rules)})
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Errors under ``/api`` as ``{"error": …}``; pages as a short HTML page."""
+    assert isinstance(exc, HTTPException)
+    if request.url.path.startswith("/api/"):
+        return _error(exc.status_code, str(exc.detail))
+    if exc.status_code == 404:
+        return _not_found_page("There is nothing at this address.")
+    return HTMLResponse(f"<!doctype html><title>{exc.status_code}</title><p>{exc.status_code}</p>",
+                        status_code=exc.status_code)
+
+
+# ---------------------------------------------------------------------------------- websocket
+
+
+async def websocket_endpoint(websocket: WebSocket) -> None:
+    """``/ws/CODE``: parse, check limits, forward to the room (see the module docstring)."""
+    server = _server(websocket)
+    room = server.rooms.get(str(websocket.path_params["code"]).upper())
+    if not server.origin_allowed(websocket):
+        log.info("refused a websocket from origin %s", websocket.headers.get("origin", "")[:80])
+        await websocket.close(code=1008)
+        return
+    if room is None:
+        await websocket.close(code=4404)
+        return
+    await websocket.accept()
+    address = client_address(websocket.client)
+    conn = WebSocketConnection(websocket, address, room.clock.now, server.limits)
+    server.connections.add(conn)
+    writer = asyncio.create_task(conn.write_loop())
+    pinger = asyncio.create_task(conn.ping_loop())
+    room.connect(conn)
+    try:
+        while not conn.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            now = time.monotonic()
+            if not conn.bucket.take(now):
+                if conn.dropped(now):
+                    log.info("closing a flooding connection from %s", address)
+                    conn.send({"type": "error", "code": "flood", "message": "far too many messages"})
+                    conn.close(1008, "flood")
+                else:
+                    conn.send({"type": "error", "code": "rate_limited",
+                               "message": "too many messages: this one was dropped"})
+                continue
+            frame = message.get("text")
+            try:
+                parsed = parse_client_message(frame if frame is not None else message.get("bytes") or b"")
+                if isinstance(parsed, (Join, Watch)) and not server.join_counter.allow(address, now):
+                    raise ProtocolError("rate_limited", "too many joins from your address; "
+                                        "wait a minute")
+                room.handle(conn, parsed)
+            except ProtocolError as error:
+                conn.send(error.to_message())
+    except WebSocketDisconnect:
+        pass
+    finally:
+        room.disconnect(conn)
+        conn.close()
+        server.connections.discard(conn)
+        pinger.cancel()
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
+            await asyncio.wait_for(writer, 3.0)
+
+
+# ---------------------------------------------------------------------------------- the app
+
+
+def create_app(store: Store | str | Path, *, limits: Limits | None = None,
+               allowed_origins: frozenset[str] = frozenset()) -> Starlette:
+    """The ratscrew web app over ``store`` (a `Store`, or a database path to open and own)."""
+    owned = not isinstance(store, Store)
+    server = Server(store if isinstance(store, Store) else Store(store), limits or Limits(),
+                    allowed_origins)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        server.restore_rooms()
+        yield
+        for conn in list(server.connections):
+            conn.close(1012, "the server is restarting")
+        await asyncio.gather(*(room.stop() for room in server.rooms.values()))
+        if owned:
+            server.store.close()
+
+    handler: Callable[[Request, Exception], Awaitable[Response]] = http_error
+    app = Starlette(
+        routes=[
+            Route("/healthz", healthz),
+            Route("/", home),
+            Route("/r/{code}", room_page),
+            Route("/games/{game_id:int}", replay_page),
+            Route("/leaderboard", leaderboard_page),
+            Route("/api/rooms", create_room, methods=["POST"]),
+            Route("/api/rooms/{code}", room_info),
+            Route("/api/presets", presets),
+            Route("/api/bots", bots),
+            Route("/api/games/{game_id:int}/record", game_record),
+            Route("/api/games/{game_id:int}/replay", game_replay),
+            Route("/api/leaderboard", leaderboard),
+            WebSocketRoute("/ws/{code}", websocket_endpoint),
+            Mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
+        ],
+        exception_handlers={HTTPException: handler},
+        lifespan=lifespan,
+        max_body_size=MAX_FRAME_BYTES,
+    )
+    app.state.server = server
+    app.add_middleware(SecurityHeaders)
+    return app

@@ -1,0 +1,114 @@
+"""Link measurement: each connection's round trip, from the server's own pings.
+
+The server sends ``{"type": "ping", "id": N}`` and the client answers ``pong`` with the same id
+at once; the time between is one round-trip sample. `LinkEstimate` keeps a sliding window of
+samples and estimates the link robustly:
+
+- the **round trip** is the window's *minimum* (queueing and scheduling only ever add delay, so
+  the smallest sample is the closest to the link itself and a few slow samples do not move it);
+- the **jitter** is how far the window's 90th percentile lies above that minimum: how much later
+  than the minimum an ordinary message may arrive.
+
+>>> link = LinkEstimate()
+>>> for rtt in (42.0, 40.0, 55.0, 41.0, 48.0):
+...     link.add(rtt)
+>>> link.rtt_ms, link.jitter_ms, link.median_ms
+(40.0, 15.0, 42.0)
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from statistics import median
+
+WINDOW = 30
+"""Round-trip samples kept per connection (about a minute of pings)."""
+PING_EVERY_MS = 2000
+"""How often the server pings a connection, once the first burst is done."""
+FIRST_PINGS = 5
+"""Pings sent quickly on connect, so the link is measured before the first card."""
+FIRST_PING_GAP_MS = 150
+"""The gap between those first pings."""
+MAX_OUTSTANDING = 16
+"""Unanswered pings remembered; older ones are forgotten (their pongs are ignored)."""
+
+
+class LinkEstimate:
+    """A sliding window of round-trip samples and the estimates drawn from it."""
+
+    def __init__(self, window: int = WINDOW) -> None:
+        self._samples: deque[float] = deque(maxlen=window)
+
+    def add(self, rtt_ms: float) -> None:
+        """Add one round-trip sample (ms)."""
+        self._samples.append(max(0.0, rtt_ms))
+
+    @property
+    def samples(self) -> int:
+        """How many samples the window holds."""
+        return len(self._samples)
+
+    @property
+    def rtt_ms(self) -> float | None:
+        """The minimum-filtered round trip, or ``None`` before the first sample."""
+        return min(self._samples) if self._samples else None
+
+    @property
+    def jitter_ms(self) -> float:
+        """The 90th percentile minus the minimum (0 with fewer than two samples)."""
+        if len(self._samples) < 2:
+            return 0.0
+        ordered = sorted(self._samples)
+        p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+        return p90 - ordered[0]
+
+    @property
+    def median_ms(self) -> float | None:
+        """The median round trip: the "ping" shown to players."""
+        return median(self._samples) if self._samples else None
+
+
+class Pinger:
+    """Issues ping ids, remembers when each was sent, and turns pongs into samples.
+
+    >>> pinger = Pinger()
+    >>> pinger.ping(now=1000.0)
+    1
+    >>> pinger.pong(1, now=1035.0), pinger.pong(1, now=1040.0), pinger.link.rtt_ms
+    (35.0, None, 35.0)
+    """
+
+    def __init__(self) -> None:
+        self.link = LinkEstimate()
+        self._next_id = 1
+        self._sent: dict[int, float] = {}
+        self.pings_sent = 0
+
+    def ping(self, now: float) -> int:
+        """A new ping id, sent at ``now``."""
+        ping_id = self._next_id
+        self._next_id += 1
+        self._sent[ping_id] = now
+        self.pings_sent += 1
+        if len(self._sent) > MAX_OUTSTANDING:
+            del self._sent[min(self._sent)]
+        return ping_id
+
+    def sent(self, ping_id: int, now: float) -> None:
+        """The ping actually left at ``now`` (it may wait in a send queue after :meth:`ping`)."""
+        if ping_id in self._sent:
+            self._sent[ping_id] = now
+
+    def pong(self, ping_id: int, now: float) -> float | None:
+        """Record the answer to ``ping_id``; returns the sample, or ``None`` for an id that was
+        never sent, already answered or forgotten."""
+        sent = self._sent.pop(ping_id, None)
+        if sent is None:
+            return None
+        rtt = now - sent
+        self.link.add(rtt)
+        return rtt
+
+    def next_ping_in_ms(self) -> float:
+        """How long to wait before the next ping: a quick burst first, then every 2 s."""
+        return FIRST_PING_GAP_MS if self.pings_sent < FIRST_PINGS else PING_EVERY_MS

@@ -1,0 +1,965 @@
+"""A room: one invite code, its seats and settings, the people connected to it, and the game
+played in it. The room is the only writer of its game.
+
+How a game runs. The room seats a `ratscrew.runtime.Table` on a virtual clock that the room
+moves itself: bots (`ratscrew.bots.BotAgent`) and the stand-ins of people
+(`ratscrew.server.agents.RemoteSeat`) sit at it, each wrapped in
+`ratscrew.server.agents.Shown` so it sees every state when the room shows it. A person's
+action comes in as a message; :meth:`Room.handle` judges at what table time it happened
+(:func:`ratscrew.server.judging.judge_action`) and queues it. :meth:`Room.tick` is the one place
+that feeds the engine: it hands queued actions to the table in table-time order, together with
+the bots' intents and the engine's timers, up to the *horizon*, the wall clock minus the settling
+window (:func:`ratscrew.server.judging.settle_window_ms`). Under ``first-packet`` judging the
+window is 0 and every action is judged at its arrival.
+
+After each step the engine accepted, the room first appends the new actions to the store, then
+sends every connection its own view: ``game.observe(seat)`` for a seat, ``observe(None)`` for a
+spectator, the step's events and the words for them. Nothing else about the game leaves the room.
+
+Times. *Room time* is milliseconds on the room's clock (:class:`RoomClock`), which restarts at 0
+when a game starts, so the engine's times in a record count from the start of the game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import heapq
+import hmac
+import logging
+import secrets
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Any, Protocol
+
+from ratscrew.bots.agent import BotAgent
+from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, LEVELS, paced
+from ratscrew.cards import format_cards
+from ratscrew.engine import Game
+from ratscrew.events import (
+    CardPlayed,
+    Event,
+    Misslap,
+    SlapIgnored,
+    SlapTie,
+    SlapWon,
+)
+from ratscrew.narrate import describe_event
+from ratscrew.rulebook import explain
+from ratscrew.ruleset import PRESET_NAMES, Ruleset
+from ratscrew.runtime import SUBMITTED, Rejection, Table
+from ratscrew.server.agents import RemoteSeat, Shown
+from ratscrew.server.judging import Verdict, allowance_ms, judge_action, settle_window_ms
+from ratscrew.server.link import Pinger
+from ratscrew.server.protocol import (
+    PACE_FACTORS,
+    PROTOCOL_VERSION,
+    Act,
+    ClientMessage,
+    Configure,
+    Join,
+    Judging,
+    Kick,
+    Pace,
+    Pong,
+    ProtocolError,
+    Ready,
+    Rematch,
+    RoomRequest,
+    SetSeat,
+    Start,
+    Watch,
+    load_rules,
+)
+from ratscrew.server.store import RoomRow, SeatResult, SeatRow, Store
+from ratscrew.sim.summary import game_seed
+
+log = logging.getLogger("ratscrew.server")
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+"""Room codes use letters and digits that cannot be mistaken for one another (no I, O, 0, 1)."""
+CODE_LENGTH = 6
+"""32**6, about a billion codes: with join limits per address, too many to guess."""
+CONTEST_WINDOW_MS = 1000
+"""Slaps on the same pile state this close together make a contested slap worth explaining."""
+DEFAULT_BOT = "casual"
+"""The level of the bots that fill open seats at the start, or take over a kicked player."""
+SHOWN_VERSIONS = 64
+"""How many recent states a connection remembers the send time of (for judging reactions)."""
+ROOM_UPDATE_GAP_MS = 1000
+"""The least time between two ``room`` messages sent only because a ping changed."""
+
+
+def new_code() -> str:
+    """A fresh random room code.
+
+    >>> len(new_code()) == CODE_LENGTH and set(new_code()) <= set(CODE_ALPHABET)
+    True
+    """
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def hash_token(token: str) -> str:
+    """What the server keeps of a token: its SHA-256, so a stolen database holds no tokens."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Connection(Protocol):
+    """One client connection, as the room sees it (the websocket side lives in the app)."""
+
+    address: str
+    pinger: Pinger
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message; never blocks (a connection that cannot keep up is closed)."""
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Close the connection."""
+
+    def shown_at(self, version: int) -> float | None:
+        """The room time at which state ``version`` was sent on this connection, if recent."""
+
+
+class RoomClock:
+    """Room time in ms from the wall clock; :meth:`restart` puts it back to a given time.
+
+    >>> clock = RoomClock(wall=lambda: 10.0)
+    >>> clock.now()
+    0.0
+    """
+
+    def __init__(self, wall: Callable[[], float] = time.monotonic) -> None:
+        self._wall = wall
+        self._base_wall = wall()
+        self._base_ms = 0.0
+
+    def now(self) -> float:
+        """The current room time in ms."""
+        return self._base_ms + (self._wall() - self._base_wall) * 1000.0
+
+    def restart(self, at_ms: float = 0.0) -> None:
+        """From now on, room time counts from ``at_ms``."""
+        self._base_wall = self._wall()
+        self._base_ms = at_ms
+
+
+@dataclass
+class Seat:
+    """One seat: ``open`` (waiting for a person), ``human`` or ``bot``."""
+
+    index: int
+    kind: str = "open"
+    name: str | None = None
+    bot: str | None = None
+    token_hash: str | None = None
+    ready: bool = False
+    conn: Connection | None = None
+
+    def row(self) -> SeatRow:
+        """What the store keeps of the seat."""
+        return SeatRow(self.index, self.kind, self.name, self.bot, self.token_hash)
+
+
+@dataclass
+class Member:
+    """Who a connection is: a seat (or ``None`` to watch), and the token hash it holds."""
+
+    seat: int | None
+    token_hash: str | None
+    name: str | None
+
+
+@dataclass
+class RoomSettings:
+    """What the host can change."""
+
+    rules: Ruleset
+    seed: int | None = None
+    pace: Pace = "normal"
+    turn_timeout_ms: int = 5000
+    judging: Judging = "fair"
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-able, for the store."""
+        return {"rules": self.rules.to_toml(), "seed": self.seed, "pace": self.pace,
+                "turn_timeout_ms": self.turn_timeout_ms, "judging": self.judging}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoomSettings:
+        """Back from :meth:`to_json`."""
+        return cls(rules=Ruleset.from_toml(data["rules"]), seed=data.get("seed"),
+                   pace=data.get("pace", "normal"),
+                   turn_timeout_ms=int(data.get("turn_timeout_ms", 5000)),
+                   judging=data.get("judging", "fair"))
+
+
+@dataclass(order=True)
+class PendingAction:
+    """A person's action waiting in the settling window, ordered by its table time."""
+
+    judged_at: float
+    seq: int
+    seat: int = field(compare=False)
+    kind: str = field(compare=False)
+    arrived_at: float = field(compare=False)
+    version: int | None = field(compare=False)
+    verdict: Verdict = field(compare=False)
+
+
+@dataclass
+class SlapRecord:
+    """One slap on the current pile state: who, when, how quickly, what came of it."""
+
+    seat: int
+    at: int
+    reaction_ms: int | None
+    link_ms: int
+    result: str | None = None
+    pattern: str | None = None
+
+
+@dataclass
+class Contest:
+    """The slaps made on one pile state (``cards_played`` says which)."""
+
+    cards_played: int
+    first_at: int
+    pile: list[str]
+    slaps: list[SlapRecord] = field(default_factory=list)
+
+
+@dataclass
+class Tally:
+    """One seat's figures in the current game."""
+
+    slaps: int = 0
+    misslaps: int = 0
+    reactions: list[int] = field(default_factory=list)
+
+    def public(self) -> dict[str, Any]:
+        """Slaps, misslaps, median and best reaction (anticipations are not reactions)."""
+        times = [r for r in self.reactions if r >= ANTICIPATION_FLOOR_MS]
+        return {"slaps": self.slaps, "misslaps": self.misslaps,
+                "median_reaction_ms": round(median(times)) if times else None,
+                "best_reaction_ms": min(times) if times else None}
+
+
+_SLAP_RESULTS = {"late": "late", "void": "void", "repeat": "ignored"}
+
+
+class Room:
+    """One room (see the module docstring). ``drive=False`` leaves moving the game to whoever
+    calls :meth:`tick` (tests with a fake clock); otherwise a task does it while a game runs."""
+
+    def __init__(self, code: str, settings: RoomSettings, seats: list[Seat], store: Store, *,
+                 wall: Callable[[], float] = time.monotonic, drive: bool = True,
+                 host_hash: str | None = None, phase: str = "lobby", games_played: int = 0,
+                 members: dict[str, str] | None = None, kicked: Iterable[str] = ()) -> None:
+        self.code = code
+        self.settings = settings
+        self.seats = seats
+        self.store = store
+        self.clock = RoomClock(wall)
+        self.drive = drive
+        self.host_hash = host_hash
+        self.phase = phase
+        self.games_played = games_played
+        self.known_members: dict[str, str] = dict(members or {})  # token hash -> name
+        self.kicked: set[str] = set(kicked)
+        self.connections: dict[Connection, Member] = {}
+        self.game: Game | None = None
+        self.table: Table | None = None
+        self.game_id: int | None = None
+        self.version = 0
+        self._shown: dict[int, float] = {}  # version -> room time the room sent it
+        self._pending: list[PendingAction] = []
+        self._seq = 0
+        self._horizon = 0.0
+        self._saved_actions = 0
+        self._tracked_actions = 0
+        self._judged: list[dict[str, Any]] = []
+        self._saved_judged = 0
+        self._verdicts: dict[tuple[int, int], PendingAction] = {}
+        self._card_version = 0
+        self._contest: Contest | None = None
+        self._tallies: list[Tally] = []
+        self._names: list[str] = []
+        self._last_room_update = -1e18
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._finished = False
+
+    # ------------------------------------------------------------------ creation
+
+    @classmethod
+    def create(cls, request: RoomRequest, store: Store, code: str | None = None,
+               **options: Any) -> Room:
+        """A new room from a validated ``POST /api/rooms`` body, saved to the store."""
+        while code is None or store.room_exists(code):
+            code = new_code()
+        seats = [Seat(index) for index in range(request.seats)]
+        first_bot = request.seats - len(request.bots)
+        for offset, level in enumerate(request.bots):
+            seats[first_bot + offset].kind = "bot"
+            seats[first_bot + offset].bot = level
+        settings = RoomSettings(request.rules, request.seed, request.pace, request.turn_timeout_ms,
+                                request.judging)
+        room = cls(code, settings, seats, store, **options)
+        room._name_bots()
+        room.save()
+        log.info("room %s created: %s, %d seats, bots %s, judging %s", code, request.rules.name,
+                 request.seats, ",".join(request.bots) or "none", request.judging)
+        return room
+
+    @classmethod
+    def restore(cls, row: RoomRow, store: Store, **options: Any) -> Room:
+        """A room from the store after a restart; a game that was in progress is rebuilt by
+        replaying its stored actions, and goes on from the time of its last action."""
+        seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash) for s in row.seats]
+        room = cls(row.code, RoomSettings.from_json(row.settings), seats, store,
+                   host_hash=row.host_hash, phase=row.phase, games_played=row.games_played,
+                   members=row.members, kicked=row.kicked, **options)
+        room.game_id = row.game_id
+        if row.phase == "playing" and row.game_id is not None:
+            room._resume_game(row.game_id)
+        return room
+
+    def save(self) -> None:
+        """Write the room's settings and seats to the store."""
+        self.store.save_room(self.code, self.settings.to_json(), self.host_hash, self.phase,
+                             self.games_played, self.game_id, [seat.row() for seat in self.seats])
+
+    # ------------------------------------------------------------------ connections
+
+    def connect(self, conn: Connection) -> None:
+        """A new connection: it is nobody until it sends ``join`` or ``watch``."""
+
+    def disconnect(self, conn: Connection) -> None:
+        """A connection went away; its seat stays its player's."""
+        member = self.connections.pop(conn, None)
+        if member is None:
+            return
+        if member.seat is not None and self.seats[member.seat].conn is conn:
+            self.seats[member.seat].conn = None
+            self.seats[member.seat].ready = False
+            self._broadcast_room()
+
+    def handle(self, conn: Connection, message: ClientMessage) -> None:
+        """Take one validated message; a refusal is a `ProtocolError` (nothing changed)."""
+        if isinstance(message, Pong):
+            if conn.pinger.pong(message.id, time.monotonic() * 1000.0) is not None:
+                self._maybe_update_room()
+            return
+        if isinstance(message, Join):
+            self._join(conn, message)
+        elif isinstance(message, Watch):
+            self._watch(conn)
+        else:
+            member = self.connections.get(conn)
+            if member is None:
+                raise ProtocolError("not_seated", "send join or watch first")
+            if isinstance(message, Act):
+                self._act(conn, member, message)
+            elif isinstance(message, Ready):
+                seat = self._own_seat(member, "ready")
+                seat.ready = message.ready
+                self._broadcast_room()
+            else:
+                self._host_command(member, message)
+
+    def _join(self, conn: Connection, message: Join) -> None:
+        if conn in self.connections:
+            raise ProtocolError("wrong_phase", "this connection has already joined")
+        if message.token is not None:
+            token_hash = hash_token(message.token)
+            if token_hash in self.kicked:
+                raise ProtocolError("bad_token", "the host removed this player from the room")
+            seat = self._seat_of(token_hash)
+            if seat is None and not any(hmac.compare_digest(token_hash, known)
+                                        for known in self.known_members):
+                raise ProtocolError("bad_token", "that token is not from this room; join without it")
+            token = message.token
+            if seat is not None:
+                if seat.conn is not None and seat.conn is not conn:
+                    old = seat.conn
+                    self.connections.pop(old, None)
+                    old.send({"type": "replaced", "message": "this seat was taken over by a "
+                              "newer connection with the same token"})
+                    old.close(4001, "replaced")
+                seat.conn = conn
+                seat.name = message.name
+                self.save()
+        else:
+            token = secrets.token_urlsafe(24)
+            token_hash = hash_token(token)
+            seat = next((s for s in self.seats if s.kind == "open"), None) \
+                if self.phase != "playing" else None
+            if seat is not None:
+                seat.kind, seat.name, seat.token_hash, seat.conn = "human", message.name, token_hash, conn
+            if self.host_hash is None:
+                self.host_hash = token_hash
+            if seat is None:
+                self.known_members[token_hash] = message.name
+                self.store.add_member(self.code, token_hash, message.name)
+            self.save()
+            log.info("room %s: %s joined %s", self.code, message.name,
+                     f"seat {seat.index}" if seat is not None else "as a spectator")
+        self.connections[conn] = Member(None if seat is None else seat.index, token_hash, message.name)
+        conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
+                   "seat": None if seat is None else seat.index, "token": token,
+                   "host": self._is_host(token_hash), "name": message.name})
+        self._broadcast_room()
+        self._send_current_state(conn)
+
+    def _watch(self, conn: Connection) -> None:
+        if conn in self.connections:
+            raise ProtocolError("wrong_phase", "this connection has already joined")
+        self.connections[conn] = Member(None, None, None)
+        conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
+                   "seat": None, "token": None, "host": False, "name": None})
+        self._broadcast_room()
+        self._send_current_state(conn)
+
+    def _seat_of(self, token_hash: str) -> Seat | None:
+        found = None
+        for seat in self.seats:  # compare every seat, in constant time each
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, token_hash):
+                found = seat
+        return found
+
+    def _is_host(self, token_hash: str | None) -> bool:
+        return (token_hash is not None and self.host_hash is not None
+                and hmac.compare_digest(token_hash, self.host_hash))
+
+    def _own_seat(self, member: Member, what: str) -> Seat:
+        if member.seat is None:
+            raise ProtocolError("not_seated", f"{what}: only a seated player can do that")
+        return self.seats[member.seat]
+
+    # ------------------------------------------------------------------ the host
+
+    def _host_command(self, member: Member, message: ClientMessage) -> None:
+        if not self._is_host(member.token_hash):
+            raise ProtocolError("not_host", "only the host can do that")
+        if isinstance(message, Kick):
+            self._kick(member, message.seat)
+        elif isinstance(message, Start):
+            if self.phase != "lobby":
+                raise ProtocolError("wrong_phase", "the game has already started; use rematch after it ends")
+            self._start_game()
+        elif isinstance(message, Rematch):
+            if self.phase != "over":
+                raise ProtocolError("wrong_phase", "a rematch comes after a game has ended")
+            self._start_game()
+        elif self.phase == "playing":
+            raise ProtocolError("wrong_phase", "settings cannot change during a game")
+        elif isinstance(message, Configure):
+            self._configure(message)
+        elif isinstance(message, SetSeat):
+            self._set_seat(message)
+        self.save()
+        self._broadcast_room()
+
+    def _configure(self, message: Configure) -> None:
+        rules = self.settings.rules if message.rules is None else load_rules(message.rules)
+        seats = len(self.seats) if message.seats is None else message.seats
+        if seats > rules.max_players:
+            raise ProtocolError("bad_message",
+                                f"configure: these rules allow at most {rules.max_players} players")
+        dropped = self.seats[seats:]
+        if any(seat.kind == "human" for seat in dropped):
+            raise ProtocolError("bad_message", "configure: a seat with a person in it cannot be "
+                                "removed; kick them first")
+        self.settings.rules = rules
+        self.seats = self.seats[:seats] + [Seat(i) for i in range(len(self.seats), seats)]
+        if message.pace is not None:
+            self.settings.pace = message.pace
+        if message.turn_timeout_ms is not None:
+            self.settings.turn_timeout_ms = message.turn_timeout_ms
+        if message.judging is not None:
+            self.settings.judging = message.judging
+
+    def _set_seat(self, message: SetSeat) -> None:
+        if message.seat >= len(self.seats):
+            raise ProtocolError("bad_message", f"set_seat: there is no seat {message.seat}")
+        seat = self.seats[message.seat]
+        if seat.kind == "human":
+            raise ProtocolError("bad_message", "set_seat: a person sits there; kick them first")
+        seat.kind = "open" if message.bot is None else "bot"
+        seat.bot = message.bot
+        seat.name = None
+        self._name_bots()
+
+    def _kick(self, member: Member, index: int) -> None:
+        if index >= len(self.seats) or self.seats[index].kind != "human":
+            raise ProtocolError("bad_message", f"kick: no person sits in seat {index}")
+        seat = self.seats[index]
+        if member.seat == index:
+            raise ProtocolError("bad_message", "kick: the host cannot kick themselves")
+        assert seat.token_hash is not None
+        self.kicked.add(seat.token_hash)
+        self.store.add_kicked(self.code, seat.token_hash)
+        if seat.conn is not None:
+            self.connections[seat.conn] = Member(None, None, None)
+            seat.conn.send({"type": "kicked", "message": "the host removed you from the table; "
+                            "you are watching now"})
+        log.info("room %s: the host removed %s from seat %d", self.code, seat.name, index)
+        seat.conn, seat.token_hash, seat.ready = None, None, False
+        if self.phase == "playing" and self.table is not None:
+            seat.kind, seat.bot, seat.name = "bot", DEFAULT_BOT, None
+            self._name_bots()
+            self.table.replace_agent(index, self._bot_agent(index, DEFAULT_BOT))
+            self.tick()
+        else:
+            seat.kind, seat.name = "open", None
+
+    def _name_bots(self) -> None:
+        counts: dict[str, int] = {}
+        for seat in self.seats:
+            if seat.kind == "bot" and seat.bot is not None:
+                counts[seat.bot] = counts.get(seat.bot, 0) + 1
+                number = counts[seat.bot]
+                seat.name = f"{seat.bot.capitalize()} bot" + (f" {number}" if number > 1 else "")
+
+    # ------------------------------------------------------------------ games
+
+    def _start_game(self) -> None:
+        for seat in self.seats:
+            if seat.kind == "open":
+                seat.kind, seat.bot = "bot", DEFAULT_BOT
+        self._name_bots()
+        rules = self.settings.rules
+        if self.settings.seed is not None:
+            seed = self.settings.seed + self.games_played
+        else:
+            seed = secrets.randbits(62)
+        game = Game.deal(rules, players=len(self.seats), seed=seed)
+        self.games_played += 1
+        self.clock.restart(0.0)
+        self.game_id = self.store.start_game(self.code, self.games_played, rules.name,
+                                             self._start_info(game), 0.0)
+        self._begin(game)
+        log.info("room %s: game %d started (%s, seed %d, game id %d)", self.code,
+                 self.games_played, rules.name, seed, self.game_id)
+
+    def _start_info(self, game: Game) -> dict[str, Any]:
+        return {"rules": game.rules.to_dict(), "hands": [format_cards(h) for h in game.initial_hands],
+                "leader": game.leader, "seed": game.seed, "names": [s.name for s in self.seats],
+                "room": self._room_info()}
+
+    def _room_info(self) -> dict[str, Any]:
+        return {"code": self.code, "judging": self.settings.judging,
+                "seats": [{"kind": s.kind, "bot": s.bot} for s in self.seats]}
+
+    def _begin(self, game: Game, judged: Sequence[dict[str, Any]] = ()) -> None:
+        """Seat everyone at a table for ``game`` and start showing it."""
+        self.game = game
+        self._names = [seat.name or f"Seat {seat.index + 1}" for seat in self.seats]
+        agents = [self._bot_agent(seat.index, seat.bot or DEFAULT_BOT) if seat.kind == "bot"
+                  else Shown(RemoteSeat(self.settings.turn_timeout_ms), self.clock.now)
+                  for seat in self.seats]
+        self.table = Table(game, agents, keep_events=False)
+        self.table.add_listener(self._on_events)
+        self.table.add_rejection_listener(self._on_rejected)
+        self._pending = []
+        self._horizon = float(game.now)
+        self._saved_actions = self._tracked_actions = game.action_count
+        self._judged = list(judged)
+        self._saved_judged = len(self._judged)
+        self._verdicts = {}
+        self._contest = None
+        self._tallies = [Tally() for _ in self.seats]
+        self._finished = False
+        self.phase = "playing"
+        self.save()
+        self.table.start()
+        self._publish([])
+        self._card_version = self.version
+        self._broadcast_room()
+        self._start_driving()
+
+    def _bot_agent(self, seat: int, level: str) -> Shown:
+        profile = paced(LEVELS[level], PACE_FACTORS[self.settings.pace])
+        assert self.game is not None
+        return Shown(BotAgent(profile, seed=game_seed(self.game.seed, seat)), self.clock.now)
+
+    def _resume_game(self, game_id: int) -> None:
+        stored = self.store.game_in_progress(game_id)
+        if stored is None:
+            self.phase = "over" if self.games_played else "lobby"
+            return
+        start = stored.start
+        record = {"format": "ratscrew-record", "rules": start["rules"], "hands": start["hands"],
+                  "leader": start["leader"], "seed": start["seed"],
+                  "actions": [list(a) for a in stored.actions]}
+        game = Game.from_record(record)
+        self.clock.restart(float(game.now))
+        log.info("room %s: game id %d resumed after %d actions at %d ms", self.code, game_id,
+                 len(stored.actions), game.now)
+        self._begin(game, stored.judged)
+
+    def _start_driving(self) -> None:
+        if not self.drive:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not in a loop yet: the app starts the drivers of restored rooms
+        if self._task is None or self._task.done():
+            self._wake = asyncio.Event()
+            self._task = loop.create_task(self._run(), name=f"room {self.code}")
+
+    def start_driving(self) -> None:
+        """Start the task that moves a restored game on (called once the loop runs)."""
+        if self.phase == "playing":
+            self._start_driving()
+
+    async def stop(self) -> None:
+        """Stop moving the game (server shutdown); everything accepted is already stored."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        wake = self._wake
+        assert wake is not None
+        while self.phase == "playing":
+            try:
+                self.tick()
+            except Exception:
+                log.exception("room %s: the game loop failed; the game is stopped", self.code)
+                self.phase = "over"
+                self._broadcast_error("the server hit an error and stopped this game")
+                return
+            due = self.next_wake()
+            timeout = None if due is None else max(0.0, (due - self.clock.now()) / 1000.0)
+            wake.clear()
+            if timeout == 0.0:
+                await asyncio.sleep(0)
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout)
+
+    def _poke(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    # ------------------------------------------------------------------ judging and the engine
+
+    @property
+    def settle_ms(self) -> float:
+        """How long actions are held before they are handed to the engine, now."""
+        links = [seat.conn.pinger.link for seat in self.seats
+                 if seat.kind == "human" and seat.conn is not None]
+        return settle_window_ms(self.settings.judging, links)
+
+    @property
+    def horizon(self) -> float:
+        """The latest table time handed to the engine."""
+        return self._horizon
+
+    def _advance_horizon(self) -> float:
+        self._horizon = max(self._horizon, self.clock.now() - self.settle_ms)
+        return self._horizon
+
+    def _act(self, conn: Connection, member: Member, message: Act) -> None:
+        seat = self._own_seat(member, message.kind)
+        if self.phase != "playing" or self.game is None:
+            raise ProtocolError("wrong_phase", f"{message.kind}: no game is being played")
+        if seat.conn is not conn:
+            raise ProtocolError("not_seated", "this connection no longer holds the seat")
+        arrived = self.clock.now()
+        shown = None if message.version is None else conn.shown_at(message.version)
+        link = conn.pinger.link
+        verdict = judge_action(self.settings.judging, arrived_at=arrived, shown_at=shown,
+                               reaction_ms=message.reaction_ms, rtt_ms=link.rtt_ms,
+                               allowance_ms=allowance_ms(link), horizon=self._advance_horizon())
+        self._seq += 1
+        heapq.heappush(self._pending, PendingAction(verdict.judged_at, self._seq, seat.index,
+                                                    message.kind, arrived, message.version, verdict))
+        self.tick()
+        self._poke()
+
+    def tick(self) -> None:
+        """Hand the engine everything due up to the horizon, in table-time order: queued
+        actions of people, bots' intents and the engine's timers. The one place that feeds the
+        engine."""
+        table, game = self.table, self.game
+        if table is None or game is None or self.phase != "playing":
+            return
+        horizon = self._advance_horizon()
+        while self._pending and self._pending[0].judged_at <= horizon and not game.over:
+            self._commit(heapq.heappop(self._pending))
+        if not game.over:
+            table.fire_due(horizon)
+        self._track_slaps([])  # slaps the engine took silently (held in a tie window)
+        self._save_new_actions()
+        contest = self._contest
+        if contest is not None and (game.over or horizon >= contest.first_at + CONTEST_WINDOW_MS):
+            self._close_contest()
+        if game.over and not self._finished:
+            self._finish()
+
+    def _commit(self, action: PendingAction) -> None:
+        assert self.table is not None and self.game is not None
+        if action.kind == "slap":
+            self._verdicts[(action.seat, int(action.judged_at))] = action
+        before = self.game.action_count
+        self.table.submit(action.seat, action.kind, at=action.judged_at)  # type: ignore[arg-type]
+        accepted = self.game.action_count > before and self.game.actions_since(before)[-1][0] == action.kind
+        verdict = action.verdict
+        self._judged.append({
+            "seat": action.seat, "kind": action.kind, "arrived_at": round(action.arrived_at),
+            "judged_at": int(action.judged_at), "reaction_ms": None if verdict.reaction_ms is None
+            else round(verdict.reaction_ms), "version": action.version,
+            "link_ms": round(verdict.link_ms), "clamped": verdict.clamped, "accepted": accepted})
+
+    def next_wake(self) -> float | None:
+        """The room time at which :meth:`tick` next has something to do, if anything."""
+        if self.table is None or self.phase != "playing":
+            return None
+        due: list[float] = []
+        if self._pending:
+            due.append(self._pending[0].judged_at)
+        upcoming = self.table.next_due()
+        if upcoming is not None:
+            due.append(upcoming[0])
+        if self._contest is not None:
+            due.append(self._contest.first_at + CONTEST_WINDOW_MS)
+        return min(due) + self.settle_ms if due else None
+
+    def _save_new_actions(self) -> None:
+        game, game_id = self.game, self.game_id
+        if game is None or game_id is None:
+            return
+        if game.action_count > self._saved_actions:
+            actions = game.actions_since(self._saved_actions)
+            self.store.append_actions(game_id, self._saved_actions, actions)
+            self._saved_actions += len(actions)
+        if len(self._judged) > self._saved_judged:
+            self.store.append_judged(game_id, self._saved_judged, self._judged[self._saved_judged:])
+            self._saved_judged = len(self._judged)
+
+    def _on_rejected(self, rejection: Rejection) -> None:
+        if rejection.intent.note != SUBMITTED:
+            return  # a stand-in's planned action: nobody to tell
+        conn = self.seats[rejection.seat].conn
+        if conn is not None:
+            conn.send({"type": "error", "code": "illegal", "message": rejection.reason})
+
+    def _on_events(self, events: Sequence[Event]) -> None:
+        """After every step the engine accepted: store it, then show it."""
+        self._save_new_actions()
+        self._track_slaps(events)
+        self._publish(events)
+
+    def _publish(self, events: Sequence[Event]) -> None:
+        game = self.game
+        assert game is not None
+        self.version += 1
+        now = self.clock.now()
+        self._shown[self.version] = now
+        self._shown.pop(self.version - SHOWN_VERSIONS, None)
+        if any(isinstance(event, CardPlayed) for event in events):
+            self._card_version = self.version
+        event_dicts = [event.to_dict() for event in events]
+        lines = [self._line(event) for event in events]
+        settle = round(self.settle_ms)
+        views: dict[int | None, dict[str, Any]] = {}
+        for conn, member in list(self.connections.items()):
+            view = views.get(member.seat)
+            if view is None:
+                view = views[member.seat] = game.observe(member.seat)
+            conn.send({"type": "state", "version": self.version, "settle_ms": settle,
+                       "observation": view, "events": event_dicts, "lines": lines})
+
+    def _send_current_state(self, conn: Connection) -> None:
+        if self.game is None or self.phase == "lobby":
+            return
+        member = self.connections[conn]
+        conn.send({"type": "state", "version": self.version, "settle_ms": round(self.settle_ms),
+                   "observation": self.game.observe(member.seat), "events": [], "lines": []})
+
+    def _line(self, event: Event) -> str:
+        line = describe_event(event, self._names)
+        if isinstance(event, SlapWon) and event.pattern != "claim" and event.seat is not None:
+            reaction = self._reaction_ms(event.seat, event.at)
+            if reaction is not None and reaction >= 0:
+                line += f" in {reaction} ms"
+        return line
+
+    def _reaction_ms(self, seat: int, at: int) -> int | None:
+        """``at`` minus when the pile's top card was shown to ``seat``."""
+        shown = None
+        conn = self.seats[seat].conn if seat < len(self.seats) else None
+        if conn is not None:
+            shown = conn.shown_at(self._card_version)
+        if shown is None:
+            shown = self._shown.get(self._card_version)
+        return None if shown is None else round(at - shown)
+
+    # ------------------------------------------------------------------ contested slaps
+
+    def _track_slaps(self, events: Sequence[Event]) -> None:
+        """Follow the slaps on each pile state: every slap action the engine accepted since
+        the last call (``events`` are the step's), and what came of each."""
+        game = self.game
+        assert game is not None
+        actions = game.actions_since(self._tracked_actions)
+        self._tracked_actions += len(actions)
+        # Slaps never play a card, so every slap here came before any card this step played.
+        cards_before = game.cards_played - sum(isinstance(e, CardPlayed) for e in events)
+        for kind, seat, at in actions:
+            if kind != "slap" or seat is None:
+                continue
+            contest = self._contest
+            if contest is None or contest.cards_played != cards_before:
+                self._close_contest()
+                contest = self._contest = Contest(cards_before, at, list(game.observe(None)["pile"]))
+            pending = self._verdicts.pop((seat, at), None)
+            link = 0 if pending is None else round(pending.verdict.link_ms)
+            contest.slaps.append(SlapRecord(seat, at, self._reaction_ms(seat, at), link))
+        for event in events:
+            if isinstance(event, SlapWon) and event.seat is not None:
+                self._settle_slap(event.seat, "won", event.pattern)
+                if event.pattern != "claim":
+                    tally = self._tallies[event.seat]
+                    tally.slaps += 1
+                    reaction = self._reaction_ms(event.seat, event.at)
+                    if reaction is not None:
+                        tally.reactions.append(reaction)
+            elif isinstance(event, Misslap) and event.seat is not None:
+                self._settle_slap(event.seat, "misslap")
+                self._tallies[event.seat].misslaps += 1
+            elif isinstance(event, SlapIgnored) and event.seat is not None:
+                self._settle_slap(event.seat, _SLAP_RESULTS.get(event.reason, "ignored"))
+            elif isinstance(event, SlapTie):
+                for seat in event.seats:
+                    if seat != event.winner:
+                        self._settle_slap(seat, "void" if event.outcome == "void" else "tie")
+            elif isinstance(event, CardPlayed) and self._contest is not None:
+                self._close_contest()
+
+    def _settle_slap(self, seat: int, result: str, pattern: str | None = None) -> None:
+        contest = self._contest
+        if contest is None:
+            return
+        for record in contest.slaps:
+            if record.seat == seat and record.result is None:
+                record.result, record.pattern = result, pattern
+                return
+
+    def _close_contest(self) -> None:
+        contest, self._contest = self._contest, None
+        if contest is None or len({s.seat for s in contest.slaps}) < 2:
+            return
+        names = self._names
+        parts = []
+        for slap in sorted(contest.slaps, key=lambda s: s.at):
+            timing = f"{slap.reaction_ms} ms" if slap.reaction_ms is not None else "no stamp"
+            if slap.link_ms >= 1:
+                timing += f" (+{slap.link_ms} ms link, compensated)"
+            parts.append(f"{names[slap.seat]} {timing}")
+        winner = next((s for s in contest.slaps if s.result == "won"), None)
+        if winner is not None:
+            what = "the pile" if winner.pattern in (None, "claim") else \
+                f"the {(winner.pattern or '').replace('_', ' ')}"
+            outcome = f"{names[winner.seat]} takes {what}"
+        elif any(s.result == "void" for s in contest.slaps):
+            outcome = "a tie: play on"
+        else:
+            outcome = "nobody wins the pile"
+        self._broadcast({
+            "type": "judgement", "pile": contest.pile,
+            "slaps": [{"seat": s.seat, "name": names[s.seat], "reaction_ms": s.reaction_ms,
+                       "link_ms": s.link_ms, "compensated": s.link_ms >= 1,
+                       "result": s.result or "ignored"} for s in contest.slaps],
+            "text": f"{', '.join(parts)}: {outcome}"})
+
+    # ------------------------------------------------------------------ the end
+
+    def _finish(self) -> None:
+        game, game_id = self.game, self.game_id
+        assert game is not None and game_id is not None
+        self._finished = True
+        self._close_contest()
+        self._save_new_actions()
+        record = game.to_record()
+        record["names"] = list(self._names)
+        record["room"] = self._room_info()
+        record["judging"] = list(self._judged)
+        tallies = [t.public() for t in self._tallies]
+        results = [SeatResult(seat.index, seat.kind if seat.kind != "open" else "bot",
+                              self._names[seat.index],
+                              seat.token_hash if seat.kind == "human" else None,
+                              game.winner == seat.index, self._tallies[seat.index].slaps,
+                              self._tallies[seat.index].misslaps,
+                              tuple(self._tallies[seat.index].reactions)) for seat in self.seats]
+        self.store.finish_game(game_id, record, game.winner, game.end_reason, results)
+        self.phase = "over"
+        self.save()
+        log.info("room %s: game id %d over (%s, winner %s) after %d cards", self.code, game_id,
+                 game.end_reason, "nobody" if game.winner is None else self._names[game.winner],
+                 game.cards_played)
+        self._broadcast({
+            "type": "game_over", "winner": game.winner, "reason": game.end_reason,
+            "game_id": game_id, "record_url": f"/api/games/{game_id}/record",
+            "replay_url": f"/games/{game_id}",
+            "results": [{"seat": seat.index, "name": self._names[seat.index], "kind": seat.kind,
+                         **tallies[seat.index]} for seat in self.seats]})
+        self._broadcast_room()
+
+    # ------------------------------------------------------------------ room messages
+
+    def summary(self, member: Member | None = None) -> dict[str, Any]:
+        """The ``room`` message (see docs/protocol.md); ``you`` only with a member."""
+        rules = self.settings.rules
+        seats = []
+        for seat in self.seats:
+            entry: dict[str, Any] = {"seat": seat.index, "kind": seat.kind, "name": seat.name}
+            if seat.kind == "bot":
+                entry["bot"] = seat.bot
+            elif seat.kind == "human":
+                link = seat.conn.pinger.link if seat.conn is not None else None
+                ping = None if link is None else link.median_ms
+                entry.update(host=self._is_host(seat.token_hash), connected=seat.conn is not None,
+                             ready=seat.ready, ping_ms=None if ping is None else round(ping))
+            seats.append(entry)
+        message: dict[str, Any] = {
+            "type": "room", "code": self.code, "phase": self.phase,
+            "rules": {"name": rules.name, "summary": rules.summary, "toml": rules.to_toml(),
+                      "lines": explain(rules), "preset": rules.name in PRESET_NAMES},
+            "settings": {"seats": len(self.seats), "pace": self.settings.pace,
+                         "turn_timeout_ms": self.settings.turn_timeout_ms,
+                         "judging": self.settings.judging, "seeded": self.settings.seed is not None},
+            "seats": seats,
+            "spectators": sum(1 for m in self.connections.values() if m.seat is None),
+            "games_played": self.games_played, "game_id": self.game_id,
+            "settle_ms": round(self.settle_ms),
+        }
+        if member is not None:
+            message["you"] = {"seat": member.seat, "host": self._is_host(member.token_hash)}
+        return message
+
+    def _broadcast_room(self) -> None:
+        self._last_room_update = self.clock.now()
+        public = self.summary()
+        for conn, member in list(self.connections.items()):
+            conn.send({**public, "you": {"seat": member.seat,
+                                         "host": self._is_host(member.token_hash)}})
+
+    def _maybe_update_room(self) -> None:
+        if self.clock.now() - self._last_room_update >= ROOM_UPDATE_GAP_MS:
+            self._broadcast_room()
+
+    def _broadcast(self, message: dict[str, Any]) -> None:
+        for conn in list(self.connections):
+            conn.send(message)
+
+    def _broadcast_error(self, text: str) -> None:
+        self._broadcast({"type": "error", "code": "server", "message": text})

@@ -1,0 +1,449 @@
+"""The server's storage: SQLite behind one small class, `Store`.
+
+What is kept: each room (its settings and seats, the hashes of its seats' tokens, never the
+tokens), every game (deal, seed, rules), every accepted action of a game as it happens (the
+engine is deterministic, so the deal plus the timed actions is the whole game, and a restarted
+server rebuilds a game in progress by replaying them), each finished game's record and each
+seat's result (the statistics and leaderboards are drawn from those).
+
+The schema is created and migrated by the app at start-up: the ``schema_version`` table says
+which of `MIGRATIONS` have run. The database is opened in WAL mode with ``synchronous=NORMAL``:
+a transaction is in the write-ahead log when ``commit`` returns, so a killed server process
+loses nothing it committed. Only one server may use a database at a time (a lock file next to
+it says so), and a database that is corrupt, locked or from a newer version is refused with a
+`StoreError` that says what to do, rather than risking the data in it.
+
+>>> store = Store(":memory:")
+>>> store.schema_version
+1
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: rooms, seats, games, their actions, the judging of human actions, results.
+    """
+    CREATE TABLE rooms (
+        code TEXT PRIMARY KEY,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        settings TEXT NOT NULL,          -- JSON: rules (TOML), seats, seed, pace, timeout, judging
+        host_hash TEXT,
+        phase TEXT NOT NULL,             -- lobby | playing | over | closed
+        games_played INTEGER NOT NULL DEFAULT 0,
+        game_id INTEGER                  -- the current or last game
+    );
+    CREATE TABLE seats (
+        code TEXT NOT NULL REFERENCES rooms(code),
+        seat INTEGER NOT NULL,
+        kind TEXT NOT NULL,              -- open | human | bot
+        name TEXT,
+        bot TEXT,
+        token_hash TEXT,
+        PRIMARY KEY (code, seat)
+    );
+    CREATE TABLE members (               -- tokens of people without a seat (a host who watches)
+        code TEXT NOT NULL REFERENCES rooms(code),
+        token_hash TEXT NOT NULL,
+        name TEXT NOT NULL,
+        PRIMARY KEY (code, token_hash)
+    );
+    CREATE TABLE kicked (
+        code TEXT NOT NULL REFERENCES rooms(code),
+        token_hash TEXT NOT NULL,
+        PRIMARY KEY (code, token_hash)
+    );
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        code TEXT NOT NULL REFERENCES rooms(code),
+        number INTEGER NOT NULL,
+        rules_name TEXT NOT NULL,
+        start TEXT NOT NULL,             -- JSON: rules, hands, leader, seed, names, room
+        clock_start REAL NOT NULL,       -- room time at which the game started
+        started_at REAL NOT NULL,
+        finished_at REAL,
+        status TEXT NOT NULL,            -- playing | over
+        winner INTEGER,
+        reason TEXT,
+        record TEXT
+    );
+    CREATE TABLE actions (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        n INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        seat INTEGER,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (game_id, n)
+    );
+    CREATE TABLE judged (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        n INTEGER NOT NULL,
+        entry TEXT NOT NULL,             -- JSON, see docs/protocol.md ("judging")
+        PRIMARY KEY (game_id, n)
+    );
+    CREATE TABLE results (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        seat INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        token_hash TEXT,
+        won INTEGER NOT NULL,
+        slaps INTEGER NOT NULL,
+        misslaps INTEGER NOT NULL,
+        reactions TEXT NOT NULL,         -- JSON list of ms
+        PRIMARY KEY (game_id, seat)
+    );
+    CREATE INDEX results_by_player ON results(token_hash);
+    CREATE INDEX games_by_rules ON games(rules_name, status);
+    """,
+)
+"""The schema, one script per version; a new version appends a script, never edits one."""
+
+
+class StoreError(Exception):
+    """The database cannot be used; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class SeatRow:
+    """One stored seat."""
+
+    seat: int
+    kind: str
+    name: str | None
+    bot: str | None
+    token_hash: str | None
+
+
+@dataclass(frozen=True)
+class RoomRow:
+    """One stored room, with its seats, the tokens of seatless members and kicked tokens."""
+
+    code: str
+    settings: dict[str, Any]
+    host_hash: str | None
+    phase: str
+    games_played: int
+    game_id: int | None
+    seats: tuple[SeatRow, ...]
+    members: dict[str, str]
+    kicked: frozenset[str]
+
+
+@dataclass(frozen=True)
+class GameInProgress:
+    """A game that was being played when the server stopped: how it started, and every action."""
+
+    game_id: int
+    start: dict[str, Any]
+    clock_start: float
+    actions: list[tuple[str, int | None, int]]
+    judged: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """How one seat did in a finished game (for statistics and leaderboards)."""
+
+    seat: int
+    kind: str
+    name: str
+    token_hash: str | None
+    won: bool
+    slaps: int
+    misslaps: int
+    reactions: tuple[int, ...]
+
+
+class Store:
+    """The SQLite database of one server (see the module docstring). ``":memory:"`` keeps
+    everything in memory, for tests."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._lock_file: int | None = None
+        if self.path != ":memory:":
+            self._take_lock()
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=2.0,
+                                       check_same_thread=False)
+            self._db.row_factory = sqlite3.Row
+            self._check_and_migrate()
+        except sqlite3.DatabaseError as error:
+            self._release_lock()
+            raise StoreError(self._explain(error)) from None
+
+    # ------------------------------------------------------------------ opening
+
+    def _take_lock(self) -> None:
+        directory = Path(self.path).resolve().parent
+        if not directory.is_dir():
+            raise StoreError(f"cannot create the database {self.path}: folder {directory} does not exist")
+        lock_path = self.path + ".lock"
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as error:
+            raise StoreError(f"cannot open {lock_path}: {error.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise StoreError(f"another ratscrew server is using {self.path}; stop it first, "
+                             "or give this one its own file with --db") from None
+        self._lock_file = fd
+
+    def _release_lock(self) -> None:
+        if self._lock_file is not None:
+            os.close(self._lock_file)
+            self._lock_file = None
+
+    def _explain(self, error: sqlite3.DatabaseError) -> str:
+        text = str(error)
+        if "locked" in text or "busy" in text:
+            return (f"the database {self.path} is locked by another program ({text}); "
+                    "refusing to start rather than risk its data")
+        if "not a database" in text or "malformed" in text or "corrupt" in text:
+            return (f"the database {self.path} is damaged ({text}); refusing to start. Move it "
+                    "aside (or restore a backup) and start again to begin a new one")
+        return f"cannot use the database {self.path}: {text}"
+
+    def _check_and_migrate(self) -> None:
+        db = self._db
+        db.execute("PRAGMA busy_timeout = 2000")
+        if self.path != ":memory:":
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise sqlite3.DatabaseError(f"could not switch to WAL mode (got {mode})")
+        db.execute("PRAGMA synchronous = NORMAL")
+        db.execute("PRAGMA foreign_keys = ON")
+        check = db.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise sqlite3.DatabaseError(f"integrity check failed: {check}")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = db.execute("SELECT version FROM schema_version").fetchone()
+            version = 0 if row is None else int(row[0])
+            if version > len(MIGRATIONS):
+                raise StoreError(f"the database {self.path} is from a newer ratscrew (schema "
+                                 f"{version}, this one knows {len(MIGRATIONS)}); upgrade ratscrew")
+            for number in range(version, len(MIGRATIONS)):
+                for statement in MIGRATIONS[number].split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+            if row is None:
+                db.execute("INSERT INTO schema_version VALUES (?)", (len(MIGRATIONS),))
+            else:
+                db.execute("UPDATE schema_version SET version = ?", (len(MIGRATIONS),))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version of the open database."""
+        return int(self._db.execute("SELECT version FROM schema_version").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the database and release its lock."""
+        self._db.close()
+        self._release_lock()
+
+    def _write(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            for sql, params in statements:
+                db.execute(sql, params)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _write_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            db.executemany(sql, rows)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------------ rooms
+
+    def room_exists(self, code: str) -> bool:
+        """Whether a room with this code was ever created."""
+        return self._db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone() is not None
+
+    def save_room(self, code: str, settings: dict[str, Any], host_hash: str | None, phase: str,
+                  games_played: int, game_id: int | None, seats: Sequence[SeatRow]) -> None:
+        """Write a room and its seats (created or updated)."""
+        now = time.time()
+        statements: list[tuple[str, Sequence[Any]]] = [
+            ("INSERT INTO rooms (code, created_at, updated_at, settings, host_hash, phase, "
+             "games_played, game_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(code) DO UPDATE "
+             "SET updated_at = excluded.updated_at, settings = excluded.settings, "
+             "host_hash = excluded.host_hash, phase = excluded.phase, "
+             "games_played = excluded.games_played, game_id = excluded.game_id",
+             (code, now, now, json.dumps(settings), host_hash, phase, games_played, game_id)),
+            ("DELETE FROM seats WHERE code = ?", (code,)),
+        ]
+        statements += [("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)",
+                        (code, s.seat, s.kind, s.name, s.bot, s.token_hash)) for s in seats]
+        self._write(statements)
+
+    def add_member(self, code: str, token_hash: str, name: str) -> None:
+        """Remember the token of someone without a seat (so a watching host stays host)."""
+        self._write([("INSERT OR REPLACE INTO members VALUES (?, ?, ?)", (code, token_hash, name))])
+
+    def add_kicked(self, code: str, token_hash: str) -> None:
+        """A token the host removed: it no longer works in this room."""
+        self._write([("INSERT OR IGNORE INTO kicked VALUES (?, ?)", (code, token_hash)),
+                     ("DELETE FROM members WHERE code = ? AND token_hash = ?", (code, token_hash))])
+
+    def load_rooms(self) -> list[RoomRow]:
+        """Every room that is not closed, with its seats."""
+        rooms = []
+        for row in self._db.execute("SELECT * FROM rooms WHERE phase != 'closed' ORDER BY created_at"):
+            code = row["code"]
+            seats = tuple(SeatRow(r["seat"], r["kind"], r["name"], r["bot"], r["token_hash"])
+                          for r in self._db.execute(
+                              "SELECT * FROM seats WHERE code = ? ORDER BY seat", (code,)))
+            members = {r["token_hash"]: r["name"] for r in self._db.execute(
+                "SELECT token_hash, name FROM members WHERE code = ?", (code,))}
+            kicked = frozenset(r[0] for r in self._db.execute(
+                "SELECT token_hash FROM kicked WHERE code = ?", (code,)))
+            rooms.append(RoomRow(code, json.loads(row["settings"]), row["host_hash"], row["phase"],
+                                 row["games_played"], row["game_id"], seats, members, kicked))
+        return rooms
+
+    # ------------------------------------------------------------------ games
+
+    def start_game(self, code: str, number: int, rules_name: str, start: dict[str, Any],
+                   clock_start: float) -> int:
+        """Record a new game (its deal and everything needed to rebuild it); returns its id."""
+        cursor = self._db.execute(
+            "INSERT INTO games (code, number, rules_name, start, clock_start, started_at, status) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'playing')",
+            (code, number, rules_name, json.dumps(start), clock_start, time.time()))
+        assert cursor.lastrowid is not None
+        return int(cursor.lastrowid)
+
+    def append_actions(self, game_id: int, first: int,
+                       actions: Sequence[tuple[str, int | None, int]]) -> None:
+        """Append accepted actions numbered from ``first``, in one transaction."""
+        if actions:
+            self._write_many("INSERT INTO actions (game_id, n, kind, seat, at) VALUES (?, ?, ?, ?, ?)",
+                             [(game_id, first + i, kind, seat, at)
+                              for i, (kind, seat, at) in enumerate(actions)])
+
+    def append_judged(self, game_id: int, first: int, entries: Sequence[dict[str, Any]]) -> None:
+        """Append how human actions were judged (see docs/protocol.md, "judging")."""
+        if entries:
+            self._write_many("INSERT INTO judged (game_id, n, entry) VALUES (?, ?, ?)",
+                             [(game_id, first + i, json.dumps(entry))
+                              for i, entry in enumerate(entries)])
+
+    def game_in_progress(self, game_id: int) -> GameInProgress | None:
+        """A game still being played, with every action stored so far."""
+        row = self._db.execute("SELECT * FROM games WHERE id = ? AND status = 'playing'",
+                               (game_id,)).fetchone()
+        if row is None:
+            return None
+        actions = [(r["kind"], r["seat"], r["at"]) for r in self._db.execute(
+            "SELECT kind, seat, at FROM actions WHERE game_id = ? ORDER BY n", (game_id,))]
+        judged = [json.loads(r[0]) for r in self._db.execute(
+            "SELECT entry FROM judged WHERE game_id = ? ORDER BY n", (game_id,))]
+        return GameInProgress(game_id, json.loads(row["start"]), row["clock_start"], actions, judged)
+
+    def finish_game(self, game_id: int, record: dict[str, Any], winner: int | None,
+                    reason: str | None, results: Sequence[SeatResult]) -> None:
+        """Store a finished game's record and each seat's result."""
+        statements: list[tuple[str, Sequence[Any]]] = [
+            ("UPDATE games SET status = 'over', finished_at = ?, winner = ?, reason = ?, record = ? "
+             "WHERE id = ?", (time.time(), winner, reason, json.dumps(record), game_id)),
+        ]
+        statements += [("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (game_id, r.seat, r.kind, r.name, r.token_hash, int(r.won), r.slaps,
+                         r.misslaps, json.dumps(list(r.reactions)))) for r in results]
+        self._write(statements)
+
+    def game_record(self, game_id: int) -> dict[str, Any] | None:
+        """The stored record of a finished game, or ``None``."""
+        row = self._db.execute("SELECT record FROM games WHERE id = ? AND status = 'over'",
+                               (game_id,)).fetchone()
+        return None if row is None or row[0] is None else dict(json.loads(row[0]))
+
+    def game_count(self) -> int:
+        """How many games have finished (for logs and tests)."""
+        return int(self._db.execute("SELECT COUNT(*) FROM games WHERE status = 'over'").fetchone()[0])
+
+    # ------------------------------------------------------------------ statistics
+
+    def player_stats(self, token_hash: str, rules_name: str | None = None) -> dict[str, Any]:
+        """One player's figures over their finished games (all rulesets, or one)."""
+        rows = self._result_rows(rules_name, token_hash)
+        return _summarise(rows)[0] if rows else _empty_stats()
+
+    def leaderboard(self, rules_name: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The people who played this ruleset, best first: most wins, then win rate, then the
+        quickest median reaction. Bots are not listed."""
+        players = _summarise(self._result_rows(rules_name, None))
+        players.sort(key=lambda p: (-p["wins"], -p["win_rate"],
+                                    p["median_reaction_ms"] if p["median_reaction_ms"] is not None
+                                    else 1e9))
+        return players[:limit]
+
+    def _result_rows(self, rules_name: str | None, token_hash: str | None) -> list[sqlite3.Row]:
+        sql = ("SELECT r.*, g.finished_at FROM results r JOIN games g ON g.id = r.game_id "
+               "WHERE r.token_hash IS NOT NULL AND g.status = 'over'")
+        params: list[Any] = []
+        if rules_name is not None:
+            sql += " AND g.rules_name = ?"
+            params.append(rules_name)
+        if token_hash is not None:
+            sql += " AND r.token_hash = ?"
+            params.append(token_hash)
+        return list(self._db.execute(sql + " ORDER BY g.finished_at", params))
+
+
+def _empty_stats() -> dict[str, Any]:
+    return {"name": None, "games": 0, "wins": 0, "win_rate": 0.0, "slaps": 0, "misslaps": 0,
+            "median_reaction_ms": None, "best_reaction_ms": None}
+
+
+def _summarise(rows: Sequence[sqlite3.Row]) -> list[dict[str, Any]]:
+    """Per token: games, wins, slaps, misslaps, median and best reaction (anticipations, under
+    the human floor, are not reactions and are left out); named by the latest name used."""
+    by_player: dict[str, dict[str, Any]] = {}
+    reactions: dict[str, list[int]] = {}
+    for row in rows:
+        player = by_player.setdefault(row["token_hash"], _empty_stats())
+        player["name"] = row["name"]
+        player["games"] += 1
+        player["wins"] += row["won"]
+        player["slaps"] += row["slaps"]
+        player["misslaps"] += row["misslaps"]
+        reactions.setdefault(row["token_hash"], []).extend(
+            r for r in json.loads(row["reactions"]) if r >= ANTICIPATION_FLOOR_MS)
+    for token_hash, player in by_player.items():
+        player["win_rate"] = round(player["wins"] / player["games"], 3)
+        times = reactions.get(token_hash) or []
+        player["median_reaction_ms"] = round(median(times)) if times else None
+        player["best_reaction_ms"] = min(times) if times else None
+    return list(by_player.values())
