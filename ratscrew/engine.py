@@ -460,7 +460,7 @@ class Game:
                 return
         else:
             self._turn = self._next_holder(seat, include_self=True)
-        self._after_cards_left(at, events)
+        self._after_cards_left(at, events, player=seat)
 
     def _lose_challenge(self, loser: int, at: int, events: list[Event]) -> None:
         challenge = self._challenge
@@ -497,9 +497,10 @@ class Game:
                 return candidate
         return None
 
-    def _after_cards_left(self, at: int, events: list[Event]) -> None:
+    def _after_cards_left(self, at: int, events: list[Event], player: int | None = None) -> None:
         """Settle whose turn it is, who is out, and whether the game ended, after any change
-        in who holds cards."""
+        in who holds cards. ``player`` is the seat whose card was just played, if that is
+        what changed."""
         if self._over:
             return
         challenge = self._challenge
@@ -520,21 +521,28 @@ class Game:
         self._mark_players_out(at, events)
         holders = [seat for seat in range(self._n) if self._hands[seat]]
         pending = self._challenge is not None or self._award is not None
+        plays_turn = self.rules.last_holder_plays_turn and not self.rules.finishing_out
         if not holders and not pending:
             # The last cards ran out with the pile unfinished: nobody wins, unless the pile
             # shows a slap, which anyone still allowed to slap may take during a last chance.
-            if self._last_chance is None and self.slap_pattern() is not None and any(
+            # When the last holder plays their turn, their own last card leaves the others
+            # unable to play: the pile is theirs.
+            if plays_turn and player is not None and self.slap_pattern() is None:
+                self._collect(player, "last_holder", at, events)
+            elif self._last_chance is None and self.slap_pattern() is not None and any(
                     self._may_slap_in(seat) for seat in range(self._n)):
                 self._last_chance = at + max(self.rules.grace_ms, self.rules.tie_window_ms, 1)
             elif self._last_chance is None:
                 self._end(None, "nobody_wins", at, events)
         elif (len(holders) == 1 and not pending and not self.rules.finishing_out
               and self.slap_pattern() is None and self._tie is None):
-            # Without finishing out, the last player holding cards takes what is left and wins.
-            if self._live or self._burned or self._penalty:
-                self._collect(holders[0], "last_holder", at, events)
-            else:
+            # Without finishing out, the last player holding cards takes what is left and wins;
+            # with last_holder_plays_turn, once they have played a card of their own, so that
+            # whoever ran out is beaten when play comes back to them.
+            if not (self._live or self._burned or self._penalty):
                 self._end(holders[0], "all_cards", at, events)
+            elif player == holders[0] or not plays_turn:
+                self._collect(holders[0], "last_holder", at, events)
 
     def _mark_players_out(self, at: int, events: list[Event]) -> None:
         for seat in range(self._n):

@@ -116,6 +116,10 @@ def explain(rules: Ruleset) -> list[str]:
     if rules.finishing_out:
         lines.append("- When only one player has cards, they play the pile out; if their cards "
                      "run out first, nobody wins.")
+    elif rules.last_holder_plays_turn:
+        lines.append("- When only one player has cards, they play one more card, then (if the pile "
+                     "shows no slap) take it and win: you lose when play comes back to you and you "
+                     "have no card.")
     else:
         lines.append("- When only one player has cards (and the pile shows no slap), they win.")
     lines.append("- You win by holding every card when a pile is finished.")

@@ -114,6 +114,11 @@ class Ruleset:
     finishing_out: bool = True
     """When only one player has cards, they play the pile out; if it runs dry, nobody wins.
     When false, the last player holding cards wins as soon as the pile shows no slap."""
+    last_holder_plays_turn: bool = False
+    """Without finishing out: the last player holding cards takes what is left only after
+    playing a card of their own, so a player who runs out on an ordinary card is beaten when
+    play comes back to them and they cannot play (how the Beggar-my-neighbour records count);
+    if that card was also their last, they still take the pile. False: at once."""
     triple_wins_game: bool = False
     """Slapping a ``triple`` wins the whole game."""
     triple_sixes_lose: bool = False

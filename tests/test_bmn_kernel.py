@@ -22,6 +22,7 @@ from ratscrew.sim.bmn_kernel import (
 PAULHUS = ("------------KAQ----J------", "-JQQK---K----JK--QA-A-JA--")
 NESSLER = ("---AJ--Q---------QAKQJJ-QK", "-----A----KJ-K--------A---")
 CASELLA = ("---K---Q-KQAJ-----AAJ--J--", "----------Q----KQ-J-----KA")
+KLEBER = ("---JQ---K-A----A-J-K---QK-", "-J-----------AJQA----K---Q")
 
 
 def engine_result(hand1: str, hand2: str) -> tuple[int, int, int | None, bool]:
@@ -41,6 +42,11 @@ def test_nessler_2022_plays_8344_cards_and_1164_tricks() -> None:
     assert play_deal(*NESSLER) == DealResult(cards=8344, tricks=1164, winner=2, cycle=False)
 
 
+def test_kleber_1999_plays_5790_cards_and_805_tricks() -> None:
+    # Hand 2 runs out on a number card; hand 1 plays once more before taking the last pile.
+    assert play_deal(*KLEBER) == DealResult(cards=5790, tricks=805, winner=1, cycle=False)
+
+
 def test_casella_2024_cycles_62_tricks_440_cards_first_repeat_after_66_tricks_474_cards() -> None:
     result = play_deal(*CASELLA)
     assert result.cycle and result.winner is None
@@ -48,7 +54,8 @@ def test_casella_2024_cycles_62_tricks_440_cards_first_repeat_after_66_tricks_47
     assert (result.cycle_tricks, result.cycle_cards) == (62, 440)
 
 
-@pytest.mark.parametrize("deal", [PAULHUS, NESSLER, CASELLA], ids=["paulhus", "nessler", "casella"])
+@pytest.mark.parametrize("deal", [PAULHUS, NESSLER, KLEBER, CASELLA],
+                         ids=["paulhus", "nessler", "kleber", "casella"])
 def test_record_deals_match_the_engine(deal: tuple[str, str]) -> None:
     assert kernel_result(play_deal(*deal)) == engine_result(*deal)
 

@@ -69,6 +69,7 @@ def test_unknown_rules_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> 
     [
         ("------------KAQ----J------", "-JQQK---K----JK--QA-A-JA--", "4791 cards, 670 tricks: hand 1 wins"),
         ("---AJ--Q---------QAKQJJ-QK", "-----A----KJ-K--------A---", "8344 cards, 1164 tricks: hand 2 wins"),
+        ("---JQ---K-A----A-J-K---QK-", "-J-----------AJQA----K---Q", "5790 cards, 805 tricks: hand 1 wins"),
         ("---K---Q-KQAJ-----AAJ--J--", "----------Q----KQ-J-----KA",
          "cycle: the deal never ends (first repeated state after 474 cards, 66 tricks)"),
     ],

@@ -22,6 +22,7 @@ import pytest
 
 from ratscrew.bmn import parse_deal
 from ratscrew.bots.profile import LEVELS, BotProfile
+from ratscrew.cards import parse_cards
 from ratscrew.patterns import PATTERNS
 from ratscrew.ruleset import Ruleset, TiePolicy
 from ratscrew.sim.kernel import kernel_supports, run_kernel_deal, run_kernel_games
@@ -132,6 +133,7 @@ def random_supported_rules(rng: random.Random, number: int) -> Ruleset:
         tie_policy=tie_policy,
         out_of_cards=rng.choice(["out", "slap_in"]),
         finishing_out=rng.random() < 0.5,
+        last_holder_plays_turn=rng.random() < 0.5,
         triple_wins_game=rng.random() < 0.3,
         triple_sixes_lose=rng.random() < 0.5,
         joker_slap_tribute=jokers and rng.random() < 0.5,
@@ -160,6 +162,17 @@ def test_a_deal_that_never_ends_is_a_cycle_in_both() -> None:
         kernel = run_kernel_deal(rules, (CLUMSY, CASUAL), hands, seed)
         assert kernel == play_reference_game(rules, (CLUMSY, CASUAL), seed, hands=hands)[1]
         assert (kernel.end_reason, kernel.cards_played, kernel.tricks) == ("cycle", 474, 66)
+
+
+@pytest.mark.parametrize("hands", [("2C 3C 5C", "4D"), ("2C KC", "4D"), ("2C 3C", "4D")])
+def test_the_last_holder_plays_their_turn_in_both(hands: tuple[str, str]) -> None:
+    # bmn: seat 1 runs out on a number card; seat 0 plays once more (in the last deal, its own
+    # last card) and then takes the pile, as the record deals are counted.
+    rules = Ruleset.preset("bmn")
+    dealt = [parse_cards(hand) for hand in hands]
+    kernel = run_kernel_deal(rules, (CLUMSY, CASUAL), dealt, 3)
+    assert kernel == play_reference_game(rules, (CLUMSY, CASUAL), 3, hands=dealt)[1]
+    assert (kernel.end_reason, kernel.winner, kernel.cards_played, kernel.tricks) == ("all_cards", 0, 3, 1)
 
 
 def test_variants_change_the_games() -> None:

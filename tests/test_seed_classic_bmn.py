@@ -8,6 +8,8 @@ strings from the design guide, section 7).
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from scenario import kinds, play_seats, the
 
@@ -102,6 +104,9 @@ def test_classic_the_first_slap_wins_and_a_slap_just_behind_it_is_late(late_at: 
                  id="paulhus-1999"),
     pytest.param("---AJ--Q---------QAKQJJ-QK", "-----A----KJ-K--------A---", 8344, 1164, False,
                  id="nessler-2022"),
+    # Ends with hand 2 running out on a number card: hand 1 plays once more, then takes the pile.
+    pytest.param("---JQ---K-A----A-J-K---QK-", "-J-----------AJQA----K---Q", 5790, 805, False,
+                 id="kleber-1999"),
     pytest.param("---K---Q-KQAJ-----AAJ--J--", "----------Q----KQ-J-----KA", 474, 66, True,
                  id="casella-2024-cycle"),
 ])
@@ -134,3 +139,31 @@ def test_bmn_a_player_who_cannot_pay_loses_and_the_last_holder_wins() -> None:
     game.play(0, at=0)
     over = the(GameOver, game.play(1, at=1))  # seat 1 runs out paying the king
     assert (over.seat, over.reason) == (0, "all_cards") and game.hand_size(0) == 3
+
+
+@pytest.mark.parametrize("extra", ["3C", "KC"])
+def test_bmn_a_player_who_runs_out_on_a_number_card_is_beaten_when_play_comes_back(extra: str) -> None:
+    game = Game(BMN, hands=[f"2C {extra} 5C", "4D"], leader=0)
+    play_seats(game, "01")  # seat 1 plays its last card, a number card: not beaten yet
+    assert not game.over and game.turn == 0 and game.hand_size(1) == 0
+    # Seat 0 plays its turn (a number card, or a king seat 1 cannot pay); seat 1, called on to
+    # play or pay, has nothing: seat 0 takes the pile, and the card and the trick both count.
+    over = the(GameOver, game.play(0, at=200))
+    assert (over.seat, over.reason) == (0, "all_cards")
+    assert (game.cards_played, game.tricks) == (3, 1)
+    assert format_cards(game.hand(0)) == f"5C 2C 4D {extra}"
+
+
+def test_bmn_the_last_holder_whose_own_last_card_is_played_still_wins() -> None:
+    game = Game(BMN, hands=["2C 3C", "4D"], leader=0)
+    play_seats(game, "01")
+    over = the(GameOver, game.play(0, at=200))  # nobody holds a card now; seat 1 is called first
+    assert (over.seat, game.cards_played, game.tricks) == (0, 3, 1)
+    assert game.hand_size(0) == 3
+
+
+def test_bmn_without_last_holder_plays_turn_the_last_holder_takes_the_pile_at_once() -> None:
+    game = Game(dataclasses.replace(BMN, last_holder_plays_turn=False), hands=["2C 3C 5C", "4D"], leader=0)
+    game.play(0, at=0)
+    over = the(GameOver, game.play(1, at=100))
+    assert (over.seat, game.cards_played, game.tricks) == (0, 2, 1)

@@ -2,9 +2,10 @@
 
 It plays two-hand deals under the same conventions as :func:`ratscrew.bmn.play_bmn` on the
 real engine (hand 1 leads; cards are counted until one hand holds all 52; every pile won is a
-trick, including the pile taken when the loser cannot pay), so both always agree on cards,
-tricks, winner and cycles. The differential tests in ``tests/test_bmn_kernel.py`` hold it to
-that.
+trick, including the pile taken when the loser cannot pay; a hand that runs out on a number card
+is beaten when play comes back to it, after the other hand has played one more card), so both
+always agree on cards, tricks, winner and cycles. The differential tests in
+``tests/test_bmn_kernel.py`` hold it to that.
 
 Cards are reduced to what the game can tell apart: ``0`` for a number card and ``1``-``4`` for
 J, Q, K, A (the chances each gives). Hands are ring buffers of 64 preallocated per call.
@@ -119,10 +120,11 @@ def _play_trick(hands: KindArray, head: npt.NDArray[np.int64], size: npt.NDArray
                 state[1] = cards
                 return _ENDED if size[1 - challenger] == 0 else _GOING_ON
         else:
-            if size[turn] == 0:
-                # The last card of the hand was a number card: the other hand takes the pile.
-                _collect(hands, head, size, pile, pile_size, other)
-                state[0] = other
+            if size[other] == 0:
+                # The other hand ran out on its last card and now cannot play: this hand, having
+                # played its turn, takes the pile.
+                _collect(hands, head, size, pile, pile_size, turn)
+                state[0] = turn
                 state[1] = cards
                 return _ENDED
             turn = other
@@ -282,11 +284,12 @@ def _play_deal(deck: KindArray, ring: KindArray, pile: KindArray, saved: KindArr
                 power *= 2
                 lam = 0
             continue
-        elif cur_size == 0:
-            # The last card of the hand was a number card: the other hand takes the pile.
+        elif oth_size == 0:
+            # The other hand ran out on its last card and now cannot play: this hand, having
+            # played its turn, takes the pile.
             out[0] = cards
             out[1] = tricks + 1
-            out[2] = 2 - turn
+            out[2] = turn + 1
             out[3] = 0
             out[4] = 0
             return

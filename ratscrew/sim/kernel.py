@@ -16,9 +16,10 @@ What the kernel supports (:func:`kernel_supports` says False for anything else):
   ``northwest`` and ``ratscrew`` (voided ties) run on the reference engine. Every slap pattern,
   jokers, both first-player rules, both collection modes, every misslap penalty, misslap
   elimination, slap-in bars, the Failure rule, triples that win or lose the game, joker
-  tribute, finishing out or last holder, cycle detection. Settings about actions bots never
-  take (``out_of_turn``, ``double_burn``, ``resign_bars_slap_in``) and about seats that start
-  without cards (``outsiders_slap_in``) cannot matter and are accepted;
+  tribute, finishing out or last holder (at once or after their own turn), cycle detection.
+  Settings about actions bots never take (``out_of_turn``, ``double_burn``,
+  ``resign_bars_slap_in``) and about seats that start without cards (``outsiders_slap_in``)
+  cannot matter and are accepted;
 - 2 to 16 players, no more than the ruleset's ``max_players``;
 - bots without memory (``memory == 0``, so no counting or anticipation) and without ``spam``;
 - seeds from 0 to 2**64 - 1.
@@ -71,6 +72,7 @@ from ratscrew.sim.kernel_compiled import (
     R_GRACE,
     R_HAS_TRIPLE,
     R_HIGHEST_BOTTOM_LEADS,
+    R_LAST_HOLDER_PLAYS,
     R_MISSLAP_CARDS,
     R_NEXT_PAYS,
     R_OUT_AFTER,
@@ -151,6 +153,7 @@ def _rules_array(rules: Ruleset, players: int) -> npt.NDArray[np.int64]:
     conf[R_TIE_WINDOW] = rules.tie_window_ms
     conf[R_SLAP_IN] = rules.out_of_cards == "slap_in"
     conf[R_FINISHING_OUT] = rules.finishing_out
+    conf[R_LAST_HOLDER_PLAYS] = rules.last_holder_plays_turn
     conf[R_TRIPLE_WINS] = rules.triple_wins_game
     conf[R_TRIPLE_SIXES] = rules.triple_sixes_lose
     conf[R_TRIBUTE] = rules.joker_slap_tribute

@@ -323,7 +323,8 @@ R_RUN_LENGTH = 18
 R_RUN_WRAPS = 19
 R_TOTAL = 20
 R_HIGHEST_BOTTOM_LEADS = 21
-R_SIZE = 22
+R_LAST_HOLDER_PLAYS = 22
+R_SIZE = 23
 # The ruleset array ``conf`` holds the settings (``R_*``) and then three tables:
 C_PATTERNS = R_SIZE  # the slap pattern codes in the ruleset's order (R_PATTERNS of them)
 C_CHANCES = C_PATTERNS + 10  # chances by rank (0 for number cards)
@@ -921,6 +922,11 @@ def settle(
                 holders += 1
                 holder = seat
         pending = game[G_CHALLENGE] == 1 or game[G_AWARD] == 1
+        plays_turn = conf[R_LAST_HOLDER_PLAYS] != 0 and conf[R_FINISHING_OUT] == 0
+        if holders == 0 and not pending and plays_turn and game[E_PLAYER] != NONE and game[G_PATTERN] == NONE:
+            # The last holder played their own last card: the pile is theirs, as below.
+            holders = 1
+            holder = game[E_PLAYER]
         if holders == 0 and not pending:
             if game[G_LAST_CHANCE] == NONE:
                 chance = False
@@ -936,7 +942,8 @@ def settle(
                     _end(game, NONE, END_NOBODY_WINS)
         elif holders == 1 and not pending and not conf[R_FINISHING_OUT] and game[G_PATTERN] == NONE:
             if game[G_LIVE] > 0 or game[G_BURN_END] > game[G_BURN_START] or game[G_PENALTY] > 0:
-                if _collect_core(
+                # With last_holder_plays_turn, only right after a card of their own.
+                if (not plays_turn or game[E_PLAYER] == holder) and _collect_core(
                     game,
                     seats,
                     hand_log,
