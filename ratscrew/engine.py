@@ -1,9 +1,15 @@
 """The deterministic ERS engine: game state plus timed actions, producing events.
 
 The engine has no clock. Every action carries its time in milliseconds (``at=``) and actions
-come in non-decreasing time order. Timed rules (the grace window after a lost challenge, the
-exclusive claim window, the tie window for simultaneous slaps) are resolved when the engine is
-told the time, by the next action or by :meth:`Game.advance`.
+come in non-decreasing time order. A time is an ``int`` from 0 to `MAX_TIME_MS`; a float is
+refused even when it is whole (``500.0``), so a caller holding float times converts them first,
+as the runtime `Table` does with ``int(at)``. Arguments are checked before anything changes: a
+seat that is not a seat number at the table is a `NoSuchSeatError`, a time that is not a time
+an `InvalidTimeError`, and the game stays exactly as it was.
+
+Timed rules (the grace window after a lost challenge, the exclusive claim window, the tie window
+for simultaneous slaps) are resolved when the engine is told the time, by the next action or by
+:meth:`Game.advance`.
 
 >>> from ratscrew.cards import format_cards
 >>> from ratscrew.ruleset import Ruleset
@@ -31,6 +37,7 @@ from ratscrew.cards import Card, Rank, format_cards, parse_cards, standard_deck
 from ratscrew.errors import (
     GameOverError,
     IllegalActionError,
+    InvalidTimeError,
     NoCardsError,
     NoSuchSeatError,
     NotYourTurnError,
@@ -60,6 +67,12 @@ from ratscrew.patterns import find_slap, is_triple
 from ratscrew.ruleset import Ruleset
 
 RECORD_FORMAT = "ratscrew-record"
+ACTION_KINDS = ("play", "slap", "resign", "advance")
+"""The kinds of action a record lists, as ``[kind, seat, at]`` (``seat`` is ``None`` for
+``advance``)."""
+MAX_TIME_MS = 2**53 - 1
+"""The latest time an action may carry, in ms: the largest whole number that every JSON reader
+(JavaScript's included) keeps exactly, and well inside SQLite's 64-bit integers."""
 _SHARED_STATE = frozenset({"rules", "initial_hands", "_card_kind", "_actions", "_chances",
                            "_pattern_options"})
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
@@ -115,19 +128,17 @@ class Game:
         leader: int | None = None,
         seed: int = 0,
     ) -> None:
-        dealt = [parse_cards(h) if isinstance(h, str)
-                 else [Card.parse(c) if isinstance(c, str) else c for c in h] for h in hands]
-        if len(dealt) < 2:
-            raise ValueError("a game needs at least two seats")
-        if len(dealt) > rules.max_players:
-            raise ValueError(
-                f"{len(dealt)} seats is more than the {rules.max_players} these rules allow"
-            )
+        _check_rules(rules)
+        if isinstance(hands, str) or not isinstance(hands, Sequence):
+            raise ValueError(f"hands must be a list of hands, one per seat, got {_brief(hands)}")
+        _check_seat_count(rules, len(hands))
+        dealt = [_read_hand(seat, hand) for seat, hand in enumerate(hands)]
         _check_no_duplicates(dealt)
+        _check_seed(seed)
         if leader is None:
             leader = choose_leader(rules, dealt)
-        if not 0 <= leader < len(dealt) or not dealt[leader]:
-            raise ValueError(f"the leader must be a seat holding cards, got {leader}")
+        if type(leader) is not int or not 0 <= leader < len(dealt) or not dealt[leader]:
+            raise ValueError(f"the leader must be a seat holding cards, got {_brief(leader)}")
         self.rules = rules
         self.seed = seed
         self.initial_hands: tuple[tuple[Card, ...], ...] = tuple(tuple(h) for h in dealt)
@@ -179,8 +190,13 @@ class Game:
         >>> [len(game.hand(s)) for s in range(3)]
         [18, 17, 17]
         """
-        if players < 2:
-            raise ValueError("a game needs at least two players")
+        _check_rules(rules)
+        if type(players) is not int or players < 2:
+            raise ValueError(f"a game needs at least two players, got {_brief(players)}")
+        if type(outsiders) is not int or outsiders < 0:
+            raise ValueError(f"outsiders must be a whole number of seats, got {_brief(outsiders)}")
+        _check_seat_count(rules, players + outsiders)
+        _check_seed(seed)
         deck = standard_deck(rules.jokers)
         random.Random(seed).shuffle(deck)
         hands: list[list[Card]] = [[] for _ in range(players)]
@@ -325,14 +341,19 @@ class Game:
         return self._act("advance", None, at)
 
     def _act(self, kind: str, seat: int | None, at: int) -> list[Event]:
+        # The arguments first, before anything can change (no timer fired, the clock untouched).
+        # They may come from the network; the checks run on every action, so they stay cheap.
+        if type(at) is not int or not 0 <= at <= MAX_TIME_MS:
+            raise InvalidTimeError(
+                f"a time is a whole number of ms, an int from 0 to {MAX_TIME_MS}; got {_brief(at)}")
+        if kind != "advance":
+            self._check_seat(seat)
         if self._over:
             if kind == "advance":
                 return []
             raise GameOverError("the game is over")
         if at < self._now:
             raise TimeOrderError(f"time {at} ms is before the last action at {self._now} ms")
-        if seat is not None:
-            self._check_seat(seat)
         events: list[Event] = []
         now_before = self._now
         snapshot = self._snapshot() if kind != "advance" and self._has_timer_due(at, kind) else None
@@ -775,9 +796,9 @@ class Game:
 
     # ------------------------------------------------------------------ helpers
 
-    def _check_seat(self, seat: int) -> None:
-        if not isinstance(seat, int) or not 0 <= seat < self._n:
-            raise NoSuchSeatError(f"no seat {seat!r} at this table of {self._n}")
+    def _check_seat(self, seat: int | None) -> None:
+        if type(seat) is not int or not 0 <= seat < self._n:  # not a bool, nor a float
+            raise NoSuchSeatError(f"no seat {_brief(seat)} at this table of {self._n}")
 
     def _snapshot(self) -> dict[str, Any]:
         """A copy of every mutable part of the state (cards themselves are immutable)."""
@@ -876,20 +897,69 @@ class Game:
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Game:
-        """Replay a record from :meth:`to_record`; a record that does not replay is a
-        `ValueError` naming the action that failed."""
+        """Replay a record from :meth:`to_record`. Any record that is not one, or does not
+        replay, is a `ValueError` saying what is wrong (naming the action that failed), since a
+        record may come from anywhere.
+
+        >>> Game.from_record({"format": "ratscrew-record", "version": 1, "rules": {},
+        ...                   "hands": ["7H", "2C"], "leader": 0, "actions": [["play", "0", 5]]})
+        Traceback (most recent call last):
+        ...
+        ValueError: action 0 (play by '0' at 5) failed: no seat '0' at this table of 2
+        """
         if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
             raise ValueError("not a ratscrew game record")
+        version = record.get("version")
+        if type(version) is not int or version != RECORD_VERSION:
+            raise ValueError(f"record version {_brief(version)} is not the version {RECORD_VERSION} "
+                             "this program reads")
+        missing = [key for key in ("rules", "hands", "leader", "actions") if key not in record]
+        if missing:
+            raise ValueError(f"the record has no {missing[0]!r}")
+        if not isinstance(record["rules"], dict):
+            raise ValueError(f"the record's rules must be a table of settings, got "
+                             f"{_brief(record['rules'])}")
+        if not isinstance(record["actions"], list):
+            raise ValueError(f"the record's actions must be a list, got {_brief(record['actions'])}")
         rules = Ruleset.from_dict(record["rules"])
         game = cls(rules, record["hands"], leader=record["leader"], seed=record.get("seed", 0))
-        for number, (kind, seat, at) in enumerate(record["actions"]):
-            if kind not in ("play", "slap", "resign", "advance"):
-                raise ValueError(f"action {number}: unknown kind {kind!r}")
-            try:
-                game._act(kind, seat, at)
-            except IllegalActionError as error:
-                raise ValueError(f"action {number} ({kind} by {seat} at {at}) failed: {error}") from None
+        for number, action in enumerate(record["actions"]):
+            game.replay_action(number, action)
         return game
+
+    def replay_action(self, number: int, action: object) -> list[Event]:
+        """Take action ``number`` of a record, ``[kind, seat, at]``, as :meth:`from_record`
+        does, and return its events. An action that is not of that shape, or that the engine
+        refuses, is a `ValueError` naming it.
+
+        >>> game = Game(Ruleset.preset("classic"), hands=["KC 9C", "2D 3D"], leader=0)
+        >>> [e.kind for e in game.replay_action(0, ["play", 0, 0])]
+        ['card_played', 'challenge_started']
+        >>> game.replay_action(1, ["advance", 1, 500])
+        Traceback (most recent call last):
+        ...
+        ValueError: action 1: advance takes no seat, got 1
+        """
+        kind, seat, at = _record_action(number, action)
+        try:
+            return self._act(kind, seat, at)
+        except IllegalActionError as error:
+            raise ValueError(f"action {number} ({kind} by {_brief(seat)} at {_brief(at)}) "
+                             f"failed: {error}") from None
+
+
+def _record_action(number: int, action: object) -> tuple[str, Any, Any]:
+    """Action ``number`` of a record as ``(kind, seat, at)``, or a `ValueError` if it does not
+    have that shape. (The seat and the time are the engine's to check when it acts.)"""
+    if not isinstance(action, (list, tuple)) or len(action) != 3:
+        raise ValueError(f"action {number}: expected [kind, seat, at], got {_brief(action)}")
+    kind, seat, at = action
+    if not isinstance(kind, str) or kind not in ACTION_KINDS:
+        raise ValueError(f"action {number}: unknown kind {_brief(kind)}; choose one of "
+                         f"{', '.join(ACTION_KINDS)}")
+    if kind == "advance" and seat is not None:
+        raise ValueError(f"action {number}: advance takes no seat, got {_brief(seat)}")
+    return kind, seat, at
 
 
 def choose_leader(rules: Ruleset, hands: Sequence[Sequence[Card]]) -> int:
@@ -914,6 +984,50 @@ def choose_leader(rules: Ruleset, hands: Sequence[Sequence[Card]]) -> int:
         tied = [seat for seat in tied if ranks.get(seat) == best]
         depth += 1
     return tied[0]
+
+
+def _brief(value: object) -> str:
+    """``repr(value)`` cut to a readable length, for error messages about values that may come
+    from the network (Python refuses to write out ints of more than 4,300 digits at all)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"an {type(value).__name__} too long to write"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_rules(rules: object) -> None:
+    if not isinstance(rules, Ruleset):
+        raise ValueError(f"rules must be a Ruleset, got {_brief(rules)}")
+
+
+def _check_seat_count(rules: Ruleset, seats: int) -> None:
+    if seats < 2:
+        raise ValueError("a game needs at least two seats")
+    if seats > rules.max_players:
+        raise ValueError(f"{seats} seats is more than the {rules.max_players} these rules allow")
+
+
+def _check_seed(seed: object) -> None:
+    if type(seed) is not int:  # not a bool, a float or None (which would seed from the clock)
+        raise ValueError(f"the seed must be an int, got {_brief(seed)}")
+
+
+def _read_hand(seat: int, hand: object) -> list[Card]:
+    """One dealt hand, top card first: notation, or a list of cards or card notations."""
+    if isinstance(hand, str):
+        return parse_cards(hand)
+    if not isinstance(hand, Sequence):
+        raise ValueError(f"hand {seat} must be card notation or a list of cards, got {_brief(hand)}")
+    cards: list[Card] = []
+    for card in hand:
+        if isinstance(card, Card):
+            cards.append(card)
+        elif isinstance(card, str):
+            cards.append(Card.parse(card))
+        else:
+            raise ValueError(f"hand {seat}: {_brief(card)} is not a card")
+    return cards
 
 
 def _check_no_duplicates(hands: Sequence[Sequence[Card]]) -> None:

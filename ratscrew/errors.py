@@ -16,8 +16,19 @@ class GameOverError(IllegalActionError):
     """The game is over; no more actions are taken."""
 
 
+class InvalidTimeError(IllegalActionError):
+    """The time given is not a time: every action's ``at`` is an ``int`` number of ms from 0 to
+    `ratscrew.engine.MAX_TIME_MS` (2**53 - 1, the largest whole number every JSON reader keeps
+    exactly).
+
+    Floats are refused even when whole (``500.0``), as are NaN, infinities, bools, strings and
+    ``None``: a caller holding a float time converts it first, as the runtime `Table` does.
+    """
+
+
 class NoSuchSeatError(IllegalActionError):
-    """The seat number is not at this table."""
+    """The seat is not a seat number at this table: out of range, or not an ``int`` at all
+    (``None``, a bool, ``1.5``, ``"1"``)."""
 
 
 class NotYourTurnError(IllegalActionError):

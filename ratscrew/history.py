@@ -1,9 +1,9 @@
 """A saved game, step by step: replay a record through the engine and keep what each action did.
 
 The replay viewers (terminal and browser) and the end-of-game statistics read a game this way.
-Nothing is decided here: each recorded action is given to the engine again through its public
-methods, and each step keeps the events the engine answered with, the spectator's observation
-afterwards and the pattern the engine says the pile shows.
+Nothing is decided here: each recorded action is given to the engine again
+(`Game.replay_action`), and each step keeps the events the engine answered with, the spectator's
+observation afterwards and the pattern the engine says the pile shows.
 
 >>> from ratscrew.engine import Game
 >>> from ratscrew.ruleset import Ruleset
@@ -22,10 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ratscrew.engine import Game
-from ratscrew.errors import IllegalActionError
 from ratscrew.events import Event
-
-ACTION_KINDS = ("play", "slap", "resign", "advance")
 
 
 @dataclass(frozen=True)
@@ -47,10 +44,7 @@ def start_of(record: dict[str, Any]) -> Game:
     game record is a `ValueError`."""
     if not isinstance(record, dict):
         raise ValueError("not a ratscrew game record")
-    try:
-        game = Game.from_record({**record, "actions": []})
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"the record is incomplete: {error}") from None
+    game = Game.from_record({**record, "actions": []})
     if not isinstance(record.get("actions"), list):
         raise ValueError("the record has no list of actions")
     return game
@@ -64,15 +58,8 @@ def replay_steps(record: dict[str, Any]) -> list[Step]:
     game = start_of(record)
     steps: list[Step] = []
     for index, action in enumerate(record["actions"]):
-        if not isinstance(action, (list, tuple)) or len(action) != 3:
-            raise ValueError(f"action {index}: expected [kind, seat, at], got {action!r}")
+        events = game.replay_action(index, action)
         kind, seat, at = action
-        if kind not in ACTION_KINDS:
-            raise ValueError(f"action {index}: unknown kind {kind!r}")
-        try:
-            events = game.advance(at) if kind == "advance" else getattr(game, kind)(seat, at)
-        except IllegalActionError as error:
-            raise ValueError(f"action {index} ({kind} by {seat} at {at}) failed: {error}") from None
         steps.append(Step(index=index, kind=kind, seat=seat, at=at, events=tuple(events),
                           observation=game.observe(None), pattern=game.slap_pattern()))
     return steps

@@ -183,7 +183,7 @@ class Ruleset:
         tie_policy: 'fastest' is not allowed; choose one of earliest, void, random
         """
         known = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(data) - set(known))
+        unknown = sorted(set(data) - set(known), key=str)  # keys of any type, from anywhere
         if unknown:
             raise RulesetError(
                 f"unknown setting {unknown[0]!r}; known settings are: {', '.join(known)}"
