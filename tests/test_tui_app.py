@@ -14,9 +14,9 @@ from textual.widgets import Input, Static
 
 from ratscrew.engine import Game
 from ratscrew.events import ChallengeLost, GameOver, Misslap, PileWon, SlapWon
+from ratscrew.history import replay_steps
 from ratscrew.ruleset import Ruleset
 from ratscrew.tui.app import PlayApp
-from ratscrew.history import replay_steps
 from ratscrew.tui.options import PlayOptions
 from ratscrew.tui.screens import EndScreen, HelpScreen, PauseScreen, SettingsScreen
 from ratscrew.tui.table import InfoPanel, SeatPanel

@@ -13,6 +13,7 @@ from rich.cells import cell_len
 from ratscrew.cards import Card, Rank, Suit, parse_cards, standard_deck
 from ratscrew.engine import Game
 from ratscrew.events import PileWon, SlapWon
+from ratscrew.history import replay_steps
 from ratscrew.playout import play_simple_game
 from ratscrew.ruleset import Ruleset
 from ratscrew.tui.app import PlayApp
@@ -25,7 +26,6 @@ from ratscrew.tui.cards import (
     card_lines,
     row_of_cards,
 )
-from ratscrew.history import replay_steps
 from ratscrew.tui.keys import (
     DEFAULT_KEYS,
     RESERVED_KEYS,
