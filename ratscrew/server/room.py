@@ -38,7 +38,7 @@ from typing import Any, Protocol
 from ratscrew.bots.agent import BotAgent
 from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, LEVELS, paced
 from ratscrew.cards import format_cards
-from ratscrew.engine import Game
+from ratscrew.engine import RECORD_FORMAT, RECORD_VERSION, Game
 from ratscrew.events import (
     CardPlayed,
     Event,
@@ -93,6 +93,10 @@ ROOM_UPDATE_GAP_MS = 1000
 """The least time between two ``room`` messages sent only because a ping changed."""
 
 
+def _deal(rules: Ruleset, players: int, seed: int) -> Game:
+    return Game.deal(rules, players=players, seed=seed)
+
+
 def new_code() -> str:
     """A fresh random room code.
 
@@ -137,8 +141,9 @@ class RoomClock:
         self._base_ms = 0.0
 
     def now(self) -> float:
-        """The current room time in ms."""
-        return self._base_ms + (self._wall() - self._base_wall) * 1000.0
+        """The current room time in ms, to the microsecond (so that a wake-up set for a time
+        is never missed by a rounding error in the wall clock's seconds)."""
+        return round(self._base_ms + (self._wall() - self._base_wall) * 1000.0, 3)
 
     def restart(self, at_ms: float = 0.0) -> None:
         """From now on, room time counts from ``at_ms``."""
@@ -257,7 +262,8 @@ class Room:
     def __init__(self, code: str, settings: RoomSettings, seats: list[Seat], store: Store, *,
                  wall: Callable[[], float] = time.monotonic, drive: bool = True,
                  host_hash: str | None = None, phase: str = "lobby", games_played: int = 0,
-                 members: dict[str, str] | None = None, kicked: Iterable[str] = ()) -> None:
+                 members: dict[str, str] | None = None, kicked: Iterable[str] = (),
+                 deal: Callable[[Ruleset, int, int], Game] | None = None) -> None:
         self.code = code
         self.settings = settings
         self.seats = seats
@@ -269,6 +275,8 @@ class Room:
         self.games_played = games_played
         self.known_members: dict[str, str] = dict(members or {})  # token hash -> name
         self.kicked: set[str] = set(kicked)
+        self.deal = deal or _deal
+        """How a game is dealt from (rules, seats, seed): ``Game.deal``, or a fixed deal in tests."""
         self.connections: dict[Connection, Member] = {}
         self.game: Game | None = None
         self.table: Table | None = None
@@ -536,7 +544,7 @@ class Room:
             seed = self.settings.seed + self.games_played
         else:
             seed = secrets.randbits(62)
-        game = Game.deal(rules, players=len(self.seats), seed=seed)
+        game = self.deal(rules, len(self.seats), seed)
         self.games_played += 1
         self.clock.restart(0.0)
         self.game_id = self.store.start_game(self.code, self.games_played, rules.name,
@@ -592,8 +600,8 @@ class Room:
             self.phase = "over" if self.games_played else "lobby"
             return
         start = stored.start
-        record = {"format": "ratscrew-record", "rules": start["rules"], "hands": start["hands"],
-                  "leader": start["leader"], "seed": start["seed"],
+        record = {"format": RECORD_FORMAT, "version": RECORD_VERSION, "rules": start["rules"],
+                  "hands": start["hands"], "leader": start["leader"], "seed": start["seed"],
                   "actions": [list(a) for a in stored.actions]}
         game = Game.from_record(record)
         self.clock.restart(float(game.now))

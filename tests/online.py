@@ -1,0 +1,179 @@
+"""Helpers for the server's tests: a room on a fake clock, fake connections with a measured link,
+and the card-secrecy check every message must pass.
+
+A `FakeConnection` stands for one browser: it keeps every message the room sent it, stamps each
+state with the room time it was sent (as the real connection does), and can be given a round
+trip so the room judges its actions as it would a real link's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from ratscrew.cards import Card
+from ratscrew.engine import Game
+from ratscrew.ruleset import Ruleset
+from ratscrew.server.link import Pinger
+from ratscrew.server.protocol import Act, ClientMessage, Join, parse_room_request
+from ratscrew.server.room import Room
+from ratscrew.server.store import Store
+
+
+class FakeWall:
+    """A wall clock that only moves when told to (seconds, like ``time.monotonic``)."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class FakeConnection:
+    """One client of a room (see the module docstring)."""
+
+    def __init__(self, room: Room, rtt_ms: float | None = 10.0, address: str = "10.0.0.1") -> None:
+        self.room = room
+        self.address = address
+        self.pinger = Pinger()
+        if rtt_ms is not None:
+            for _ in range(5):
+                self.pinger.link.add(rtt_ms)
+        self.sent: list[dict[str, Any]] = []
+        self.closed: tuple[int, str] | None = None
+        self._shown: dict[int, float] = {}
+
+    def send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "state":
+            now = self.room.clock.now()
+            self._shown[int(message["version"])] = now
+            message = {**message, "sent_at": round(now)}
+        self.sent.append(json.loads(json.dumps(message)))  # exactly what would go on the wire
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = (code, reason)
+
+    def shown_at(self, version: int) -> float | None:
+        return self._shown.get(version)
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        """Every message of one type, oldest first."""
+        return [m for m in self.sent if m["type"] == kind]
+
+    def last(self, kind: str) -> dict[str, Any]:
+        """The latest message of one type."""
+        found = self.of(kind)
+        assert found, f"no {kind} message among {[m['type'] for m in self.sent]}"
+        return found[-1]
+
+    @property
+    def version(self) -> int:
+        """The version of the latest state this client was sent."""
+        return int(self.last("state")["version"])
+
+    def do(self, message: ClientMessage) -> None:
+        """Send a message to the room."""
+        self.room.handle(self, message)
+
+    def join(self, name: str, token: str | None = None) -> dict[str, Any]:
+        """Join (or rejoin) the room; returns the welcome."""
+        self.room.connect(self)
+        self.do(Join(name, token))
+        return self.last("welcome")
+
+
+def make_room(rules: str = "classic", seats: int = 2, bots: Sequence[str] = (),
+              hands: Sequence[str] | None = None, leader: int = 0, judging: str = "fair",
+              turn_timeout_ms: int = 5000, seed: int | None = 1) -> tuple[Room, FakeWall]:
+    """A room on a fake clock that nothing drives but the test; ``hands`` fixes the deal."""
+    request = parse_room_request({"rules": rules, "seats": seats, "bots": list(bots), "seed": seed,
+                                  "judging": judging, "turn_timeout_ms": turn_timeout_ms})
+    wall = FakeWall()
+
+    def fixed_deal(ruleset: Ruleset, players: int, deal_seed: int) -> Game:
+        assert hands is not None
+        return Game(ruleset, list(hands), leader=leader, seed=deal_seed)
+
+    room = Room.create(request, Store(":memory:"), wall=wall, drive=False,
+                       deal=None if hands is None else fixed_deal)
+    return room, wall
+
+
+def move_to(room: Room, wall: FakeWall, at_ms: float) -> None:
+    """Set the room's clock to ``at_ms`` (never backwards) without ticking."""
+    wall.t += max(0.0, at_ms - room.clock.now()) / 1000.0
+
+
+def run_until(room: Room, wall: FakeWall, at_ms: float) -> None:
+    """Let the room run to room time ``at_ms``, waking it whenever it has something due."""
+    stuck = 0
+    while True:
+        due = room.next_wake()
+        stuck = stuck + 1 if due is not None and due <= room.clock.now() else 0
+        assert stuck < 1000, f"the room keeps asking to be woken at {due} but does nothing"
+        if due is None or due > at_ms:
+            move_to(room, wall, at_ms)
+            room.tick()
+            return
+        move_to(room, wall, due)
+        room.tick()
+
+
+def act(conn: FakeConnection, wall: FakeWall, kind: str, arrive_at: float,
+        reaction_ms: float | None = None, version: int | None = None) -> None:
+    """The action arrives at room time ``arrive_at`` (the room runs up to then first). With a
+    ``reaction_ms`` and no ``version``, it answers the newest state the client had by then."""
+    run_until(conn.room, wall, arrive_at)
+    if reaction_ms is not None and version is None:
+        version = conn.version
+    conn.do(Act(kind, reaction_ms, version))  # type: ignore[arg-type]
+
+
+def card_strings(value: Any) -> set[str]:
+    """Every card in notation found in a message's strings."""
+    found: set[str] = set()
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            found.add(str(Card.parse(value)))
+    elif isinstance(value, dict):
+        for item in value.values():
+            found |= card_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= card_strings(item)
+    return found
+
+
+class SecrecyWatch:
+    """Checks, at every message a room sends, that it names no card that was never face up:
+    cards that have been on the pile, burned or paid are public; a card still in the hand it
+    was dealt to never is."""
+
+    def __init__(self, room: Room) -> None:
+        self.room = room
+        self.public: set[str] = set()
+        self.messages = 0
+
+    def check(self, message: dict[str, Any]) -> None:
+        game = self.room.game
+        if game is not None:
+            zones = game.zones()
+            self.public |= {str(c) for c in zones["pile"] + zones["burned"] + zones["penalty pile"]}
+        leaked = card_strings(message) - self.public
+        assert not leaked, f"{message['type']} message names face-down cards {sorted(leaked)}"
+        self.messages += 1
+
+
+class WatchedConnection(FakeConnection):
+    """A fake connection that runs the secrecy check on everything it is sent."""
+
+    def __init__(self, room: Room, watch: SecrecyWatch, **options: Any) -> None:
+        super().__init__(room, **options)
+        self.watch = watch
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.watch.check(message)
+        super().send(message)

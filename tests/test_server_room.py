@@ -1,0 +1,240 @@
+"""The room on a fake clock with fake connections: seats and tokens, the host's powers, a game
+from start to record, stand-ins for idle players, and how actions are judged in table time."""
+
+from __future__ import annotations
+
+import pytest
+from online import FakeConnection, act, make_room, move_to, run_until
+
+from ratscrew.engine import Game
+from ratscrew.server.protocol import (
+    Configure,
+    Kick,
+    ProtocolError,
+    Ready,
+    Rematch,
+    SetSeat,
+    Start,
+    Watch,
+)
+from ratscrew.server.room import Room
+from ratscrew.tui.stats import game_stats
+
+# ---------------------------------------------------------------------------------- seats
+
+
+def test_the_first_to_join_is_host_and_later_joiners_sit_in_open_seats_then_watch() -> None:
+    room, _ = make_room(seats=3, bots=["expert"])
+    ann, bob, cat = FakeConnection(room), FakeConnection(room), FakeConnection(room)
+    assert ann.join("Ann") | {"token": None} == {
+        "type": "welcome", "protocol": 1, "code": room.code, "seat": 0, "token": None,
+        "host": True, "name": "Ann"}
+    assert bob.join("Bob")["seat"] == 1 and not bob.last("welcome")["host"]
+    welcome = cat.join("Cat")
+    assert welcome["seat"] is None and welcome["token"]  # seats full: Cat watches
+    seats = ann.last("room")["seats"]
+    assert [(s["kind"], s["name"]) for s in seats] == [
+        ("human", "Ann"), ("human", "Bob"), ("bot", "Expert bot")]
+    assert ann.last("room")["you"] == {"seat": 0, "host": True}
+    assert cat.last("room")["spectators"] == 1
+
+
+def test_tokens_are_unguessable_and_never_sent_to_anyone_else() -> None:
+    room, _ = make_room(seats=2)
+    ann, bob = FakeConnection(room), FakeConnection(room)
+    ann_token = ann.join("Ann")["token"]
+    bob_token = bob.join("Bob")["token"]
+    assert len(ann_token) >= 32 and ann_token != bob_token
+    assert ann_token not in str(bob.sent) and bob_token not in str(ann.sent)
+    assert all(ann_token not in str(seat) for seat in room.store.load_rooms()[0].seats)
+
+
+def test_a_token_takes_the_seat_back_and_a_second_connection_replaces_the_first() -> None:
+    room, _ = make_room(seats=2)
+    first = FakeConnection(room)
+    token = first.join("Ann")["token"]
+    again = FakeConnection(room)
+    welcome = again.join("Ann", token=token)
+    assert welcome["seat"] == 0 and welcome["host"] and welcome["token"] == token
+    assert first.last("replaced") and first.closed == (4001, "replaced")
+    with pytest.raises(ProtocolError, match="send join or watch first"):
+        first.do(Ready(True))  # the replaced connection acts for nobody
+
+
+def test_a_forged_or_kicked_token_acts_for_nobody() -> None:
+    room, _ = make_room(seats=3)
+    host, bob = FakeConnection(room), FakeConnection(room)
+    host.join("Ann")
+    bob_token = bob.join("Bob")["token"]
+    with pytest.raises(ProtocolError, match="not from this room") as forged:
+        FakeConnection(room).join("Mallory", token="A" * 32)
+    assert forged.value.code == "bad_token"
+    host.do(Kick(1))
+    assert bob.last("kicked") and bob.last("room")["you"] == {"seat": None, "host": False}
+    assert room.seats[1].kind == "open"
+    with pytest.raises(ProtocolError, match="removed") as kicked:
+        FakeConnection(room).join("Bob", token=bob_token)
+    assert kicked.value.code == "bad_token"
+
+
+def test_only_the_host_changes_the_room() -> None:
+    room, _ = make_room(seats=2)
+    host, guest = FakeConnection(room), FakeConnection(room)
+    host.join("Ann")
+    guest.join("Bob")
+    for message in (Start(), Configure(seats=3), SetSeat(1, "expert"), Kick(0), Rematch()):
+        with pytest.raises(ProtocolError) as refused:
+            guest.do(message)
+        assert refused.value.code == "not_host"
+    spectator = FakeConnection(room)
+    room.connect(spectator)
+    spectator.do(Watch())
+    with pytest.raises(ProtocolError, match="only the host"):
+        spectator.do(Start())
+
+
+def test_the_host_changes_rules_seats_and_bots_before_the_start() -> None:
+    room, _ = make_room(seats=2)
+    host = FakeConnection(room)
+    host.join("Ann")
+    host.do(Configure(rules="northwest", seats=4, pace="fast", judging="first-packet"))
+    host.do(SetSeat(3, "beginner"))
+    message = host.last("room")
+    assert message["rules"]["name"] == "northwest" and message["settings"]["seats"] == 4
+    assert message["settings"]["pace"] == "fast" and message["settings"]["judging"] == "first-packet"
+    assert [s["kind"] for s in message["seats"]] == ["human", "open", "open", "bot"]
+    with pytest.raises(ProtocolError, match="tie_policy") as bad:
+        host.do(Configure(rules="tie_policy = 'fastest'"))
+    assert bad.value.code == "bad_rules" and room.settings.rules.name == "northwest"
+    with pytest.raises(ProtocolError, match="person"):
+        host.do(SetSeat(0, "expert"))
+    with pytest.raises(ProtocolError, match="at most 5 players"):
+        host.do(Configure(rules="pagat", seats=6))
+
+
+def test_the_room_and_its_seats_are_stored() -> None:
+    room, _ = make_room(seats=3, bots=["skilled"])
+    FakeConnection(room).join("Ann")
+    row = room.store.load_rooms()[0]
+    assert row.code == room.code and row.phase == "lobby" and row.host_hash == room.seats[0].token_hash
+    assert [(s.kind, s.name, s.bot) for s in row.seats] == [
+        ("human", "Ann", None), ("open", None, None), ("bot", "Skilled bot", "skilled")]
+
+
+# ---------------------------------------------------------------------------------- a game
+
+
+def test_starting_fills_open_seats_and_each_connection_sees_its_own_view() -> None:
+    room, _ = make_room(seats=3, seed=42)
+    host, watcher = FakeConnection(room), FakeConnection(room)
+    host.join("Ann")
+    room.connect(watcher)
+    watcher.do(Watch())
+    host.do(Start())
+    assert [s.kind for s in room.seats] == ["human", "bot", "bot"]
+    dealt = Game.deal(room.settings.rules, players=3, seed=42)
+    assert room.game is not None and room.game.initial_hands == dealt.initial_hands
+    assert host.last("state")["observation"] == room.game.observe(0)
+    assert watcher.last("state")["observation"] == room.game.observe(None)
+    assert host.last("room")["phase"] == "playing"
+    with pytest.raises(ProtocolError, match="already started"):
+        host.do(Start())
+
+
+def test_an_idle_player_is_played_for_after_the_turn_time_out() -> None:
+    room, wall = make_room(seats=2, hands=["2C 3C", "4D 5D"], turn_timeout_ms=3000)
+    ann = FakeConnection(room)
+    ann.join("Ann")
+    ann.do(Start())  # Bob's seat is filled by a bot; Ann leads but does nothing
+    run_until(room, wall, 2990)
+    assert room.game is not None and room.game.cards_played == 0
+    run_until(room, wall, 3100)
+    assert room.game.cards_played >= 1 and ann.last("state")["lines"][0] == "Ann plays 2♣"
+
+
+def test_an_idle_challenge_winner_who_must_slap_is_collected_for() -> None:
+    room, wall = make_room(rules="paranoid", seats=2, hands=["JC 2C 9H", "3D 4D 9S"],
+                           turn_timeout_ms=2000)
+    ann, bob = FakeConnection(room), FakeConnection(room)
+    ann.join("Ann")
+    bob.join("Bob")
+    ann.do(Start())
+    act(ann, wall, "play", 100, reaction_ms=90)   # Jack: Bob has one chance
+    act(bob, wall, "play", 400, reaction_ms=200)  # 3D: Bob fails
+    run_until(room, wall, 1000)
+    assert room.game is not None and room.game.award is not None   # Ann must slap to claim
+    run_until(room, wall, 4000)
+    assert room.game.award is None and room.game.hand_size(0) == 4
+    assert "Ann slaps to claim the pile" in [line for m in ann.of("state") for line in m["lines"]]
+
+
+def test_a_kicked_player_is_replaced_by_a_bot_that_plays_on() -> None:
+    room, wall = make_room(seats=3, seed=5, turn_timeout_ms=1000)  # Ann idles: played for
+    ann, bob = FakeConnection(room), FakeConnection(room)
+    ann.join("Ann")
+    bob.join("Bob")
+    ann.do(Start())
+    ann.do(Kick(1))
+    assert room.seats[1].kind == "bot" and room.seats[1].bot == "casual"
+    with pytest.raises(ProtocolError, match="only a seated player"):
+        bob.do(Ready(True))
+    run_until(room, wall, 20_000)
+    assert room.game is not None
+    played_by_seat_1 = [a for a in room.game.actions_since(0) if a[0] == "play" and a[1] == 1]
+    assert played_by_seat_1, "the bot in seat 1 never played"
+
+
+def test_a_finished_game_is_stored_replays_and_counts_in_the_statistics() -> None:
+    room, wall = make_room(seats=2, bots=["expert", "casual"], seed=3)
+    watcher = FakeConnection(room)
+    watcher.join("Ann")  # seats are all bots: the host watches
+    watcher.do(Start())
+    run_until(room, wall, 3_600_000)
+    assert room.game is not None and room.game.over and room.phase == "over"
+    over = watcher.last("game_over")
+    assert over["winner"] == room.game.winner and over["reason"] == room.game.end_reason
+    record = room.store.game_record(over["game_id"])
+    assert record is not None and over["record_url"] == f"/api/games/{over['game_id']}/record"
+    replayed = Game.from_record(record)
+    assert replayed.observe(None) == room.game.observe(None)
+    assert record["names"] == ["Expert bot", "Casual bot"]
+    from_record = game_stats(record)
+    assert [r["slaps"] for r in over["results"]] == [s.slaps_won for s in from_record]
+    assert [r["misslaps"] for r in over["results"]] == [s.misslaps for s in from_record]
+    assert sum(r["slaps"] for r in over["results"]) > 0
+
+
+def test_a_rematch_keeps_the_seats_and_deals_the_next_seed() -> None:
+    room, wall = make_room(seats=2, bots=["expert", "expert"], seed=10)
+    host = FakeConnection(room)
+    host.join("Ann")
+    host.do(Start())
+    run_until(room, wall, 3_600_000)
+    assert room.phase == "over"
+    host.do(Rematch())
+    assert room.phase == "playing" and room.games_played == 2
+    assert room.game is not None
+    assert room.game.initial_hands == Game.deal(room.settings.rules, players=2, seed=11).initial_hands
+    assert host.last("state")["observation"]["cards_played"] == 0
+
+
+def test_a_restored_room_comes_back_at_the_same_state_and_plays_on() -> None:
+    room, wall = make_room(seats=3, bots=["expert"], seed=8, turn_timeout_ms=1000)
+    ann, bob = FakeConnection(room), FakeConnection(room)
+    token = ann.join("Ann")["token"]
+    bob.join("Bob")
+    ann.do(Start())
+    run_until(room, wall, 30_000)
+    assert room.game is not None and room.game.cards_played > 10 and not room.game.over
+    before = room.game.observe(None)
+    row = room.store.load_rooms()[0]
+    back = Room.restore(row, room.store, wall=wall, drive=False)
+    assert back.phase == "playing" and back.game is not None
+    assert back.game.observe(None) == before
+    again = FakeConnection(back)
+    assert again.join("Ann", token=token)["seat"] == 0
+    assert again.last("state")["observation"] == back.game.observe(0)
+    cards = back.game.cards_played
+    move_to(back, wall, back.clock.now())
+    run_until(back, wall, back.clock.now() + 20_000)
+    assert back.game.cards_played > cards
