@@ -103,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
         store.close()
         raise
     port = sock.getsockname()[1]
-    app = create_app(store, limits=limits, allowed_origins=frozenset(args.allow_origin))
+    app = create_app(store, limits=limits, allowed_origins=frozenset(args.allow_origin),
+                     close_store=True)
     config = uvicorn.Config(app, log_level="warning", ws_max_size=MAX_FRAME_BYTES,
                             ws_per_message_deflate=False,
                             proxy_headers=args.forwarded_allow_ips is not None,

@@ -491,9 +491,13 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
 
 
 def create_app(store: Store | str | Path, *, limits: Limits | None = None,
-               allowed_origins: frozenset[str] = frozenset()) -> Starlette:
-    """The ratscrew web app over ``store`` (a `Store`, or a database path to open and own)."""
-    owned = not isinstance(store, Store)
+               allowed_origins: frozenset[str] = frozenset(), close_store: bool = False) -> Starlette:
+    """The ratscrew web app over ``store`` (a `Store`, or a database path to open and own).
+
+    A store the app opened itself, or any store with ``close_store``, is closed when the app
+    shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after
+    ``Server.run`` never runs: the close must happen here)."""
+    owned = close_store or not isinstance(store, Store)
     server = Server(store if isinstance(store, Store) else Store(store), limits or Limits(),
                     allowed_origins)
 
