@@ -1,0 +1,145 @@
+"""Helpers for tests against a real ``ratscrew serve`` process: start it on a free loopback port,
+talk to it over real websockets, kill it.
+
+`ServerProcess` runs ``python -m ratscrew serve --port 0`` and reads the address it prints;
+`Player` is one websocket client that answers pings and keeps the latest state it was sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import httpx
+from websockets.sync.client import ClientConnection, connect
+
+ADDRESS = re.compile(r"open (http://127\.0\.0\.1:(\d+)/)")
+
+
+class ServerProcess:
+    """A ``ratscrew serve`` subprocess on a free loopback port (a context manager)."""
+
+    def __init__(self, db: Path, *extra: str) -> None:
+        self.db = db
+        self.extra = extra
+        self.url = ""
+        self.port = 0
+        self.process: subprocess.Popen[str] | None = None
+        self.log = db.with_suffix(".log")
+
+    def start(self, timeout: float = 30.0) -> ServerProcess:
+        """Start the server and wait until it prints its address."""
+        with self.log.open("a") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "ratscrew", "serve", "--port", "0", "--db", str(self.db),
+                 "--log-level", "info", *self.extra],
+                stdout=subprocess.PIPE, stderr=log, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.process.stdout], [], [], 0.5)
+            if ready:
+                line = self.process.stdout.readline()
+                found = ADDRESS.search(line)
+                if found:
+                    self.url, self.port = found.group(1).rstrip("/"), int(found.group(2))
+                    return self
+            if self.process.poll() is not None:
+                break
+        raise AssertionError(f"the server did not start: {self.log.read_text()[-2000:]}")
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        """Stop the server with ``sig`` (by default as a crash would) and wait for it."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout=15)
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = httpx.post(self.url + path, json=body, timeout=10)
+        assert response.status_code < 300, response.text
+        data: dict[str, Any] = response.json()
+        return data
+
+    def get(self, path: str) -> httpx.Response:
+        return httpx.get(self.url + path, timeout=10)
+
+    def new_room(self, **body: Any) -> str:
+        """Create a room; its code."""
+        return str(self.post("/api/rooms", {"rules": "classic", "seats": 2, **body})["code"])
+
+    def player(self, code: str) -> Player:
+        return Player(f"ws://127.0.0.1:{self.port}/ws/{code}")
+
+    def __enter__(self) -> ServerProcess:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.kill(signal.SIGTERM)
+
+
+class Player:
+    """One websocket client of a room: answers pings, keeps every message it was sent."""
+
+    def __init__(self, url: str) -> None:
+        self._stack = contextlib.ExitStack()
+        self.ws: ClientConnection = self._stack.enter_context(connect(url, open_timeout=10,
+                                                                      max_size=2**20))
+        self.messages: list[dict[str, Any]] = []
+        self.state: dict[str, Any] | None = None
+        self.closed = False
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(message))
+
+    def poll(self, timeout: float) -> dict[str, Any] | None:
+        """The next message within ``timeout`` seconds (pings are answered), if any."""
+        try:
+            message: dict[str, Any] = json.loads(self.ws.recv(timeout=timeout))
+        except TimeoutError:
+            return None
+        self.messages.append(message)
+        if message["type"] == "ping":
+            self.send({"type": "pong", "id": message["id"]})
+        elif message["type"] == "state":
+            self.state = message
+        return message
+
+    def wait_for(self, kind: str, where: Callable[[dict[str, Any]], bool] = lambda m: True,
+                 timeout: float = 15.0) -> dict[str, Any]:
+        """The next message of type ``kind`` that passes ``where``."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            message = self.poll(left)
+            if message is not None and message["type"] == kind and where(message):
+                return message
+        raise AssertionError(f"no {kind} message within {timeout} s; last state: {self.state}")
+
+    def drain(self, quiet: float = 0.05) -> None:
+        """Read everything already sent."""
+        while self.poll(quiet) is not None:
+            pass
+
+    def join(self, name: str, token: str | None = None) -> dict[str, Any]:
+        self.send({"type": "join", "name": name} | ({"token": token} if token else {}))
+        return self.wait_for("welcome")
+
+    @property
+    def observation(self) -> dict[str, Any]:
+        assert self.state is not None, "no state yet"
+        observation: dict[str, Any] = self.state["observation"]
+        return observation
+
+    def close(self) -> None:
+        self._stack.close()

@@ -1,0 +1,177 @@
+"""Against a real ``ratscrew serve`` process on a loopback port: several websocket clients at one
+table, a crash (``kill -9``) and restart that loses nothing, and a damaged or locked database
+that the server refuses to open (docs/online.md)."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from serving import Player, ServerProcess
+
+
+def latest(players: list[Player]) -> dict[str, Any]:
+    """The newest state any of ``players`` has."""
+    states = [p.state for p in players if p.state is not None]
+    assert states, "nobody has a state yet"
+    return max(states, key=lambda s: int(s["version"]))
+
+
+def play_cards(seats: dict[int, Player], cards: int, timeout: float = 60.0) -> None:
+    """Each player plays when it is their turn until ``cards`` more cards were played (or the
+    game ends); timed windows (a won challenge, a grace period) run out on the server."""
+    everyone = list(seats.values())
+    for player in everyone:
+        player.drain()
+    target = latest(everyone)["observation"]["cards_played"] + cards
+    acted: set[int] = set()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = latest(everyone)
+        observation = state["observation"]
+        if observation["over"] or observation["cards_played"] >= target:
+            return
+        turn = observation["turn"]
+        if turn in seats and state["version"] not in acted:
+            acted.add(state["version"])
+            seats[turn].send({"type": "play"})
+        for player in everyone:
+            player.poll(0.02)
+    raise AssertionError(f"only {latest(everyone)['observation']['cards_played']} of {target} "
+                         "cards were played in time")
+
+
+def public(observation: dict[str, Any]) -> dict[str, Any]:
+    """What every seat sees alike."""
+    return {k: observation[k] for k in ("pile", "burned", "penalty_pile", "hand_sizes", "turn",
+                                        "cards_played", "challenge", "status")}
+
+
+def test_several_clients_share_one_table_on_a_real_server(tmp_path: Path) -> None:
+    with ServerProcess(tmp_path / "ratscrew.db") as server:
+        code = server.new_room(seats=4, bots=["casual", "casual"], seed=11, pace="fast")
+        ann, bob, eve = server.player(code), server.player(code), server.player(code)
+        assert ann.join("Ann")["seat"] == 0 and bob.join("Bob")["seat"] == 1
+        eve.send({"type": "watch"})
+        eve.wait_for("room")
+        ann.send({"type": "start"})
+        for player in (ann, bob, eve):
+            player.wait_for("state")
+        play_cards({0: ann, 1: bob}, cards=16)
+        eve.send({"type": "play"})
+        assert eve.wait_for("error")["code"] == "not_seated"
+        time.sleep(0.3)
+        for player in (ann, bob, eve):
+            player.drain()
+        views: dict[int, list[dict[str, Any]]] = {}
+        for player in (ann, bob, eve):
+            for message in player.messages:
+                if message["type"] == "state":
+                    views.setdefault(message["version"], []).append(public(message["observation"]))
+        shared = [v for v in views.values() if len(v) == 3]
+        assert len(shared) >= 16
+        assert all(v[0] == v[1] == v[2] for v in shared)
+        assert ann.observation["seat"] == 0 and eve.observation["seat"] is None
+        for player in (ann, bob, eve):
+            player.close()
+
+
+def test_after_kill_9_and_a_restart_the_game_comes_back_and_plays_on(tmp_path: Path) -> None:
+    db = tmp_path / "ratscrew.db"
+    server = ServerProcess(db).start()
+    try:
+        # a finished game, with its statistics
+        done = server.new_room(bots=["casual"], seed=2)
+        solo = server.player(done)
+        solo.join("Cy")
+        solo.send({"type": "start"})
+        solo.wait_for("state")
+        solo.send({"type": "resign"})
+        over = solo.wait_for("game_over")
+        record_before = server.get(over["record_url"]).json()
+        board_before = server.get("/api/leaderboard?rules=classic").json()
+        # a game in progress between two people (turn time-out long enough not to fire)
+        code = server.new_room(seed=4, turn_timeout_ms=60_000)
+        ann, bob = server.player(code), server.player(code)
+        tokens = [ann.join("Ann")["token"], bob.join("Bob")["token"]]
+        ann.send({"type": "start"})
+        ann.wait_for("state")
+        play_cards({0: ann, 1: bob}, cards=12)
+        # wait for a quiet moment: someone's turn, nothing timed pending
+        deadline = time.monotonic() + 10
+        while latest([ann, bob])["observation"]["turn"] is None and time.monotonic() < deadline:
+            ann.poll(0.05)
+            bob.poll(0.05)
+        ann.drain(0.3)
+        before = ann.observation
+        assert before["cards_played"] >= 12 and before["turn"] is not None
+        server.kill(signal.SIGKILL)
+        assert server.process is not None and server.process.returncode == -signal.SIGKILL
+    finally:
+        server.kill()
+
+    with ServerProcess(db) as again:
+        assert again.get(over["record_url"]).json() == record_before
+        assert again.get("/api/leaderboard?rules=classic").json() == board_before
+        ann, bob = again.player(code), again.player(code)
+        assert ann.join("Ann", token=tokens[0])["seat"] == 0
+        assert bob.join("Bob", token=tokens[1])["seat"] == 1
+        after = ann.wait_for("state")["observation"]
+        assert public(after) == public(before)
+        assert after["pile"] == before["pile"] and after["now"] == before["now"]
+        play_cards({0: ann, 1: bob}, cards=3)
+        assert latest([ann, bob])["observation"]["cards_played"] >= before["cards_played"] + 3
+
+
+def run_serve(db: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ratscrew", "serve", "--port", "0", "--db", str(db)],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_a_damaged_database_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    db = tmp_path / "ratscrew.db"
+    with ServerProcess(db) as server:  # a real database with a finished game in it
+        code = server.new_room(bots=["casual"])
+        player = server.player(code)
+        player.join("Ann")
+        player.send({"type": "start"})
+        player.wait_for("state")
+        player.send({"type": "resign"})
+        player.wait_for("game_over")
+    data = bytearray(db.read_bytes())
+    page = 4096
+    assert len(data) > 3 * page
+    data[2 * page:3 * page] = b"\xde\xad\xbe\xef" * (page // 4)  # scribble over a page
+    db.write_bytes(bytes(data))
+    result = run_serve(db)
+    assert result.returncode == 2
+    assert "damaged" in result.stderr and "refusing to start" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert db.read_bytes() == bytes(data)
+
+
+def test_a_database_that_is_not_one_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "notes.db"
+    db.write_text("my shopping list\n" * 200)
+    result = run_serve(db)
+    assert result.returncode == 2 and "damaged" in result.stderr
+    assert db.read_text() == "my shopping list\n" * 200
+
+
+def test_a_locked_database_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "ratscrew.db"
+    with ServerProcess(db):
+        second = run_serve(db)  # a second server on the same file
+        assert second.returncode == 2 and "another" in second.stderr
+    holder = sqlite3.connect(db, isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")  # another program holds the database
+        result = run_serve(db)
+    finally:
+        holder.close()
+    assert result.returncode == 2 and "locked" in result.stderr and "Traceback" not in result.stderr
