@@ -8,14 +8,16 @@ trip so the room judges its actions as it would a real link's.
 
 from __future__ import annotations
 
-import contextlib
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from ratscrew.cards import Card
 from ratscrew.engine import Game
+from ratscrew.events import CardPlayed, CardsBurned, ChallengeStarted, Event, Misslap, SlapWon
 from ratscrew.ruleset import Ruleset
+from ratscrew.runtime import Table
 from ratscrew.server.link import Pinger
 from ratscrew.server.protocol import Act, ClientMessage, Join, parse_room_request
 from ratscrew.server.room import Room
@@ -132,12 +134,21 @@ def act(conn: FakeConnection, wall: FakeWall, kind: str, arrive_at: float,
     conn.do(Act(kind, reaction_ms, version))  # type: ignore[arg-type]
 
 
+CARD_IN_TEXT = re.compile(r"(?<![A-Za-z0-9])(10|[2-9TJQKA])([CDHS♣♦♥♠])(?![A-Za-z0-9])")
+"""A card named inside any text, in notation (``7H``) or as shown to people (``7♥``)."""
+_SUIT_LETTERS = str.maketrans("♣♦♥♠", "CDHS")
+
+
 def card_strings(value: Any) -> set[str]:
-    """Every card in notation found in a message's strings."""
+    """Every card (in notation) named anywhere in a message's strings.
+
+    >>> sorted(card_strings({"lines": ["Ann plays 10♥", "then 7S"], "pile": ["KD"]}))
+    ['7S', 'KD', 'TH']
+    """
     found: set[str] = set()
     if isinstance(value, str):
-        with contextlib.suppress(ValueError):
-            found.add(str(Card.parse(value)))
+        for rank, suit in CARD_IN_TEXT.findall(value):
+            found.add(str(Card.parse(rank + suit.translate(_SUIT_LETTERS))))
     elif isinstance(value, dict):
         for item in value.values():
             found |= card_strings(item)
@@ -147,21 +158,40 @@ def card_strings(value: Any) -> set[str]:
     return found
 
 
+def face_up_cards(event: Event) -> set[str]:
+    """The cards an engine event shows everyone: played, burned face up, paid for a misslap
+    (counted out in front of the table) or slapped."""
+    if isinstance(event, (CardPlayed, ChallengeStarted)):
+        return {str(event.card)}
+    if isinstance(event, (CardsBurned, Misslap)):
+        return {str(c) for c in event.cards}
+    if isinstance(event, SlapWon):
+        return {str(c) for c in event.top}
+    return set()
+
+
 class SecrecyWatch:
-    """Checks, at every message a room sends, that it names no card that was never face up:
-    cards that have been on the pile, burned or paid are public; a card still in the hand it
-    was dealt to never is."""
+    """Checks, at every message a room sends, that it names no card that was never face up.
+
+    What has been face up is taken from the engine's own events (the table is told to keep
+    them), never from the messages being checked."""
 
     def __init__(self, room: Room) -> None:
         self.room = room
         self.public: set[str] = set()
         self.messages = 0
+        self._table: Table | None = None
+        self._seen = 0
 
     def check(self, message: dict[str, Any]) -> None:
-        game = self.room.game
-        if game is not None:
-            zones = game.zones()
-            self.public |= {str(c) for c in zones["pile"] + zones["burned"] + zones["penalty pile"]}
+        table = self.room.table
+        if table is not None:
+            if table is not self._table:
+                self._table, self._seen = table, 0
+                table.keep_events = True
+            for event in table.events[self._seen:]:
+                self.public |= face_up_cards(event)
+            self._seen = len(table.events)
         leaked = card_strings(message) - self.public
         assert not leaked, f"{message['type']} message names face-down cards {sorted(leaked)}"
         self.messages += 1
