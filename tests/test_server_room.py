@@ -4,7 +4,7 @@ from start to record, stand-ins for idle players, and how actions are judged in 
 from __future__ import annotations
 
 import pytest
-from online import FakeConnection, act, make_room, move_to, run_until
+from online import FakeConnection, FakeWall, act, make_room, move_to, run_until
 
 from ratscrew.engine import Game
 from ratscrew.server.protocol import (
@@ -238,3 +238,54 @@ def test_a_restored_room_comes_back_at_the_same_state_and_plays_on() -> None:
     move_to(back, wall, back.clock.now())
     run_until(back, wall, back.clock.now() + 20_000)
     assert back.game.cards_played > cards
+
+
+def double_on_the_table(judging: str) -> tuple[Room, FakeWall, FakeConnection, FakeConnection, int]:
+    """Ann (a 10 ms link) and Bob (a 200 ms link) see Bob cover Ann's 7H with 7S: a double.
+    Returns the room time at which the server sent them that state."""
+    room, wall = make_room(seats=2, hands=["7H 2C 3C", "7S 4D 5D"], judging=judging,
+                           turn_timeout_ms=60_000)
+    ann, bob = FakeConnection(room, rtt_ms=10), FakeConnection(room, rtt_ms=200)
+    ann.join("Ann")
+    bob.join("Bob")
+    ann.do(Start())
+    act(ann, wall, "play", 100, reaction_ms=95)
+    act(bob, wall, "play", 800, reaction_ms=300)
+    run_until(room, wall, 1200)
+    assert room.game is not None and [str(c) for c in room.game.pile] == ["7H", "7S"]
+    sent = int(ann.last("state")["sent_at"])
+    assert bob.last("state")["version"] == ann.last("state")["version"]
+    return room, wall, ann, bob, sent
+
+
+@pytest.mark.parametrize(("judging", "winner"), [("fair", "Bob"), ("first-packet", "Ann")])
+def test_the_quicker_reaction_wins_the_double_whoever_is_nearer(judging: str, winner: str) -> None:
+    room, wall, ann, bob, sent = double_on_the_table(judging)
+    # Ann sees the double 5 ms after it is sent and slaps 250 ms later: arrives at +260.
+    # Bob sees it 100 ms after it is sent and slaps 200 ms later: arrives at +400.
+    act(ann, wall, "slap", sent + 260, reaction_ms=250)
+    act(bob, wall, "slap", sent + 400, reaction_ms=200)
+    run_until(room, wall, sent + 2000)
+    assert room.game is not None
+    winner_seat = 0 if winner == "Ann" else 1
+    assert room.game.hand_size(winner_seat) > room.game.hand_size(1 - winner_seat)
+    judgement = ann.last("judgement")
+    assert judgement["text"].endswith(f"{winner} takes the double")
+    bob_slap = next(s for s in judgement["slaps"] if s["name"] == "Bob")
+    if judging == "fair":
+        assert bob_slap["reaction_ms"] == 200 and bob_slap["compensated"]
+        assert "Bob 200 ms (+200 ms link, compensated)" in judgement["text"]
+    else:
+        assert not bob_slap["compensated"]
+
+
+def test_a_client_lying_about_its_reaction_gains_nothing_beyond_its_link() -> None:
+    room, wall, ann, bob, sent = double_on_the_table("fair")
+    # Ann, on a 10 ms link, slaps 330 ms after the state was sent but claims 120 ms; Bob's
+    # honest 200 ms reaction (arriving at +400 over his slow link) is quicker than Ann's real one.
+    act(ann, wall, "slap", sent + 330, reaction_ms=120)
+    act(bob, wall, "slap", sent + 400, reaction_ms=200)
+    run_until(room, wall, sent + 2000)
+    assert room.game is not None and room.game.hand_size(1) > room.game.hand_size(0)
+    ann_slap = next(s for s in ann.last("judgement")["slaps"] if s["name"] == "Ann")
+    assert ann_slap["reaction_ms"] >= 310  # judged near its arrival, not at the claim
