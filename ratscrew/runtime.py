@@ -62,8 +62,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, get_args
 
-from ratscrew.engine import Game
-from ratscrew.errors import IllegalActionError
+from ratscrew.engine import MAX_TIME_MS, Game
+from ratscrew.errors import IllegalActionError, InvalidTimeError, NoSuchSeatError
 from ratscrew.events import Event
 from ratscrew.ruleset import Ruleset
 
@@ -449,8 +449,15 @@ class Table:
         before it happens first. Returns its events; a refused action returns ``[]`` and is
         reported like any rejection (the seat's agent and the rejection listeners are told).
         """
-        if not 0 <= seat < len(self.agents):
-            raise ValueError(f"no seat {seat} at this table of {len(self.agents)}")
+        # Checked before anything happens; values may come from the network, so the messages
+        # name the value's type rather than writing out what may be a 5,000-digit int.
+        if type(seat) is not int or not 0 <= seat < len(self.agents):
+            raise NoSuchSeatError(f"a seat is an int from 0 to {len(self.agents) - 1}, "
+                                  f"got a {type(seat).__name__} that is not one")
+        if at is not None and (isinstance(at, bool) or not isinstance(at, (int, float))
+                               or not 0 <= at <= MAX_TIME_MS):
+            raise InvalidTimeError(f"a time is a number of ms from 0 to {MAX_TIME_MS}, "
+                                   f"got a {type(at).__name__} that is not one")
         intent = Intent(kind, self._clock.now() if at is None else at, SUBMITTED)
         if self.paused:
             self._reject(seat, intent, TablePausedError("the game is paused"), outside=True)

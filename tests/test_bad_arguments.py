@@ -26,6 +26,7 @@ from scenario import play_seats
 from ratscrew.engine import MAX_TIME_MS, Game
 from ratscrew.errors import IllegalActionError, InvalidTimeError, NoSuchSeatError
 from ratscrew.ruleset import Ruleset
+from ratscrew.runtime import Table
 
 CLASSIC = Ruleset.preset("classic")
 HUGE = 10**5000  # an int too long for Python to write out: error messages must still work
@@ -296,3 +297,25 @@ def test_the_record_used_above_replays() -> None:
     game = Game.from_record(RECORD)
     assert [kind for kind, _, _ in game.actions_since(0)] == ["play"] * 4 + ["slap", "advance"]
     assert dataclasses.asdict(game.rules) == dataclasses.asdict(CLASSIC)
+
+
+# --- the runtime table, which the server feeds -----------------------------------------------
+
+TABLE_BAD_TIMES = st.one_of(  # floats are times here (the server judges in fractions of ms); None is now
+    st.booleans(), st.sampled_from([math.nan, math.inf, -math.inf]),
+    st.floats(max_value=-0.001), st.floats(min_value=MAX_TIME_MS + 1.0), st.text(max_size=5),
+    st.builds(Decimal, st.integers(0, 10)), st.lists(st.integers(0, 3), max_size=2),
+    st.integers(max_value=-1), st.integers(min_value=MAX_TIME_MS + 1), st.just(HUGE))
+
+
+@settings(max_examples=80, deadline=None)
+@given(seat=bad_seats(2), at=TABLE_BAD_TIMES)
+def test_a_table_refuses_a_bad_seat_or_time_before_anything_happens(seat: Any, at: Any) -> None:
+    game = grace_window()
+    table = Table(game, [None, None])
+    before = game.to_record()
+    with pytest.raises(NoSuchSeatError):
+        table.submit(seat, "slap", at=1400)
+    with pytest.raises(InvalidTimeError):
+        table.submit(0, "slap", at=at)
+    assert game.to_record() == before and game.award is not None
