@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play watch test lint typecheck unit bench clean
+.PHONY: play watch test lint typecheck jscheck unit bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,13 +18,23 @@ play: $(STAMP)
 watch: $(STAMP)
 	$(BIN)/ratscrew watch
 
-test: $(STAMP) lint typecheck unit
+test: $(STAMP) lint typecheck jscheck unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check ratscrew tests benchmarks
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+
+# The browser table's JavaScript: TypeScript's checker over the JSDoc types (nothing is built),
+# then the pure helpers' unit tests on Node's own test runner.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+jscheck: node_modules/.installed
+	node_modules/.bin/tsc -p tsconfig.json
+	node --test tests/js/
 
 unit: $(STAMP)
 	$(BIN)/pytest
@@ -33,4 +43,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/engine.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache node_modules

@@ -1,0 +1,83 @@
+// @ts-check
+/** Pure helpers that turn the server's data into words and numbers for the page (no DOM). */
+
+/** @typedef {{rank: string, suit: string, suitName: string, symbol: string, label: string}} CardFace */
+
+const SUITS = /** @type {Record<string, [string, string]>} */ ({
+  C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"], S: ["♠", "spades"],
+});
+const RANK_NAMES = /** @type {Record<string, string>} */ ({ T: "10" });
+
+/**
+ * A card in notation ("7H", "TD", "JK") as the page shows it.
+ * @param {string} card
+ * @returns {CardFace}
+ */
+export function cardFace(card) {
+  if (card === "JK") {
+    return { rank: "★", suit: "", suitName: "joker", symbol: "🃏", label: "joker" };
+  }
+  const rank = RANK_NAMES[card[0]] ?? card[0];
+  const [symbol, suitName] = SUITS[card[1]] ?? ["?", "unknown"];
+  return { rank, suit: card[1], suitName, symbol, label: `${rank}${symbol}` };
+}
+
+/**
+ * Milliseconds as the page writes them: "312 ms", "1.4 s".
+ * @param {number | null | undefined} ms
+ * @returns {string}
+ */
+export function formatMs(ms) {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return "–";
+  if (Math.abs(ms) < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * How long until a deadline in room time, given when the state was sent and how long ago it
+ * arrived (both in ms). Never negative.
+ * @param {number} deadline room time of the deadline
+ * @param {number} sentAt room time the state was sent
+ * @param {number} sinceArrival ms since the state arrived here
+ * @returns {number}
+ */
+export function remainingMs(deadline, sentAt, sinceArrival) {
+  return Math.max(0, deadline - sentAt - sinceArrival);
+}
+
+/**
+ * The version of the newest state shown at or before an input event, and the reaction to it.
+ * @param {Map<number, number>} shown version -> performance.now() when it was painted
+ * @param {number} eventTime the input event's timeStamp
+ * @returns {{version: number, reaction_ms: number} | null}
+ */
+export function reactionTo(shown, eventTime) {
+  let best = /** @type {{version: number, at: number} | null} */ (null);
+  for (const [version, at] of shown) {
+    if (at <= eventTime && (best === null || version > best.version)) best = { version, at };
+  }
+  if (best === null) return null;
+  return { version: best.version, reaction_ms: Math.min(60000, Math.max(0, eventTime - best.at)) };
+}
+
+/**
+ * A seat's status line.
+ * @param {string} status "in", "out", "locked", ...
+ * @param {number} cards
+ * @returns {string}
+ */
+export function seatStatus(status, cards) {
+  if (status === "out") return "out";
+  const word = cards === 1 ? "card" : "cards";
+  return status === "in" ? `${cards} ${word}` : `${cards} ${word}, ${status.replace(/_/g, " ")}`;
+}
+
+/**
+ * The key's name as stored and shown: " " is "space", letters lower case.
+ * @param {string} key a KeyboardEvent.key
+ * @returns {string}
+ */
+export function keyName(key) {
+  if (key === " ") return "space";
+  return key.length === 1 ? key.toLowerCase() : key;
+}

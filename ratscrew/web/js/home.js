@@ -1,0 +1,88 @@
+// @ts-check
+/** The home page: create a room (rules, seats, bots, pace, judging) or join one by code. */
+import { byId, el, fetchJson } from "./dom.js";
+
+/** @type {{name: string, summary: string, max_players: number}[]} */
+let presets = [];
+/** @type {string[]} */
+let levels = [];
+
+function renderSeatChoices() {
+  const seats = Math.min(8, Math.max(2, Number(byId("seats", HTMLInputElement).value) || 4));
+  const box = byId("seat-list");
+  const previous = [...box.querySelectorAll("select")].map((select) => select.value);
+  box.replaceChildren(el("legend", "", "Who sits where"));
+  for (let seat = 0; seat < seats; seat += 1) {
+    const label = el("label", "", `Seat ${seat + 1} `);
+    const choice = /** @type {HTMLSelectElement} */ (el("select"));
+    choice.dataset.testid = `seat-choice-${seat}`;
+    const person = /** @type {HTMLOptionElement} */ (el("option", "", seat === 0 ? "you" : "a friend"));
+    person.value = "";
+    choice.append(person);
+    for (const level of levels) {
+      const option = /** @type {HTMLOptionElement} */ (el("option", "", `${level} bot`));
+      option.value = level;
+      choice.append(option);
+    }
+    choice.value = previous[seat] ?? (seat === 0 ? "" : "casual");
+    label.append(choice);
+    box.append(label);
+  }
+}
+
+function describeRules() {
+  const name = byId("rules", HTMLSelectElement).value;
+  byId("rules-summary").textContent = presets.find((p) => p.name === name)?.summary ?? "";
+}
+
+async function load() {
+  try {
+    const [presetData, botData] = await Promise.all([fetchJson("/api/presets"), fetchJson("/api/bots")]);
+    presets = presetData.presets;
+    levels = botData.levels.map((/** @type {{name: string}} */ level) => level.name);
+  } catch (error) {
+    byId("create-error").textContent = `The server did not answer: ${error instanceof Error ? error.message : error}`;
+    return;
+  }
+  const rules = byId("rules", HTMLSelectElement);
+  for (const preset of presets) {
+    const option = /** @type {HTMLOptionElement} */ (el("option", "", preset.name));
+    option.value = preset.name;
+    rules.append(option);
+  }
+  describeRules();
+  renderSeatChoices();
+}
+
+byId("rules").addEventListener("change", describeRules);
+byId("seats").addEventListener("input", renderSeatChoices);
+byId("create").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const choices = [...byId("seat-list").querySelectorAll("select")].map((select) => select.value);
+  // bots sit in the last seats: people first, then the bots in the order chosen
+  const people = choices.filter((choice) => choice === "");
+  const bots = choices.filter((choice) => choice !== "");
+  const toml = byId("rules-toml", HTMLTextAreaElement).value.trim();
+  const body = {
+    rules: toml || byId("rules", HTMLSelectElement).value,
+    seats: people.length + bots.length,
+    bots,
+    pace: byId("pace", HTMLSelectElement).value,
+    turn_timeout_ms: Math.round(Number(byId("timeout", HTMLInputElement).value) * 1000),
+    judging: byId("judging", HTMLSelectElement).value,
+  };
+  byId("create-error").textContent = "";
+  try {
+    const room = await fetchJson("/api/rooms", body);
+    location.assign(room.url);
+  } catch (error) {
+    byId("create-error").textContent = error instanceof Error ? error.message : String(error);
+  }
+});
+byId("join").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const code = byId("code", HTMLInputElement).value.trim().toUpperCase().replace(/[^A-Z0-9]/g, "");
+  if (code) location.assign(`/r/${code}`);
+});
+
+load();

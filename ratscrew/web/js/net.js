@@ -1,0 +1,60 @@
+// @ts-check
+/** The room's websocket: answers pings at once, reconnects after a drop, speaks protocol v1. */
+
+export const PROTOCOL_VERSION = 1;
+
+/**
+ * @typedef {{type: string, [key: string]: any}} Message
+ * @typedef {{onMessage: (m: Message, arrivedAt: number) => void, onOpen: () => void,
+ *            onClose: (willRetry: boolean) => void}} Handlers
+ */
+
+export class RoomSocket {
+  /**
+   * @param {string} code the room's code
+   * @param {Handlers} handlers
+   */
+  constructor(code, handlers) {
+    this.code = code;
+    this.handlers = handlers;
+    /** @type {WebSocket | null} */
+    this.ws = null;
+    this.retries = 0;
+    this.stopped = false;
+  }
+
+  connect() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${scheme}//${location.host}/ws/${encodeURIComponent(this.code)}`);
+    this.ws = ws;
+    ws.addEventListener("open", () => { this.retries = 0; this.handlers.onOpen(); });
+    ws.addEventListener("message", (event) => {
+      const arrivedAt = performance.now();
+      /** @type {Message} */
+      let message;
+      try { message = JSON.parse(String(event.data)); } catch { return; }
+      if (message.type === "ping") { this.send({ type: "pong", id: message.id }); return; }
+      this.handlers.onMessage(message, arrivedAt);
+    });
+    ws.addEventListener("close", (event) => {
+      if (this.ws !== ws) return;
+      // 4001: this seat connected elsewhere; 4404: no such room; 1008: refused. No retry then.
+      const final = this.stopped || [4001, 4404, 1008].includes(event.code);
+      this.handlers.onClose(!final);
+      if (!final) {
+        this.retries += 1;
+        setTimeout(() => this.connect(), Math.min(10000, 500 * 2 ** Math.min(this.retries, 5)));
+      }
+    });
+  }
+
+  /** @param {Record<string, unknown>} message */
+  send(message) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+  }
+
+  stop() {
+    this.stopped = true;
+    this.ws?.close();
+  }
+}
