@@ -289,3 +289,17 @@ def test_a_client_lying_about_its_reaction_gains_nothing_beyond_its_link() -> No
     assert room.game is not None and room.game.hand_size(1) > room.game.hand_size(0)
     ann_slap = next(s for s in ann.last("judgement")["slaps"] if s["name"] == "Ann")
     assert ann_slap["reaction_ms"] >= 310  # judged near its arrival, not at the claim
+
+
+def test_a_slap_before_the_covering_card_in_table_time_still_wins_the_double() -> None:
+    room, wall, ann, bob, sent = double_on_the_table("fair")
+    # Ann covers the double 150 ms after it was sent (her play arrives at +160); Bob, far away,
+    # slapped it 120 ms after seeing it, so his slap arrives later (+320) but came first.
+    act(ann, wall, "play", sent + 160, reaction_ms=150)
+    act(bob, wall, "slap", sent + 320, reaction_ms=120)
+    run_until(room, wall, sent + 2000)
+    assert room.game is not None and room.game.hand_size(1) > room.game.hand_size(0)
+    lines = [line for m in bob.of("state") for line in m["lines"]]
+    assert any(line.startswith("Bob slaps a double") for line in lines), lines
+    assert not any(line.startswith("Ann plays 2") for line in lines[:lines.index(
+        next(line for line in lines if line.startswith("Bob slaps a double")))])

@@ -1,0 +1,43 @@
+"""Fair slaps over real websockets: two scripted clients on a real ``ratscrew serve``, one of
+them behind a slow link (benchmarks/scripted.py delays every message in both directions)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from scripted import Contender, run_contest, running_server, seeds_with_an_early_double
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with running_server() as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def deal() -> tuple[int, int]:
+    return seeds_with_an_early_double(1)[0]
+
+
+def test_the_quicker_but_farther_player_wins_the_pile(url: str, deal: tuple[int, int]) -> None:
+    near = Contender(one_way_ms=0, jitter_ms=0, reaction_ms=300)
+    far = Contender(one_way_ms=150, jitter_ms=0, reaction_ms=200)  # 100 ms quicker, 300 ms away
+    fair = asyncio.run(run_contest(url, *deal, "fair", (near, far)))
+    assert fair.winner == 1, fair.text
+    assert "B" in fair.text and "compensated" in fair.text
+    # the same contest judged by arrival goes to the nearer player
+    first_packet = asyncio.run(run_contest(url, *deal, "first-packet", (near, far)))
+    assert first_packet.winner == 0, first_packet.text
+
+
+def test_a_client_lying_about_its_reaction_on_a_fast_link_loses(url: str, deal: tuple[int, int]) -> None:
+    liar = Contender(one_way_ms=1, jitter_ms=0, reaction_ms=330, lie_ms=210)  # claims ~120 ms
+    honest = Contender(one_way_ms=100, jitter_ms=0, reaction_ms=250)
+    result = asyncio.run(run_contest(url, *deal, "fair", (liar, honest)))
+    assert result.winner == 1, result.text
