@@ -126,8 +126,8 @@ def main() -> None:
                     url, setting, deals, contests, rng, args.parallel,
                     lambda: progress.advance(task))
 
-    with running_server() as url:
-        asyncio.run(run_all(url))
+    with running_server() as server:
+        asyncio.run(run_all(server.url))
 
     print(f"\nContested doubles, two players (skilled reactions), {contests} contests per row; the near")
     print("player has a 0 ms link, the far one the delay shown (one way, each direction).")

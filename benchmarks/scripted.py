@@ -35,10 +35,18 @@ from ratscrew.ruleset import Ruleset
 ADDRESS = re.compile(r"open (http://127\.0\.0\.1:(\d+)/)")
 
 
+@dataclass(frozen=True)
+class RunningServer:
+    """A server started by `running_server`: its base URL and process id."""
+
+    url: str
+    pid: int
+
+
 @contextlib.contextmanager
-def running_server(*extra: str, db: Path | None = None) -> Iterator[str]:
+def running_server(*extra: str, db: Path | None = None) -> Iterator[RunningServer]:
     """A ``ratscrew serve`` subprocess on a free loopback port with no per-address limits to
-    speak of (every scripted client comes from 127.0.0.1); yields its base URL."""
+    speak of (every scripted client comes from 127.0.0.1)."""
     with tempfile.TemporaryDirectory() as folder:
         path = db or Path(folder) / "bench.db"
         process = subprocess.Popen(
@@ -57,7 +65,7 @@ def running_server(*extra: str, db: Path | None = None) -> Iterator[str]:
                     url = found.group(1).rstrip("/") if found else None
             if url is None:
                 raise RuntimeError("the server did not start")
-            yield url
+            yield RunningServer(url, process.pid)
         finally:
             process.terminate()
             try:

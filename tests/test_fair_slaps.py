@@ -16,8 +16,8 @@ from scripted import Contender, run_contest, running_server, seeds_with_an_early
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with running_server() as base:
-        yield base
+    with running_server() as server:
+        yield server.url
 
 
 @pytest.fixture(scope="module")

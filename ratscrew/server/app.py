@@ -197,7 +197,8 @@ class WebSocketConnection:
                         version = int(message["version"])
                         self._shown[version] = sent
                         self._shown.pop(version - SHOWN_VERSIONS, None)
-                        message = {**message, "sent_at": round(sent)}
+                        message = {**message, "sent_at": round(sent),
+                                   "server_time_ms": round(time.time() * 1000.0, 1)}
                     elif kind == "ping":
                         self.pinger.sent(int(message["id"]), time.monotonic() * 1000.0)
                     await asyncio.wait_for(websocket.send_text(json.dumps(message)), timeout)

@@ -1,0 +1,252 @@
+"""Server load: how many rooms one ``ratscrew serve`` process keeps going at human pace.
+
+Starts the server on loopback, then drives N rooms of four scripted websocket players each from
+separate processes (so the load generator does not share the server's core): every player
+answers pings at once, plays its card 300-800 ms after its turn comes, and slaps a double half
+the time, 250-600 ms after it shows. After a ramp-up, it measures for T seconds and prints rooms,
+sockets, messages per second each way, the latency from the server sending a state to the
+client receiving it (p50/p95/p99, from the state's ``server_time_ms``: same machine, same
+clock), the server's CPU (share of one core) and memory per room, and any connection lost.
+
+Usage: ``.venv/bin/python benchmarks/server_load.py [--rooms N | --sweep 50,100,200]
+[--seconds T] [--processes P]``. It prints figures; nothing is asserted. Every run is bounded
+and stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.progress import Progress
+from websockets.asyncio.client import ClientConnection, connect
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scripted import running_server
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class WorkerReport:
+    """What one load process saw while measuring."""
+
+    latencies_ms: list[float] = field(default_factory=list)
+    received: int = 0
+    sent: int = 0
+    lost: int = 0
+    rooms: int = 0
+    sockets: int = 0
+    failed_to_start: int = 0
+
+
+class LoadPlayer:
+    """One scripted player of a room (see the module docstring)."""
+
+    def __init__(self, ws: ClientConnection, report: WorkerReport, rng: random.Random,
+                 measuring: asyncio.Event) -> None:
+        self.ws, self.report, self.rng, self.measuring = ws, report, rng, measuring
+        self.seat: int | None = None
+        self.acted_version = -1
+        self.slapped_version = -1
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.ws.send(json.dumps(message))
+        if self.measuring.is_set():
+            self.report.sent += 1
+
+    async def later(self, delay_ms: float, message: dict[str, Any]) -> None:
+        await asyncio.sleep(delay_ms / 1000.0)
+        # a connection that went away meanwhile is counted where it is read
+        with contextlib.suppress(Exception):
+            await self.send(message)
+
+    async def run(self, stop_at: float, tasks: set[asyncio.Task[None]]) -> None:
+        try:
+            async for raw in self.ws:
+                received = time.time() * 1000.0
+                message = json.loads(raw)
+                kind = message["type"]
+                if self.measuring.is_set():
+                    self.report.received += 1
+                if kind == "ping":
+                    await self.send({"type": "pong", "id": message["id"]})
+                elif kind == "welcome":
+                    self.seat = message["seat"]
+                elif kind == "state":
+                    if self.measuring.is_set() and "server_time_ms" in message:
+                        self.report.latencies_ms.append(received - message["server_time_ms"])
+                    self.react(message, tasks)
+                elif kind == "game_over" and self.seat == 0:
+                    tasks.add(asyncio.create_task(self.later(2000, {"type": "rematch"})))
+                if time.monotonic() >= stop_at:
+                    return
+        except Exception:
+            if time.monotonic() < stop_at:
+                self.report.lost += 1
+
+    def react(self, state: dict[str, Any], tasks: set[asyncio.Task[None]]) -> None:
+        observation, version = state["observation"], int(state["version"])
+        pile = observation["pile"]
+        if observation["over"] or self.seat is None:
+            return
+        if len(pile) >= 2 and pile[-1][0] == pile[-2][0] and self.slapped_version < version \
+                and self.rng.random() < 0.5:
+            self.slapped_version = version
+            reaction = self.rng.uniform(250, 600)
+            task = asyncio.create_task(self.later(reaction, {"type": "slap", "reaction_ms": reaction,
+                                                             "version": version}))
+        elif observation["turn"] == self.seat and self.acted_version < version:
+            self.acted_version = version
+            pace = self.rng.uniform(300, 800)
+            task = asyncio.create_task(self.later(pace, {"type": "play", "reaction_ms": pace,
+                                                         "version": version}))
+        else:
+            return
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+
+async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int) -> WorkerReport:
+    """This process's share of the rooms: create, join, start, play, then measure."""
+    report = WorkerReport()
+    rng = random.Random(seed)
+    measuring = asyncio.Event()
+    tasks: set[asyncio.Task[None]] = set()
+    started = time.monotonic()
+    stop_at = started + ramp_s + seconds
+    runners: list[asyncio.Task[None]] = []
+    sockets: list[ClientConnection] = []
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        for index in range(rooms):
+            # spread the room starts over the ramp
+            await asyncio.sleep(max(0.0, started + ramp_s * 0.8 * index / max(1, rooms) - time.monotonic()))
+            try:
+                response = await http.post("/api/rooms", json={"rules": "classic", "seats": 4,
+                                                               "turn_timeout_ms": 10_000})
+                code = response.json()["code"]
+                players = []
+                for seat in range(4):
+                    ws = await connect(f"{url.replace('http', 'ws')}/ws/{code}", open_timeout=30,
+                                       max_size=2**20)
+                    sockets.append(ws)
+                    player = LoadPlayer(ws, report, rng, measuring)
+                    players.append(player)
+                    runners.append(asyncio.create_task(player.run(stop_at, tasks)))
+                    await player.send({"type": "join", "name": f"P{seat}"})
+                await asyncio.sleep(0.2)
+                await players[0].send({"type": "start"})
+                report.rooms += 1
+                report.sockets += 4
+            except Exception as error:  # counted and reported, never fatal to the run
+                report.failed_to_start += 1
+                print(f"a room failed to start: {error!r}", file=sys.stderr)
+    await asyncio.sleep(max(0.0, started + ramp_s - time.monotonic()))
+    measuring.set()
+    await asyncio.sleep(max(0.0, stop_at - time.monotonic()))
+    for ws in sockets:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(ws.close(), 2)
+    for runner in runners:
+        runner.cancel()
+    return report
+
+
+def worker(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
+           out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    out.put(asyncio.run(drive(url, rooms, ramp_s, seconds, seed)))
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def run_once(rooms: int, seconds: float, processes: int, ramp_s: float) -> dict[str, float]:
+    with running_server() as server:
+        base_rss = rss_mb(server.pid)
+        out: multiprocessing.Queue[WorkerReport] = multiprocessing.Queue()
+        shares = [rooms // processes + (1 if i < rooms % processes else 0) for i in range(processes)]
+        workers = [multiprocessing.Process(target=worker, args=(server.url, share, ramp_s, seconds, i, out))
+                   for i, share in enumerate(shares) if share]
+        for process in workers:
+            process.start()
+        with Progress(transient=True) as progress:
+            task = progress.add_task(f"{rooms} rooms: ramp-up", total=ramp_s + seconds)
+            begin = time.monotonic()
+            while time.monotonic() - begin < ramp_s:
+                time.sleep(0.5)
+                progress.update(task, completed=time.monotonic() - begin)
+            cpu_before, wall_before = cpu_seconds(server.pid), time.monotonic()
+            progress.update(task, description=f"{rooms} rooms: measuring")
+            while time.monotonic() - begin < ramp_s + seconds:
+                time.sleep(0.5)
+                progress.update(task, completed=time.monotonic() - begin)
+            cpu = (cpu_seconds(server.pid) - cpu_before) / (time.monotonic() - wall_before)
+            rss = rss_mb(server.pid)
+        reports = [out.get(timeout=60 + ramp_s + seconds) for _ in workers]
+        for process in workers:
+            process.join(timeout=30)
+            if process.is_alive():
+                process.kill()
+    latencies = [x for r in reports for x in r.latencies_ms]
+    started = sum(r.rooms for r in reports)
+    return {
+        "rooms": started, "sockets": sum(r.sockets for r in reports),
+        "failed": sum(r.failed_to_start for r in reports), "lost": sum(r.lost for r in reports),
+        "to_clients_per_s": sum(r.received for r in reports) / seconds,
+        "to_server_per_s": sum(r.sent for r in reports) / seconds,
+        "p50": percentile(latencies, .5), "p95": percentile(latencies, .95),
+        "p99": percentile(latencies, .99), "mean": statistics.fmean(latencies) if latencies else float("nan"),
+        "cpu": 100 * cpu, "rss": rss, "rss_per_room": (rss - base_rss) / max(1, started),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rooms", type=int, default=50, help="rooms of four players (default 50)")
+    parser.add_argument("--sweep", default=None, help="comma-separated room counts, each on a fresh server")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measuring time per run (default 20)")
+    parser.add_argument("--ramp", type=float, default=None,
+                        help="seconds to start the rooms before measuring (default: 5 + rooms/25)")
+    parser.add_argument("--processes", type=int, default=2, help="load-generating processes (default 2)")
+    args = parser.parse_args()
+    counts = [int(c) for c in args.sweep.split(",")] if args.sweep else [args.rooms]
+    print(f"machine: {os.cpu_count()} cores; server and load generator share them")
+    print(f"{'rooms':>6}{'sockets':>8}{'lost':>6}{'msg/s out':>11}{'msg/s in':>10}"
+          f"{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'CPU %':>7}{'RSS MB':>8}{'MB/room':>9}")
+    for rooms in counts:
+        ramp = args.ramp if args.ramp is not None else 5 + rooms / 25
+        figures = run_once(rooms, args.seconds, args.processes, ramp)
+        print(f"{figures['rooms']:>6.0f}{figures['sockets']:>8.0f}{figures['lost'] + figures['failed']:>6.0f}"
+              f"{figures['to_clients_per_s']:>11.0f}{figures['to_server_per_s']:>10.0f}"
+              f"{figures['p50']:>8.1f}{figures['p95']:>8.1f}{figures['p99']:>8.1f}"
+              f"{figures['cpu']:>7.0f}{figures['rss']:>8.0f}{figures['rss_per_room']:>9.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

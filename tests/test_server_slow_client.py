@@ -1,0 +1,84 @@
+"""A client that never reads must not delay its room: its messages pile up in a bounded queue,
+then it is disconnected, while the others at the table go on receiving every state on time.
+
+The server runs in a thread (uvicorn on a loopback port) with small limits so that this happens
+in seconds; the stuck client is a real websocket whose socket buffer is tiny and which stops
+reading (``max_queue=1``), and it makes the server answer it a great deal (one error per bad
+frame) to fill its queue quickly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import uvicorn
+from websockets.sync.client import connect
+
+from ratscrew.server.app import Limits, create_app
+from ratscrew.server.store import Store
+
+
+@pytest.fixture
+def server_url() -> Iterator[str]:
+    limits = Limits(send_queue=32, send_timeout_s=1.0, messages_per_second=100_000,
+                    message_burst=100_000, flood_drops=10**9)
+    app = create_app(Store(":memory:"), limits=limits)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws_per_message_deflate=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f"127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_a_client_that_never_reads_is_dropped_and_does_not_slow_its_room(
+        server_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="ratscrew.server")
+    code = httpx.post(f"http://{server_url}/api/rooms",
+                      json={"rules": "classic", "seats": 2, "bots": ["expert"], "pace": "fast",
+                            "turn_timeout_ms": 1000}).json()["code"]
+    url = f"ws://{server_url}/ws/{code}"
+    with connect(url) as player:
+        player.send(json.dumps({"type": "join", "name": "Ann"}))
+        player.send(json.dumps({"type": "start"}))
+        raw = socket.create_connection(("127.0.0.1", int(server_url.split(":")[1])))
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        with connect(url, sock=raw, max_queue=1) as stuck:
+            stuck.send(json.dumps({"type": "watch"}))
+            for _ in range(3000):  # each earns an error message the client never reads
+                stuck.send('{"type": "slap", "reaction_ms": "fast"}')
+            # meanwhile the player keeps getting the game as it happens, stand-in and bot playing
+            states, started = 0, time.monotonic()
+            gaps: list[float] = []
+            last = started
+            while time.monotonic() - started < 6:
+                message = json.loads(player.recv(timeout=3))
+                if message["type"] == "ping":
+                    player.send(json.dumps({"type": "pong", "id": message["id"]}))
+                elif message["type"] == "state":
+                    states += 1
+                    now = time.monotonic()
+                    gaps.append(now - last)
+                    last = now
+            assert states >= 5, "the room stalled while a client did not read"
+            assert max(gaps) < 3.0
+            spectators = httpx.get(f"http://{server_url}/api/rooms/{code}").json()["spectators"]
+            assert spectators == 0, "the client that never reads is still connected"
+            why = [r.getMessage() for r in caplog.records if "closing a connection" in r.getMessage()]
+            assert any("does not read" in w or "send hung" in w for w in why), why
+            with contextlib.suppress(Exception):
+                stuck.close()
