@@ -6,7 +6,9 @@ answers pings at once, plays its card 300-800 ms after its turn comes, and slaps
 the time, 250-600 ms after it shows. After a ramp-up, it measures for T seconds and prints rooms,
 sockets, messages per second each way, the latency from the server sending a state to the
 client receiving it (p50/p95/p99, from the state's ``server_time_ms``: same machine, same
-clock), the server's CPU (share of one core) and memory per room, and any connection lost.
+clock), the server's CPU (share of one core) and memory per room, the load generator's own CPU
+(when it nears the cores left, the latencies measure the generator, not the server), and any
+connection lost.
 
 Usage: ``.venv/bin/python benchmarks/server_load.py [--rooms N | --sweep 50,100,200]
 [--seconds T] [--processes P]``. It prints figures; nothing is asserted. Every run is bounded
@@ -50,6 +52,8 @@ class WorkerReport:
     rooms: int = 0
     sockets: int = 0
     failed_to_start: int = 0
+    cpu_s: float = 0.0
+    """CPU time this load process used while measuring."""
 
 
 class LoadPlayer:
@@ -130,9 +134,10 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int) 
     runners: list[asyncio.Task[None]] = []
     sockets: list[ClientConnection] = []
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
-        for index in range(rooms):
-            # spread the room starts over the ramp
-            await asyncio.sleep(max(0.0, started + ramp_s * 0.8 * index / max(1, rooms) - time.monotonic()))
+
+        async def start_room(index: int) -> None:
+            # the rooms start spread over the first 70% of the ramp, each on its own
+            await asyncio.sleep(ramp_s * 0.7 * index / max(1, rooms))
             try:
                 response = await http.post("/api/rooms", json={"rules": "classic", "seats": 4,
                                                                "turn_timeout_ms": 10_000})
@@ -146,16 +151,20 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int) 
                     players.append(player)
                     runners.append(asyncio.create_task(player.run(stop_at, tasks)))
                     await player.send({"type": "join", "name": f"P{seat}"})
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(0.5)  # the four joins are in before the host starts
                 await players[0].send({"type": "start"})
                 report.rooms += 1
                 report.sockets += 4
             except Exception as error:  # counted and reported, never fatal to the run
                 report.failed_to_start += 1
                 print(f"a room failed to start: {error!r}", file=sys.stderr)
+
+        await asyncio.gather(*(start_room(i) for i in range(rooms)))
     await asyncio.sleep(max(0.0, started + ramp_s - time.monotonic()))
     measuring.set()
+    cpu_start = time.process_time()
     await asyncio.sleep(max(0.0, stop_at - time.monotonic()))
+    report.cpu_s = time.process_time() - cpu_start
     for ws in sockets:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(ws.close(), 2)
@@ -222,7 +231,8 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float) -> dict[
         "to_server_per_s": sum(r.sent for r in reports) / seconds,
         "p50": percentile(latencies, .5), "p95": percentile(latencies, .95),
         "p99": percentile(latencies, .99), "mean": statistics.fmean(latencies) if latencies else float("nan"),
-        "cpu": 100 * cpu, "rss": rss, "rss_per_room": (rss - base_rss) / max(1, started),
+        "cpu": 100 * cpu, "load_cpu": 100 * sum(r.cpu_s for r in reports) / seconds,
+        "rss": rss, "rss_per_room": (rss - base_rss) / max(1, started),
     }
 
 
@@ -238,14 +248,16 @@ def main() -> None:
     counts = [int(c) for c in args.sweep.split(",")] if args.sweep else [args.rooms]
     print(f"machine: {os.cpu_count()} cores; server and load generator share them")
     print(f"{'rooms':>6}{'sockets':>8}{'lost':>6}{'msg/s out':>11}{'msg/s in':>10}"
-          f"{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'CPU %':>7}{'RSS MB':>8}{'MB/room':>9}")
+          f"{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'CPU %':>7}{'RSS MB':>8}{'MB/room':>9}"
+          f"{'load CPU %':>11}")
     for rooms in counts:
         ramp = args.ramp if args.ramp is not None else 5 + rooms / 25
         figures = run_once(rooms, args.seconds, args.processes, ramp)
         print(f"{figures['rooms']:>6.0f}{figures['sockets']:>8.0f}{figures['lost'] + figures['failed']:>6.0f}"
               f"{figures['to_clients_per_s']:>11.0f}{figures['to_server_per_s']:>10.0f}"
               f"{figures['p50']:>8.1f}{figures['p95']:>8.1f}{figures['p99']:>8.1f}"
-              f"{figures['cpu']:>7.0f}{figures['rss']:>8.0f}{figures['rss_per_room']:>9.2f}", flush=True)
+              f"{figures['cpu']:>7.0f}{figures['rss']:>8.0f}{figures['rss_per_room']:>9.2f}"
+              f"{figures['load_cpu']:>11.0f}", flush=True)
 
 
 if __name__ == "__main__":
