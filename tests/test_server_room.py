@@ -271,6 +271,7 @@ def test_the_quicker_reaction_wins_the_double_whoever_is_nearer(judging: str, wi
     assert room.game.hand_size(winner_seat) > room.game.hand_size(1 - winner_seat)
     judgement = ann.last("judgement")
     assert judgement["text"].endswith(f"{winner} takes the double")
+    assert judgement["pile"] == ["7H", "7S"]  # the pile slapped, not the empty one after it
     bob_slap = next(s for s in judgement["slaps"] if s["name"] == "Bob")
     if judging == "fair":
         assert bob_slap["reaction_ms"] == 200 and bob_slap["compensated"]

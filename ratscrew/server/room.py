@@ -293,12 +293,14 @@ class Room:
         self._verdicts: dict[tuple[int, int], PendingAction] = {}
         self._card_version = 0
         self._contest: Contest | None = None
+        self._shown_pile: list[str] = []  # the live pile as of the last step shown
         self._tallies: list[Tally] = []
         self._names: list[str] = []
         self._last_room_update = -1e18
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._finished = False
+        self._game_over: dict[str, Any] | None = None  # the last game's end, for pages joining later
 
     # ------------------------------------------------------------------ creation
 
@@ -579,6 +581,7 @@ class Room:
         self._saved_judged = len(self._judged)
         self._verdicts = {}
         self._contest = None
+        self._shown_pile = [str(card) for card in game.live_pile]
         self._tallies = [Tally() for _ in self.seats]
         self._finished = False
         self.phase = "playing"
@@ -765,6 +768,8 @@ class Room:
         self._save_new_actions()
         self._track_slaps(events)
         self._publish(events)
+        assert self.game is not None
+        self._shown_pile = [str(card) for card in self.game.live_pile]
 
     def _publish(self, events: Sequence[Event]) -> None:
         game = self.game
@@ -792,6 +797,8 @@ class Room:
         member = self.connections[conn]
         conn.send({"type": "state", "version": self.version, "settle_ms": round(self.settle_ms),
                    "observation": self.game.observe(member.seat), "events": [], "lines": []})
+        if self.phase == "over" and self._game_over is not None:
+            conn.send(self._game_over)  # a page opened after the end still shows the results
 
     def _line(self, event: Event) -> str:
         line = describe_event(event, self._names)
@@ -828,7 +835,8 @@ class Room:
             contest = self._contest
             if contest is None or contest.cards_played != cards_before:
                 self._close_contest()
-                contest = self._contest = Contest(cards_before, at, list(game.observe(None)["pile"]))
+                # the pile the slap was made on: the step being tracked may have taken it
+                contest = self._contest = Contest(cards_before, at, list(self._shown_pile))
             pending = self._verdicts.pop((seat, at), None)
             link = 0 if pending is None else round(pending.verdict.link_ms)
             contest.slaps.append(SlapRecord(seat, at, self._reaction_ms(seat, at), link))
@@ -914,12 +922,13 @@ class Room:
         log.info("room %s: game id %d over (%s, winner %s) after %d cards", self.code, game_id,
                  game.end_reason, "nobody" if game.winner is None else self._names[game.winner],
                  game.cards_played)
-        self._broadcast({
+        self._game_over = {
             "type": "game_over", "winner": game.winner, "reason": game.end_reason,
             "game_id": game_id, "record_url": f"/api/games/{game_id}/record",
             "replay_url": f"/games/{game_id}",
             "results": [{"seat": seat.index, "name": self._names[seat.index], "kind": seat.kind,
-                         **tallies[seat.index]} for seat in self.seats]})
+                         **tallies[seat.index]} for seat in self.seats]}
+        self._broadcast(self._game_over)
         self._broadcast_room()
 
     # ------------------------------------------------------------------ room messages
