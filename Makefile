@@ -29,6 +29,7 @@ typecheck: $(STAMP)
 # The browser table's JavaScript: TypeScript's checker over the JSDoc types (nothing is built),
 # then the pure helpers' unit tests on Node's own test runner.
 node_modules/.installed: package.json package-lock.json
+	@command -v npm >/dev/null || { echo "make jscheck needs Node.js and npm (Debian: apt-get install -y nodejs npm)"; exit 1; }
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
