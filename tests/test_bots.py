@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from ratscrew.bots.agent import MIN_ANTICIPATION_MS, BotAgent, _Memory, draw_reaction_ms
+from ratscrew.bots.agent import MIN_ANTICIPATION_MS, BotAgent, CardMemory, draw_reaction_ms
 from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, LEVELS, BotProfile, level
 from ratscrew.cards import parse_cards
 from ratscrew.engine import Game
@@ -92,7 +92,7 @@ def test_a_new_card_cancels_the_slap_planned_for_the_old_pile() -> None:
 
 
 def test_memory_holds_only_as_many_cards_as_its_capacity() -> None:
-    memory = _Memory(capacity=2, hand_sizes=[0, 1])
+    memory = CardMemory(capacity=2, hand_sizes=[0, 1])
     memory.collect(0, parse_cards("7H 3C 9D"))  # 7H is forgotten first
     assert [e and str(e[0]) for e in memory.hands[0]] == [None, "3C", "9D"]
     assert memory.known == 2

@@ -67,7 +67,7 @@ from ratscrew.patterns import find_slap
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Answer, Intent, Observation
 
-__all__ = ["MIN_ANTICIPATION_MS", "RECOGNITION_COST_MS", "BotAgent", "draw_reaction_ms"]
+__all__ = ["MIN_ANTICIPATION_MS", "RECOGNITION_COST_MS", "BotAgent", "CardMemory", "draw_reaction_ms"]
 
 MIN_ANTICIPATION_MS = 20.0
 """Even a slap the bot saw coming takes this long to land after the card appears."""
@@ -93,9 +93,11 @@ def draw_reaction_ms(profile: BotProfile, rng: random.Random) -> float:
     return max(float(ANTICIPATION_FLOOR_MS), value)
 
 
-class _Memory:
+class CardMemory:
     """What a counting bot knows of each hand: ``None`` for an unknown card, else the card and
-    the order in which it was learned. Holds at most ``capacity`` known cards."""
+    the order in which it was learned. Holds at most ``capacity`` known cards: learning one
+    more forgets the one learned longest ago that is still in a hand. (The simulation's
+    reference driver, :mod:`ratscrew.sim.kernel_reference`, uses this same class.)"""
 
     def __init__(self, capacity: int, hand_sizes: Sequence[int]) -> None:
         self.capacity = capacity
@@ -176,7 +178,7 @@ class BotAgent:
         self._live: list[Card] = []
         self._burned: list[Card] = []
         self._penalty: list[Card] = []
-        self._memory: _Memory | None = None
+        self._memory: CardMemory | None = None
         self._slap: Intent | None = None
         self._play: Intent | None = None
         self._expected: tuple[int, Card] | None = None  # (seat, card) about to be played
@@ -190,7 +192,7 @@ class BotAgent:
         """Sit down: nothing is known of the dealt hands."""
         self.seat = seat
         self.rules = rules
-        self._memory = _Memory(self.profile.memory, observation["hand_sizes"])
+        self._memory = CardMemory(self.profile.memory, observation["hand_sizes"])
         self._live = [Card.parse(c) for c in observation["pile"]]
         self._burned = [Card.parse(c) for c in observation["burned"]]
         return self._decide([], observation)

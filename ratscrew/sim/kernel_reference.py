@@ -15,24 +15,33 @@ seat))`` (the same generators as the project's reference simulation,
 and ``expovariate()``. Each bot consumes its stream in the order below; bots never share one.
 
 **The bots** follow :mod:`ratscrew.bots.profile` as the table bots of
-:mod:`ratscrew.bots.agent` do for a bot without memory. Each seat holds at most one planned
-slap and one planned play, as float times in ms. After every action or timer that produced
-events, every seat, in seat order, updates its plans:
+:mod:`ratscrew.bots.agent` do, counting included. Each seat holds at most one planned slap and
+one planned play, as float times in ms. After every action or timer that produced events,
+every seat, in seat order, updates its plans:
 
 1. A card played forgets the seat's own planned play if it played it; a card played or a pile
-   won forgets its planned slap; its own slap (won, missed or ignored) forgets that slap.
+   won forgets its planned slap; its own slap (won, missed, ignored or tied) forgets that slap.
+   A counting seat (``memory > 0``) follows the cards that left each hand (played, burned,
+   paid) and the piles collected, in event order, in a `~ratscrew.bots.agent.CardMemory`.
 2. If the last pile change was a card played and the seat may slap now (its status is ``in``
-   or ``out``), it looks at the pile: a pattern ``p`` (the engine's
+   or ``out``), it looks at the pile. The card was *foreseen* when, before these events, the
+   seat remembered it as the top card of the seat whose turn it was. In this order:
+   with ``spam > 0``, a card not foreseen is slapped blindly when ``random() < spam``, at
+   ``card time + max(floor, reaction - RECOGNITION_COST_MS)``; a foreseen card that makes a
+   pattern is slapped at ``card time + max(MIN_ANTICIPATION_MS, gauss(anticipation_ms,
+   anticipation_ms / 4))``; a pattern ``p`` (the engine's
    :meth:`~ratscrew.engine.Game.slap_pattern`) is seen unless ``random() < miss_chance(p)``,
    and then slapped at ``card time + reaction``; a near pattern
-   (:func:`ratscrew.bots.perception.is_near_pattern`) makes it flinch when ``flinch > 0`` and
-   ``random() < flinch``, slapping at ``card time + reaction``.
+   (:func:`ratscrew.bots.perception.is_near_pattern`) on a card not foreseen makes it flinch
+   when ``flinch > 0`` and ``random() < flinch``, slapping at ``card time + reaction``.
 3. A challenge it won under slap collection: it claims at ``event time + reaction`` (replacing
    any slap). When the claim window opens to everyone and it plans no slap but may slap, it
    slaps to claim at ``event time + reaction``.
 4. A seat that may not slap drops any planned slap except its own claim.
 5. If it is the seat's turn and it has no planned play, or a pile was just won, it plays at
    ``now + max(MIN_PACE_MS, pace)``; when it is not its turn it plans no play.
+6. A counting seat notes the top card of the seat whose turn it now is, if it remembers it
+   (what step 2 compares the next card with).
 
 ``reaction`` is ``gauss(mu, sigma)`` (just ``mu`` when ``sigma`` is 0) plus
 ``expovariate(1 / tau)`` (when ``tau`` > 0), never below ``ANTICIPATION_FLOOR_MS``; ``pace`` is
@@ -49,9 +58,9 @@ re-plans. The run stops when the game is over, when ``max_cards`` cards have bee
 ``MAX_REJECTIONS_IN_A_ROW`` refusals in a row.
 
 This is the same game as the table bots play (``tests/test_kernel.py`` checks it against
-:func:`ratscrew.sim.runner.play_reference_game`) for every rule set the kernel supports. Under
-``void`` or ``random`` ties with a tie window, a slap into an open window produces no event and
-the two would part ways; the kernel does not support those rules.
+:func:`ratscrew.sim.runner.play_reference_game` for every preset and bot level). A slap into an
+open tie window (``void`` and ``random`` ties) produces no event, so nobody re-plans until the
+window closes, with an event naming every tied seat.
 
 **Counting.** ``slaps_won`` counts slaps that won a pile on a pattern (claims excluded);
 ``misslaps`` counts misslaps; ``duration_ms`` is the time of the last action.
@@ -69,6 +78,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ratscrew.bots.agent import MIN_ANTICIPATION_MS, RECOGNITION_COST_MS, CardMemory
 from ratscrew.bots.perception import is_near_pattern
 from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, MIN_PACE_MS, BotProfile
 from ratscrew.cards import Card
@@ -76,6 +86,7 @@ from ratscrew.engine import Game
 from ratscrew.errors import IllegalActionError
 from ratscrew.events import (
     CardPlayed,
+    CardsBurned,
     ChallengeLost,
     ClaimOpened,
     Event,
@@ -123,13 +134,51 @@ def draw_pace(profile: BotProfile, rng: random.Random) -> float:
 
 @dataclass
 class _Seat:
-    """One bot's plans: a slap (and whether it is its own claim) and a play, in ms."""
+    """One bot's plans: a slap (and whether it is its own claim) and a play, in ms; for a
+    counting bot, what it remembers and the card it expects next."""
 
     profile: BotProfile
     rng: random.Random
+    memory: CardMemory
     slap_at: float | None = None
     slap_is_claim: bool = False
     play_at: float | None = None
+    expected: tuple[int, Card] | None = None  # (seat, card) about to be played, if remembered
+
+
+HandMove = tuple[int, tuple[Card, ...], bool]
+"""Cards that left the top of a seat's hand (``False``) or went to its bottom (``True``)."""
+
+
+@dataclass
+class _PileView:
+    """The face-up cards in the centre as every bot sees them, followed event by event: what
+    a collected pile puts under the winner's hand, in order."""
+
+    live: list[Card]
+    burned: list[Card]
+    penalty: list[Card]
+
+    def follow(self, events: Sequence[Event]) -> list[HandMove]:
+        """The hand moves the events show, in order (this view follows them)."""
+        moves: list[HandMove] = []
+        for event in events:
+            if isinstance(event, CardPlayed) and event.seat is not None:
+                self.live.append(event.card)
+                moves.append((event.seat, (event.card,), False))
+            elif isinstance(event, CardsBurned) and event.seat is not None:
+                self.burned[:0] = event.cards
+                moves.append((event.seat, event.cards, False))
+            elif isinstance(event, Misslap) and event.seat is not None:
+                if event.penalty == "burn":
+                    self.burned[:0] = event.cards
+                elif event.penalty == "penalty_pile":
+                    self.penalty.extend(event.cards)
+                moves.append((event.seat, event.cards, False))
+            elif isinstance(event, PileWon) and event.seat is not None:
+                moves.append((event.seat, tuple(self.burned + self.live + self.penalty), True))
+                self.live, self.burned, self.penalty = [], [], []
+        return moves
 
 
 @dataclass
@@ -137,6 +186,7 @@ class _Batch:
     """What the events of one action (or timer) tell every seat, read once for all of them."""
 
     shown_at: int | None = None  # time of the card played, unless a pile was won after it
+    shown: tuple[int, Card] | None = None  # (seat, card) of that card
     played_by: int | None = None  # seat that played a card
     pile_changed: bool = False
     pile_won: bool = False
@@ -146,9 +196,10 @@ class _Batch:
     opened_at: int | None = None  # the claim window opened to everyone
     pattern: str | None = None  # the engine's slap pattern, when a card is shown
     near: bool = False
+    moves: tuple[HandMove, ...] = ()  # for counting bots
 
     @classmethod
-    def of(cls, game: Game, events: Sequence[Event]) -> _Batch:
+    def of(cls, game: Game, events: Sequence[Event], view: _PileView) -> _Batch:
         batch = cls()
         slappers: set[int] = set()
         shown: CardPlayed | None = None
@@ -170,8 +221,10 @@ class _Batch:
             elif isinstance(event, ClaimOpened) and batch.opened_at is None:
                 batch.opened_at = event.at
         batch.slappers = frozenset(slappers)
-        if shown is not None:
+        batch.moves = tuple(view.follow(events))
+        if shown is not None and shown.seat is not None:
             batch.shown_at = shown.at
+            batch.shown = (shown.seat, shown.card)
             batch.pattern = game.slap_pattern()
             batch.near = batch.pattern is None and is_near_pattern(game.live_pile)
         return batch
@@ -181,19 +234,33 @@ _NO_EVENTS = _Batch()
 
 
 def _update_plans(game: Game, seat: int, bot: _Seat, batch: _Batch) -> None:
-    """Steps 1-5 of the module docstring for one seat."""
+    """Steps 1-6 of the module docstring for one seat."""
     if batch.played_by == seat:
         bot.play_at = None
     if seat in batch.slappers or batch.pile_changed:
         bot.slap_at = None
+    profile, rng, memory = bot.profile, bot.rng, bot.memory
+    if memory.capacity > 0:
+        for mover, cards, collected in batch.moves:
+            if collected:
+                memory.collect(mover, cards)
+            else:
+                memory.take(mover, cards)
+        memory.resync([game.hand_size(s) for s in range(game.players)])
     may_slap = game.status(seat) in _MAY_SLAP
-    profile, rng = bot.profile, bot.rng
     if batch.shown_at is not None and may_slap:
         pattern = batch.pattern
-        if pattern is not None:
+        foreseen = bot.expected is not None and bot.expected == batch.shown
+        if profile.spam > 0 and not foreseen and rng.random() < profile.spam:
+            reaction = max(float(ANTICIPATION_FLOOR_MS), draw_reaction(profile, rng) - RECOGNITION_COST_MS)
+            bot.slap_at, bot.slap_is_claim = batch.shown_at + reaction, False
+        elif foreseen and pattern is not None:
+            delay = max(MIN_ANTICIPATION_MS, rng.gauss(profile.anticipation_ms, profile.anticipation_ms / 4))
+            bot.slap_at, bot.slap_is_claim = batch.shown_at + delay, False
+        elif pattern is not None:
             if rng.random() >= profile.miss_chance(pattern):
                 bot.slap_at, bot.slap_is_claim = batch.shown_at + draw_reaction(profile, rng), False
-        elif batch.near and profile.flinch > 0 and rng.random() < profile.flinch:
+        elif not foreseen and batch.near and profile.flinch > 0 and rng.random() < profile.flinch:
             bot.slap_at, bot.slap_is_claim = batch.shown_at + draw_reaction(profile, rng), False
     if batch.claimer == seat:
         bot.slap_at, bot.slap_is_claim = batch.claimer_at + draw_reaction(profile, rng), True
@@ -201,10 +268,13 @@ def _update_plans(game: Game, seat: int, bot: _Seat, batch: _Batch) -> None:
         bot.slap_at, bot.slap_is_claim = batch.opened_at + draw_reaction(profile, rng), False
     if not may_slap and not (bot.slap_at is not None and bot.slap_is_claim):
         bot.slap_at = None
-    if game.turn != seat:
+    turn = game.turn
+    if turn != seat:
         bot.play_at = None
     elif bot.play_at is None or batch.pile_won:
         bot.play_at = game.now + draw_pace(profile, rng)
+    top = None if turn is None or memory.known == 0 else memory.top(turn)
+    bot.expected = None if top is None or turn is None else (turn, top)
 
 
 def _clamp(bot: _Seat, floor: float) -> None:
@@ -216,7 +286,7 @@ def _clamp(bot: _Seat, floor: float) -> None:
 
 def run_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: int,
                        max_cards: int = DEFAULT_MAX_CARDS) -> GameSummary:
-    """Deal with ``seed`` and play one game between memory-less bots on the real engine,
+    """Deal with ``seed`` and play one game between bots on the real engine,
     exactly as the module docstring says (the compiled kernel's specification)."""
     return play_reference_game(rules, profiles, seed, max_cards)[1]
 
@@ -234,8 +304,10 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
         if len(hands) != players:
             raise ValueError(f"{len(hands)} hands for {players} players")
         game = Game(rules, [list(hand) for hand in hands], leader=None, seed=seed)
-    bots = [_Seat(profile, random.Random(bot_seed(seed, seat)))
+    sizes = [game.hand_size(seat) for seat in range(players)]
+    bots = [_Seat(profile, random.Random(bot_seed(seed, seat)), CardMemory(profile.memory, sizes))
             for seat, profile in enumerate(profiles)]
+    view = _PileView(game.live_pile, game.burned, game.penalty_pile)
     slaps_won = [0] * players
     misslaps = [0] * players
     clock = 0.0
@@ -291,7 +363,7 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
             elif isinstance(event, Misslap) and event.seat is not None:
                 misslaps[event.seat] += 1
         floor = max(float(game.now), clock)
-        batch = _Batch.of(game, events)
+        batch = _Batch.of(game, events, view)
         for seat, bot in enumerate(bots):
             _update_plans(game, seat, bot, batch)
             _clamp(bot, floor)
