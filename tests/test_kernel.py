@@ -34,48 +34,32 @@ from ratscrew.sim.kernel_compiled import (
 from ratscrew.sim.kernel_reference import bot_seed, play_reference_game, run_reference_game
 
 CASUAL, BEGINNER = LEVELS["casual"], LEVELS["beginner"]
-SUPPORTED_PRESETS = ("classic", "pagat", "paranoid", "bmn")
+PRESETS = tuple(Ruleset.presets())
 
 
 # ---------------------------------------------------------------------------- what it supports
 
 
-@pytest.mark.parametrize("preset", SUPPORTED_PRESETS)
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_the_four_presets_run_with_memoryless_bots(preset: str, players: int) -> None:
-    bots = [CASUAL, BEGINNER, LEVELS["expert"].with_changes(memory=0),
-            LEVELS["referee"].with_changes(memory=0), CASUAL][:players]
-    assert kernel_supports(Ruleset.preset(preset), bots)
-
-
-@pytest.mark.parametrize("preset", ["northwest", "ratscrew"])
-def test_voided_ties_are_not_supported(preset: str) -> None:
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 8])
+def test_every_preset_runs_with_every_bot_level(preset: str, players: int) -> None:
     rules = Ruleset.preset(preset)
-    assert not kernel_supports(rules, [CASUAL, CASUAL])
-    assert kernel_limits(rules, [CASUAL, CASUAL]) == ["tie_policy void with a 30 ms tie window"]
-    # Without a tie window a voided tie cannot happen, and the kernel takes the rules.
-    assert kernel_supports(dataclasses.replace(rules, tie_window_ms=0), [CASUAL, CASUAL])
+    levels = list(LEVELS.values())
+    bots = [levels[seat % len(levels)] for seat in range(players)]
+    assert kernel_supports(rules, bots) == (players <= rules.max_players)
 
 
-def test_random_ties_are_not_supported() -> None:
-    rules = dataclasses.replace(Ruleset.preset("classic"), tie_policy="random")
-    assert not kernel_supports(rules, [CASUAL, CASUAL])
-
-
-@pytest.mark.parametrize("level", ["skilled", "expert", "referee"])
-def test_bots_that_count_cards_are_not_supported(level: str) -> None:
-    assert not kernel_supports(Ruleset.preset("classic"), [LEVELS[level], CASUAL])
-    assert kernel_supports(Ruleset.preset("classic"), [LEVELS[level].with_changes(memory=0), CASUAL])
-
-
-def test_bots_that_spam_slaps_are_not_supported() -> None:
-    spammer = CASUAL.with_changes(spam=0.1)
-    assert kernel_limits(Ruleset.preset("classic"), [spammer, CASUAL]) == ["bot 'casual' spams slaps"]
+def test_every_tie_policy_and_blind_slappers_are_supported() -> None:
+    for policy in ("earliest", "void", "random"):
+        rules = dataclasses.replace(Ruleset.preset("classic"), tie_policy=policy, tie_window_ms=50)
+        assert kernel_limits(rules, [CASUAL.with_changes(spam=0.4), LEVELS["referee"]]) == []
 
 
 def test_bots_with_impossible_numbers_are_not_supported() -> None:
     broken = CASUAL.with_changes(mu_ms=float("nan"))
-    assert not kernel_supports(Ruleset.preset("classic"), [broken, CASUAL])
+    assert kernel_limits(Ruleset.preset("classic"), [broken, CASUAL]) == [
+        "bot 'casual' has a parameter that is not a finite number"]
+    assert not kernel_supports(Ruleset.preset("classic"), [CASUAL.with_changes(spam=float("inf")), CASUAL])
 
 
 @pytest.mark.parametrize("players", [1, 6])
@@ -84,10 +68,10 @@ def test_table_sizes_outside_the_rules_are_not_supported(players: int) -> None:
 
 
 def test_unsupported_rules_are_refused_with_the_reason() -> None:
-    with pytest.raises(ValueError, match="tie_policy void"):
-        run_kernel_games(Ruleset.preset("ratscrew"), [CASUAL, CASUAL], [1])
-    with pytest.raises(ValueError, match="remembers cards"):
-        run_kernel_games(Ruleset.preset("classic"), [LEVELS["expert"], CASUAL], [1])
+    with pytest.raises(ValueError, match="6 players"):
+        run_kernel_games(Ruleset.preset("pagat"), [CASUAL] * 6, [1])
+    with pytest.raises(ValueError, match="not a finite number"):
+        run_kernel_games(Ruleset.preset("classic"), [CASUAL.with_changes(tau_ms=float("nan")), CASUAL], [1])
 
 
 @pytest.mark.parametrize("seed", [-1, 2**64])
@@ -138,10 +122,10 @@ def test_each_bot_has_its_own_generator() -> None:
 # ---------------------------------------------------------------------------- same games
 
 
-@pytest.mark.parametrize("preset", SUPPORTED_PRESETS)
+@pytest.mark.parametrize("preset", PRESETS)
 def test_every_action_is_the_engines(preset: str) -> None:
     rules = Ruleset.preset(preset)
-    bots = [CASUAL, BEGINNER, CASUAL]
+    bots = [LEVELS["expert"], BEGINNER, LEVELS["referee"].with_changes(spam=0.2)]
     for seed in range(6):
         game, summary = play_reference_game(rules, bots, seed, max_cards=400)
         expected = [tuple(action) for action in game.to_record()["actions"]]
@@ -205,13 +189,14 @@ def test_every_slap_goes_to_the_faster_hand() -> None:
 
 
 def test_the_project_reference_simulation_plays_the_same_games() -> None:
-    # The sim runner's reference path (BotAgent bots at a Table) is the same model: for bots
-    # without memory the kernel reproduces it game for game.
+    # The sim runner's reference path (BotAgent bots at a Table) is the same model: for every
+    # bot level, counting included, the kernel reproduces it game for game.
     runner = pytest.importorskip("ratscrew.sim.runner")
-    for preset in SUPPORTED_PRESETS:
+    for preset in PRESETS:
         rules = Ruleset.preset(preset)
         for players in (2, 4):
-            bots = [CASUAL, BEGINNER, CASUAL, BEGINNER][:players]
+            bots = [LEVELS["skilled"], LEVELS["referee"], CASUAL.with_changes(spam=0.2),
+                    LEVELS["expert"]][:players]
             seeds = list(range(8))
             kernel = run_kernel_games(rules, bots, seeds)
             assert kernel == [runner.play_reference_game(rules, bots, seed) for seed in seeds]

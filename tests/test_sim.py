@@ -95,10 +95,13 @@ def test_auto_falls_back_to_the_reference_engine(monkeypatch: pytest.MonkeyPatch
         simulate(CLASSIC, EXPERTS, games=2, seed=1, workers=1, engine="kernel")
 
 
-def test_bots_with_table_only_parameters_never_go_to_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake_kernel(monkeypatch, supports=True)
-    spammer = parse_bot_spec("casual:spam=0.5")
-    assert runner.choose_engine("auto", CLASSIC, (spammer, LEVELS["casual"])) == "reference"
+def test_every_bot_level_and_every_preset_goes_to_the_kernel() -> None:
+    pytest.importorskip("ratscrew.sim.kernel")
+    spammer = parse_bot_spec("casual:spam=0.5,anticipation_ms=40")
+    for preset in Ruleset.presets():
+        rules = Ruleset.preset(preset)
+        bots = (spammer, *LEVELS.values())[:rules.max_players]
+        assert runner.choose_engine("auto", rules, bots) == "kernel"
 
 
 def test_without_a_kernel_module_auto_means_reference(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -250,12 +253,13 @@ def test_ray_backend_gives_the_same_results_as_local_processes() -> None:
     assert on_ray == local == through_simulate and engine == "reference"
 
 
-@pytest.mark.parametrize("preset", ["classic", "paranoid", "ratscrew"])
-def test_table_bots_without_memory_play_exactly_the_kernels_specification(preset: str) -> None:
+@pytest.mark.parametrize("preset", Ruleset.presets())
+def test_table_bots_play_exactly_the_kernels_specification(preset: str) -> None:
     """The kernel's pure-Python specification and the Table with BotAgents are one model: for
-    bots that do not count, every game comes out identical."""
+    every bot level, counting and blind slapping included, every game comes out identical."""
     spec = pytest.importorskip("ratscrew.sim.kernel_reference")
     rules = Ruleset.preset(preset)
-    profiles = (LEVELS["casual"], LEVELS["beginner"], LEVELS["skilled"].with_changes(memory=0))
-    for seed in range(4):
+    profiles = (LEVELS["referee"], LEVELS["beginner"], LEVELS["skilled"],
+                LEVELS["expert"].with_changes(spam=0.2, anticipation_ms=50))
+    for seed in range(6):
         assert play_reference_game(rules, profiles, seed) == spec.run_reference_game(rules, profiles, seed)

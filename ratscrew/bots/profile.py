@@ -1,7 +1,8 @@
 """Bot profiles: the numbers that make a bot feel human, and the named difficulty levels.
 
 The decision model every bot implementation shares (the Table bots in :mod:`ratscrew.bots` and
-the compiled simulation kernel alike), for each card that appears on the pile at time ``t``:
+the compiled simulation kernel alike), for each card that appears on the pile at time ``t``
+(counting bots and blind slappers add the steps of :mod:`ratscrew.bots.agent`):
 
 1. If the pile shows a slap pattern ``p``, the bot misses it with probability
    :meth:`BotProfile.miss_chance` (harder patterns are missed more); otherwise it slaps at
@@ -69,10 +70,10 @@ class BotProfile:
     pace_sd_ms: float
     memory: int = 0
     anticipation_ms: float = 80.0
-    """Table bots only: how soon after a card appears a counting bot slaps when its memory told
+    """How soon after a card appears a counting bot slaps when its memory told
     it the card would make a slap (see :mod:`ratscrew.bots.agent`)."""
     spam: float = 0.0
-    """Table bots only: chance to slap a card without looking, at simple-reaction speed (0 for
+    """Chance to slap a card without looking, at simple-reaction speed (0 for
     every level; raised to study players who slap at everything)."""
 
     @property

@@ -3,25 +3,24 @@
 :func:`run_kernel_games` plays one game per seed and returns the same `GameSummary` records as
 :func:`ratscrew.sim.kernel_reference.run_reference_game`, which drives the real engine with the
 same bots and the same random numbers: the kernel is a faster implementation of that
-specification, not a different model. The rules come from a compiled port of the engine
-(:mod:`ratscrew.sim.kernel_engine`), the random numbers from a compiled port of CPython's
-``random`` (:mod:`ratscrew.sim.kernel_mt`), so the deal is ``Game.deal(rules, players, seed)``
-card for card and each bot draws exactly what ``random.Random(bot_seed(seed, seat))`` gives.
+specification, not a different model. The rules come from a compiled port of the engine, the
+random numbers from a compiled port of CPython's ``random`` (both in
+:mod:`ratscrew.sim.kernel_compiled`), so the deal is ``Game.deal(rules, players, seed)`` card
+for card and each bot draws exactly what ``random.Random(bot_seed(seed, seat))`` gives.
 
-What the kernel supports (:func:`kernel_supports` says False for anything else):
+What the kernel supports (:func:`kernel_limits` says why not, for anything else):
 
-- every `Ruleset` setting except simultaneous-slap tie windows: ``tie_policy`` must be
-  ``earliest``, or ``tie_window_ms`` must be 0 (``void`` and ``random`` ties with a window are
-  not implemented). That covers the ``classic``, ``pagat``, ``paranoid`` and ``bmn`` presets;
-  ``northwest`` and ``ratscrew`` (voided ties) run on the reference engine. Every slap pattern,
-  jokers, both first-player rules, both collection modes, every misslap penalty, misslap
-  elimination, slap-in bars, the Failure rule, triples that win or lose the game, joker
-  tribute, finishing out or last holder (at once or after their own turn), cycle detection.
-  Settings about actions bots never take (``out_of_turn``, ``double_burn``,
-  ``resign_bars_slap_in``) and about seats that start without cards (``outsiders_slap_in``)
-  cannot matter and are accepted;
+- every `Ruleset` setting: every preset, every slap pattern, jokers, both first-player rules,
+  both collection modes, every misslap penalty, misslap elimination, slap-in bars, the Failure
+  rule, triples that win or lose the game, joker tribute, finishing out or last holder (at once
+  or after their own turn), every tie policy with its window (a slap into the window waits for
+  it to close; ``random`` ties are drawn from the game's own ``random.Random(seed)``), cards
+  played out of turn (which only a tie closing under a bot's play can cause), cycle detection.
+  Settings about actions bots never take (``resign_bars_slap_in``) and about seats that start
+  without cards (``outsiders_slap_in``) cannot matter and are accepted;
 - 2 to 16 players, no more than the ruleset's ``max_players``;
-- bots without memory (``memory == 0``, so no counting or anticipation) and without ``spam``;
+- every bot profile with finite numbers: every level, counting bots (``memory``, with their
+  anticipation) and bots that slap blindly (``spam``);
 - seeds from 0 to 2**64 - 1.
 
 >>> from ratscrew.bots.profile import LEVELS
@@ -32,8 +31,11 @@ What the kernel supports (:func:`kernel_supports` says False for anything else):
 True
 >>> run_kernel_games(rules, bots, [11])[0] == run_reference_game(rules, bots, 11)
 True
->>> kernel_supports(rules, [LEVELS["expert"], LEVELS["casual"]])  # the expert counts cards
-False
+>>> expert = [LEVELS["expert"], LEVELS["referee"]]  # both count cards
+>>> run_kernel_games(rules, expert, [11])[0] == run_reference_game(rules, expert, 11)
+True
+>>> kernel_limits(Ruleset.preset("pagat"), [LEVELS["casual"]] * 6)
+['6 players (2 to 5)']
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from ratscrew.sim.kernel_compiled import (
     C_PATTERNS,
     C_SIZE,
     MAX_KERNEL_PLAYERS,
+    MIN_ANTICIPATION,
     O_CARDS,
     O_DURATION,
     O_REASON,
@@ -67,6 +70,8 @@ from ratscrew.sim.kernel_compiled import (
     R_BAR_AFTER,
     R_CLAIM_WINDOW,
     R_COLLECT_SLAP,
+    R_COUNTING,
+    R_DOUBLE_BURN,
     R_FAILURE,
     R_FINISHING_OUT,
     R_GRACE,
@@ -76,12 +81,15 @@ from ratscrew.sim.kernel_compiled import (
     R_MISSLAP_CARDS,
     R_NEXT_PAYS,
     R_OUT_AFTER,
+    R_OUT_OF_TURN_BURN,
     R_PATTERNS,
     R_PENALTY,
     R_PLAYERS,
     R_RUN_LENGTH,
     R_RUN_WRAPS,
     R_SLAP_IN,
+    R_TIE_RANDOM,
+    R_TIE_VOID,
     R_TIE_WINDOW,
     R_TOTAL,
     R_TRIBUTE,
@@ -89,6 +97,7 @@ from ratscrew.sim.kernel_compiled import (
     R_TRIPLE_WINS,
     REACTION_FLOOR,
     REASONS,
+    RECOGNITION_COST,
     run_games,
 )
 from ratscrew.sim.kernel_reference import DEFAULT_MAX_CARDS, MAX_REJECTIONS_IN_A_ROW
@@ -101,14 +110,16 @@ def kernel_limits(rules: Ruleset, profiles: Sequence[BotProfile]) -> list[str]:
     """Why the kernel cannot run these rules and bots (empty when it can).
 
     >>> from ratscrew.bots.profile import LEVELS
-    >>> kernel_limits(Ruleset.preset("ratscrew"), [LEVELS["casual"]] * 2)
-    ['tie_policy void with a 30 ms tie window']
+    >>> kernel_limits(Ruleset.preset("ratscrew"), [LEVELS["expert"]] * 2)
+    []
+    >>> broken = LEVELS["casual"].with_changes(mu_ms=float("nan"))
+    >>> kernel_limits(Ruleset.preset("ratscrew"), [broken, LEVELS["expert"]])
+    ["bot 'casual' has a parameter that is not a finite number"]
     """
+    from ratscrew.bots.agent import MIN_ANTICIPATION_MS, RECOGNITION_COST_MS
     from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, MIN_PACE_MS
 
     reasons = []
-    if rules.tie_policy != "earliest" and rules.tie_window_ms > 0:
-        reasons.append(f"tie_policy {rules.tie_policy} with a {rules.tie_window_ms} ms tie window")
     unknown = [name for name in rules.slaps if name not in PATTERN_CODES]
     if unknown:
         reasons.append(f"slap patterns {', '.join(unknown)}")
@@ -118,16 +129,15 @@ def kernel_limits(rules: Ruleset, profiles: Sequence[BotProfile]) -> list[str]:
     if not 2 <= players <= min(MAX_KERNEL_PLAYERS, rules.max_players):
         reasons.append(f"{players} players (2 to {min(MAX_KERNEL_PLAYERS, rules.max_players)})")
     for profile in profiles:
-        if profile.memory != 0:
-            reasons.append(f"bot {profile.name!r} remembers cards (memory {profile.memory})")
-        if getattr(profile, "spam", 0.0) != 0:
-            reasons.append(f"bot {profile.name!r} spams slaps")
         numbers = (profile.mu_ms, profile.sigma_ms, profile.tau_ms, profile.miss, profile.flinch,
-                   profile.pace_mean_ms, profile.pace_sd_ms)
+                   profile.pace_mean_ms, profile.pace_sd_ms, profile.anticipation_ms, profile.spam)
         if not all(math.isfinite(float(x)) for x in numbers):
             reasons.append(f"bot {profile.name!r} has a parameter that is not a finite number")
-    if (ANTICIPATION_FLOOR_MS, MIN_PACE_MS) != (REACTION_FLOOR, PACE_FLOOR):
-        reasons.append("the bot model's floors changed")  # pragma: no cover
+        if not 0 <= profile.memory < 2**31:
+            reasons.append(f"bot {profile.name!r} remembers {profile.memory} cards")
+    if (ANTICIPATION_FLOOR_MS, MIN_PACE_MS, MIN_ANTICIPATION_MS, RECOGNITION_COST_MS) != (
+            REACTION_FLOOR, PACE_FLOOR, MIN_ANTICIPATION, RECOGNITION_COST):
+        reasons.append("the bot model's constants changed")  # pragma: no cover
     return reasons
 
 
@@ -163,6 +173,10 @@ def _rules_array(rules: Ruleset, players: int) -> npt.NDArray[np.int64]:
     conf[R_RUN_WRAPS] = rules.run_wraps
     conf[R_TOTAL] = rules.deck_size
     conf[R_HIGHEST_BOTTOM_LEADS] = rules.first_player == "highest_bottom_card"
+    conf[R_TIE_VOID] = rules.tie_policy == "void"
+    conf[R_TIE_RANDOM] = rules.tie_policy == "random"
+    conf[R_OUT_OF_TURN_BURN] = rules.out_of_turn == "burn"
+    conf[R_DOUBLE_BURN] = rules.double_burn
     for i, name in enumerate(rules.slaps):
         conf[C_PATTERNS + i] = PATTERN_CODES[name]
     for rank in Rank:
@@ -176,7 +190,8 @@ def _profile_arrays(profiles: Sequence[BotProfile]) -> tuple[npt.NDArray[np.floa
     misses = np.zeros((len(profiles), len(PATTERN_CODES)), dtype=np.float64)
     for seat, profile in enumerate(profiles):
         numbers[seat] = (profile.mu_ms, profile.sigma_ms, profile.tau_ms, profile.flinch,
-                         profile.pace_mean_ms, profile.pace_sd_ms)
+                         profile.pace_mean_ms, profile.pace_sd_ms, profile.memory,
+                         profile.anticipation_ms, profile.spam)
         for name, code in PATTERN_CODES.items():
             misses[seat, code] = profile.miss_chance(name)
     return numbers, misses
@@ -199,6 +214,7 @@ def _run(rules: Ruleset, profiles: Sequence[BotProfile], seeds: Sequence[int], m
         raise ValueError(f"max_cards must not be negative, got {max_cards}")
     players = len(profiles)
     conf = _rules_array(rules, players)
+    conf[R_COUNTING] = any(profile.memory > 0 for profile in profiles)
     numbers, misses = _profile_arrays(profiles)
     dealt = np.zeros((players, 64), dtype=np.uint8)
     dealt_sizes = np.full(players, -1, dtype=np.int64)

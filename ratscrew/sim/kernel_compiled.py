@@ -2,9 +2,15 @@
 # (numba code: array items are Any to mypy, and comparisons of NumPy scalars give NumPy bools)
 """Everything the simulation kernel compiles, in one module: random numbers, rules, bots.
 
-Numba caches compiled code per source file and does not notice when a function it inlined from
-another file changes, so all the compiled code of the kernel lives here: editing this file
-recompiles all of it. The Python API is :mod:`ratscrew.sim.kernel`.
+Why one file of some 2,400 lines rather than one per role. Numba caches each compiled function
+on disk, keyed by the source file that defines it, and checks only that file's time stamp: a
+function compiled from ``kernel_rules.py`` that calls (and, as here, inlines) one from
+``kernel_random.py`` keeps its stale cached code when only ``kernel_random.py`` changes, and the
+kernel silently goes on playing the old rules (numba issue 1833; numba's documentation of
+``cache=True`` warns of it). With everything in one file, editing any part recompiles all of
+it. The file is split by role instead into three numbered parts, in calling order: **1. random
+numbers**, **2. the rules**, **3. bots and the clock** (the driver); each compiled rule names
+the engine method it mirrors. The Python API is :mod:`ratscrew.sim.kernel`.
 
 **1. Random numbers.** CPython's ``random.Random`` in compiled code: the kernel must deal
 exactly as ``random.Random(seed).shuffle`` does and draw exactly the bot numbers that
@@ -40,10 +46,18 @@ to it game by game. When the engine changes, this part must follow. Representati
   events were), ``seats`` the per-seat flags (``S_*``), ``conf`` the settings (``R_*``) and
   rule tables (``C_*``);
 - the engine's calls from ``_after_cards_left`` into ``_lose_challenge`` and ``_collect``
-  (which end in ``_after_cards_left`` again) run as rounds of one loop in :func:`settle`.
+  (which end in ``_after_cards_left`` again) run as rounds of one loop in :func:`settle`;
+- an open tie window (``Game._tie``) is ``G_TIE*`` in ``game``: slaps into it make no event,
+  its timer closes it (:func:`close_tie`), and a card played closes it early; should that
+  play then be refused, :func:`_save` and :func:`_restore` undo the closing, as the engine's
+  snapshot does (the only action a bot takes that can be refused after changing something);
+- every action logs its hand moves (cards off the top of a hand, piles onto its bottom) in
+  event order, for the counting bots.
 
 **3. Bots and the clock.** The plans of each seat and the virtual-clock loop of
-:func:`ratscrew.sim.kernel_reference.run_reference_game`, step for step.
+:func:`ratscrew.sim.kernel_reference.run_reference_game`, step for step. A counting bot's
+:class:`~ratscrew.bots.agent.CardMemory` lies along the hand logs (``known[bot, seat,
+position]``: when it learned that card), followed move by move in :func:`_follow_moves`.
 """
 
 from __future__ import annotations
@@ -324,7 +338,12 @@ R_RUN_WRAPS = 19
 R_TOTAL = 20
 R_HIGHEST_BOTTOM_LEADS = 21
 R_LAST_HOLDER_PLAYS = 22
-R_SIZE = 23
+R_TIE_VOID = 23  # tie_policy void (with R_TIE_WINDOW > 0)
+R_TIE_RANDOM = 24  # tie_policy random (with R_TIE_WINDOW > 0)
+R_OUT_OF_TURN_BURN = 25
+R_DOUBLE_BURN = 26
+R_COUNTING = 27  # some bot remembers cards: log the hand moves of each action
+R_SIZE = 28
 # The ruleset array ``conf`` holds the settings (``R_*``) and then three tables:
 C_PATTERNS = R_SIZE  # the slap pattern codes in the ruleset's order (R_PATTERNS of them)
 C_CHANCES = C_PATTERNS + 10  # chances by rank (0 for number cards)
@@ -397,14 +416,29 @@ E_CLAIMER = 32  # winner of a challenge lost under slap collection, or NONE
 E_CLAIMER_AT = 33
 E_OPENED = 34  # the claim window opened to everyone
 E_OPENED_AT = 35
-E_SLAPPER = 36  # seat whose slap produced an event (won, misslap, ignored), or NONE
+E_SLAPPERS = 36  # bit mask of the seats whose slap produced an event (won, misslap, ignored, tied)
 G_PATTERN = 37  # the pattern the live pile shows (Game.slap_pattern()), or NONE
 # The driver's own state between actions (part 3).
 D_UPDATE_FIRST = 38  # seats update_first .. update_last - 1 update their plans next
 D_UPDATE_LAST = 39
 D_WITH_EVENTS = 40  # ... after events (1) or after a refusal (0)
 D_REJECTIONS = 41  # refused actions in a row
-G_SIZE = 42
+# The open tie window (Game._tie), and the voided top (Game._void_top).
+G_TIE = 42  # 1 while a tie window is open
+G_TIE_CLOSES = 43
+G_TIE_PATTERN = 44  # the pattern the slaps in the window saw (the pile cannot change under it)
+G_TIE_COUNT = 45  # seats that slapped into the window, in order, from G_TIE_SEATS
+G_VOID_TOP = 46  # cards_played when a tie was voided, or NONE
+E_SHOWN_POS = 47  # hand-log position of the card played (what a counting bot foresaw)
+G_UNDO_COUNT = 48  # hash-table slots filled since the last snapshot (undone by a restore)
+M_COUNT = 49  # hand moves logged by the current action (for counting bots)
+G_TIE_SEATS = 50
+MAX_SEATS = 16
+G_UNDO_SLOTS = G_TIE_SEATS + MAX_SEATS
+MAX_UNDO = 16
+M_LOG = G_UNDO_SLOTS + MAX_UNDO  # then MAX_MOVES rows of (seat, collected, start, count)
+MAX_MOVES = 96
+G_SIZE = M_LOG + 4 * MAX_MOVES
 
 REASONS = ("unfinished", "all_cards", "triple", "triple_sixes", "nobody_wins", "cycle")
 END_ALL_CARDS = 1
@@ -566,11 +600,13 @@ def near_pattern(game: Ints, piles: Cards) -> bool:
 
 @compiled(inline=True)
 def hand_size(seats: Ints, seat: Int) -> Int:
+    """``Game.hand_size``."""
     return seats[seat, S_TAIL] - seats[seat, S_HEAD]
 
 
 @compiled(inline=True)
 def _pop_top(seats: Ints, hand_log: Cards, hashes: Words, conf: Ints, seat: Int) -> Int:
+    """``hand.popleft()`` in the engine: the seat's top card leaves its hand."""
     head = seats[seat, S_HEAD]
     card = np.int64(hand_log[seat, head])
     seats[seat, S_HEAD] = head + 1
@@ -582,6 +618,7 @@ def _pop_top(seats: Ints, hand_log: Cards, hashes: Words, conf: Ints, seat: Int)
 
 @compiled(inline=True)
 def push_bottom(seats: Ints, hand_log: Cards, hashes: Words, conf: Ints, seat: Int, card: Int) -> None:
+    """``hand.append(card)`` in the engine: a card goes to the bottom of the seat's hand."""
     tail = seats[seat, S_TAIL]
     hand_log[seat, tail] = card
     seats[seat, S_TAIL] = tail + 1
@@ -589,8 +626,25 @@ def push_bottom(seats: Ints, hand_log: Cards, hashes: Words, conf: Ints, seat: I
     hashes[seat, H_TAIL_POWER] *= HASH_BASE
 
 
+@compiled(inline=True)
+def log_move(game: Ints, conf: Ints, seat: Int, collected: Int, start: Int, count: Int) -> None:
+    """Note that ``count`` cards left the top of ``seat``'s hand (from log position ``start``)
+    or, when ``collected``, went to its bottom: the event order a counting bot follows."""
+    if not conf[R_COUNTING] or count <= 0:
+        return
+    row = game[M_COUNT]
+    game[M_COUNT] = row + 1
+    base = M_LOG + 4 * row
+    game[base] = seat
+    game[base + 1] = collected
+    game[base + 2] = start
+    game[base + 3] = count
+
+
 @compiled()
 def _next_holder(seats: Ints, players: Int, seat: Int, include_self: Int) -> Int:
+    """``Game._next_holder``: the next seat clockwise holding cards (``seat`` itself last,
+    if ``include_self``), or ``NONE``."""
     steps = players if include_self else players - 1
     for step in range(1, steps + 1):
         candidate = (seat + step) % players
@@ -605,6 +659,7 @@ def _burn(
 ) -> None:
     """``Game._burn``: up to ``count`` top cards go face up under the pile, in their order."""
     taken = min(count, hand_size(seats, seat))
+    log_move(game, conf, seat, np.int64(0), seats[seat, S_HEAD], taken)
     start = game[G_BURN_START] - taken
     for i in range(taken):
         piles[1, start + i] = _pop_top(seats, hand_log, hashes, conf, seat)
@@ -734,6 +789,10 @@ def remember_state(
     table_keys[slot] = h
     table_values[slot] = row
     game[G_TABLE_USED] += 1
+    undo = game[G_UNDO_COUNT]
+    if undo < MAX_UNDO:
+        game[G_UNDO_SLOTS + undo] = slot
+        game[G_UNDO_COUNT] = undo + 1
     return False
 
 
@@ -742,14 +801,18 @@ def remember_state(
 
 @compiled(inline=True)
 def _end(game: Ints, winner: Int, reason: Int) -> None:
+    """``Game._end``: the game is over, won by ``winner`` (or ``NONE``) for ``reason``."""
     game[G_OVER] = 1
     game[G_WINNER] = winner
     game[G_REASON] = reason
     game[G_TURN] = NONE
+    game[G_TIE] = 0
 
 
 @compiled()
 def _mark_players_out(game: Ints, seats: Ints, conf: Ints, players: Int) -> None:
+    """``Game._mark_players_out``: a seat left without cards (and owed nothing) is out, and
+    eliminated unless it may slap in."""
     for seat in range(players):
         if hand_size(seats, seat) > 0 or seats[seat, S_RAN_OUT]:
             continue
@@ -783,6 +846,8 @@ def _collect_core(
     the pile and the penalty pile onto the bottom of their hand and leads, at time ``at``.
     True when the caller must settle next (the game goes on and ``check_end`` was asked)."""
     was_out = hand_size(seats, seat) == 0
+    log_move(game, conf, seat, np.int64(1), seats[seat, S_TAIL],
+             game[G_BURN_END] - game[G_BURN_START] + game[G_LIVE] + game[G_PENALTY])
     for i in range(game[G_BURN_START], game[G_BURN_END]):
         push_bottom(seats, hand_log, hashes, conf, seat, np.int64(piles[1, i]))
     for i in range(game[G_LIVE]):
@@ -796,6 +861,7 @@ def _collect_core(
     game[G_PENALTY] = 0
     game[G_CHALLENGE] = 0
     game[G_AWARD] = 0
+    game[G_TIE] = 0
     game[G_LAST_CHANCE] = NONE
     game[G_TURN] = seat
     game[G_TRICKS] += 1
@@ -1037,8 +1103,8 @@ def lose_challenge(
         settle(game, seats, hand_log, hashes, piles, conf, states, table_keys, table_values, table_stamps, at)
 
 
-@compiled(inline=True)
-def play(
+@compiled()
+def _play_card(
     game: Ints,
     seats: Ints,
     hand_log: Cards,
@@ -1053,11 +1119,23 @@ def play(
     seat: Int,
     at: Int,
 ) -> bool:
-    """``Game.play(seat, at)`` for a seat whose turn it is; False (nothing changes) when the
-    engine would refuse it."""
-    if game[G_TURN] != seat or hand_size(seats, seat) == 0:
+    """``Game._play(seat, at)`` (timers already fired); False (nothing changes) when the engine
+    would refuse it."""
+    if game[G_TURN] != seat:
+        if conf[R_OUT_OF_TURN_BURN] and hand_size(seats, seat) > 0:
+            game[G_NOW] = at
+            game[E_COUNT] += 1
+            burned = np.int64(2 if conf[R_DOUBLE_BURN] else 1)
+            _burn(game, seats, hand_log, hashes, piles, conf, seat, burned)
+            settle(game, seats, hand_log, hashes, piles, conf, states, table_keys, table_values,
+                   table_stamps, at)
+            return True
+        return False
+    if hand_size(seats, seat) == 0:
         return False
     game[G_NOW] = at
+    game[E_SHOWN_POS] = seats[seat, S_HEAD]
+    log_move(game, conf, seat, np.int64(0), seats[seat, S_HEAD], np.int64(1))
     card = _pop_top(seats, hand_log, hashes, conf, seat)
     n = game[G_LIVE]
     piles[0, n] = card
@@ -1128,6 +1206,7 @@ def play(
 def _eliminate(
     game: Ints, seats: Ints, hand_log: Cards, hashes: Words, piles: Cards, conf: Ints, seat: Int
 ) -> None:
+    """``Game._eliminate``: the seat's hand is burned and it is out for good."""
     if hand_size(seats, seat) > 0:
         _burn(game, seats, hand_log, hashes, piles, conf, seat, hand_size(seats, seat))
     seats[seat, S_ELIMINATED] = 1
@@ -1150,6 +1229,7 @@ def _misslap(
     seat: Int,
     at: Int,
 ) -> None:
+    """``Game._misslap``: the penalty of the rules, then a bar or an elimination if earned."""
     seats[seat, S_MISSLAP_RUN] += 1
     seats[seat, S_MISSLAPS] += 1
     had_cards = hand_size(seats, seat) > 0
@@ -1161,6 +1241,7 @@ def _misslap(
         _burn(game, seats, hand_log, hashes, piles, conf, seat, conf[R_MISSLAP_CARDS])
     elif penalty == PENALTY_PILE:
         taken = min(conf[R_MISSLAP_CARDS], hand_size(seats, seat))
+        log_move(game, conf, seat, np.int64(0), seats[seat, S_HEAD], taken)
         for _ in range(taken):
             piles[2, game[G_PENALTY]] = _pop_top(seats, hand_log, hashes, conf, seat)
             game[G_PENALTY] += 1
@@ -1217,6 +1298,8 @@ def _win_slap(
     pattern: Int,
     at: Int,
 ) -> None:
+    """``Game._win_slap``: the slapper collects the pile (a triple may end the game; a joker
+    sandwich may take a tribute card from every other holder)."""
     seats[seat, S_SLAPS_WON] += 1
     seats[seat, S_MISSLAP_RUN] = 0
     n = game[G_LIVE]
@@ -1282,76 +1365,95 @@ def slap(
     seat: Int,
     at: Int,
 ) -> bool:
-    """``Game.slap(seat, at)`` under the ``earliest`` tie policy; False (nothing changes) when
-    the engine would refuse it."""
+    """``Game.slap(seat, at)``; False (nothing changes) when the engine would refuse it."""
     if not slap_allowed(game, seats, conf, seat):
         return False
     game[G_NOW] = at
-    game[E_COUNT] += 1
-    game[E_SLAPPER] = seat
     pattern = game[G_PATTERN]
     # The winner of a challenge claims whatever else happened; anyone may once the window opened.
     claim = game[G_AWARD] == 1 and game[G_AW_WINNER] == seat
     if not claim:
-        if game[G_LAST_WIN_CARDS] == game[G_CARDS] and at - game[G_LAST_WIN_AT] < conf[R_TIE_WINDOW]:
-            return True  # late: ignored
+        late = game[G_LAST_WIN_CARDS] == game[G_CARDS] and (
+            at - game[G_LAST_WIN_AT] < conf[R_TIE_WINDOW])
+        if late or game[G_VOID_TOP] == game[G_CARDS] or _in_tie(game, seat):
+            game[E_COUNT] += 1  # ignored: late, voided or a repeat
+            game[E_SLAPPERS] |= np.int64(1) << seat
+            return True
         claim = game[G_AWARD] == 1 and game[G_AW_OPENED] == 1 and pattern == NONE
+    windowed = conf[R_TIE_WINDOW] > 0 and (conf[R_TIE_VOID] or conf[R_TIE_RANDOM])
+    if claim or pattern == NONE or not windowed:
+        game[E_COUNT] += 1
+        game[E_SLAPPERS] |= np.int64(1) << seat
     if claim:
         seats[seat, S_MISSLAP_RUN] = 0
-        collect(
-            game,
-            seats,
-            hand_log,
-            hashes,
-            piles,
-            conf,
-            states,
-            table_keys,
-            table_values,
-            table_stamps,
-            seat,
-            at,
-            np.int64(1),
-        )
+        collect(game, seats, hand_log, hashes, piles, conf, states, table_keys, table_values, table_stamps,
+                seat, at, np.int64(1))
         return True
     if pattern == NONE:
-        _misslap(
-            game,
-            seats,
-            hand_log,
-            hashes,
-            piles,
-            played_by,
-            conf,
-            states,
-            table_keys,
-            table_values,
-            table_stamps,
-            seat,
-            at,
-        )
+        _misslap(game, seats, hand_log, hashes, piles, played_by, conf, states, table_keys, table_values,
+                 table_stamps, seat, at)
         return True
-    _win_slap(
-        game,
-        seats,
-        hand_log,
-        hashes,
-        piles,
-        conf,
-        states,
-        table_keys,
-        table_values,
-        table_stamps,
-        seat,
-        pattern,
-        at,
-    )
+    if not windowed:
+        _win_slap(game, seats, hand_log, hashes, piles, conf, states, table_keys, table_values, table_stamps,
+                  seat, pattern, at)
+        return True
+    # Into the tie window (opened by the first such slap): no event until it closes.
+    if game[G_TIE] == 0:
+        game[G_TIE] = 1
+        game[G_TIE_CLOSES] = at + conf[R_TIE_WINDOW]
+        game[G_TIE_COUNT] = 0
+        game[G_TIE_PATTERN] = pattern
+    game[G_TIE_SEATS + game[G_TIE_COUNT]] = seat
+    game[G_TIE_COUNT] += 1
     return True
 
 
 @compiled(inline=True)
+def _in_tie(game: Ints, seat: Int) -> bool:
+    found = False
+    if game[G_TIE] == 1:
+        for i in range(game[G_TIE_COUNT]):
+            found = found or game[G_TIE_SEATS + i] == seat
+    return found
+
+
+@compiled()
+def close_tie(
+    game: Ints,
+    seats: Ints,
+    hand_log: Cards,
+    hashes: Words,
+    piles: Cards,
+    conf: Ints,
+    states: Ints,
+    table_keys: Words,
+    table_values: Ints,
+    table_stamps: Ints,
+    words: npt.NDArray[np.uint32],
+    index: Ints,
+) -> None:
+    """``Game._close_tie`` at ``game[G_NOW]``: a lone slapper wins; several void the top card
+    or one of them, drawn by the game's own generator (row 0), wins."""
+    game[G_TIE] = 0
+    count = game[G_TIE_COUNT]
+    game[E_COUNT] += 1
+    for i in range(count):
+        game[E_SLAPPERS] |= np.int64(1) << game[G_TIE_SEATS + i]
+    winner = game[G_TIE_SEATS]
+    if count > 1:
+        if conf[R_TIE_VOID]:
+            game[G_VOID_TOP] = game[G_CARDS]
+            return
+        winner = game[G_TIE_SEATS + next_below(words, index, np.int64(0), count)]
+    _win_slap(game, seats, hand_log, hashes, piles, conf, states, table_keys, table_values, table_stamps,
+              winner, game[G_TIE_PATTERN], game[G_NOW])
+
+
+@compiled(inline=True)
 def next_timer(game: Ints) -> Int:
-    """``Game._next_timer()`` (no tie windows in the kernel), or ``NONE``."""
+    """``Game._next_timer()``, or ``NONE``: an open tie window closes before anything else."""
+    if game[G_TIE] == 1:
+        return game[G_TIE_CLOSES]
     due = game[G_LAST_CHANCE]
     if game[G_AWARD] == 1:
         award_due = game[G_AW_COLLECT_AT]
@@ -1360,6 +1462,44 @@ def next_timer(game: Ints) -> Int:
         if award_due != NONE and (due == NONE or award_due < due):
             due = award_due
     return due
+
+
+@compiled()
+def fire_timers(
+    game: Ints,
+    seats: Ints,
+    hand_log: Cards,
+    hashes: Words,
+    piles: Cards,
+    conf: Ints,
+    states: Ints,
+    table_keys: Words,
+    table_values: Ints,
+    table_stamps: Ints,
+    words: npt.NDArray[np.uint32],
+    index: Ints,
+    at: Int,
+) -> None:
+    """``Game._fire_timers`` (without closing a tie early): every timer due by ``at``, in order."""
+    while not game[G_OVER]:
+        due = next_timer(game)
+        if due == NONE or due > at:
+            break
+        game[G_NOW] = due
+        if game[G_TIE] == 1:
+            close_tie(game, seats, hand_log, hashes, piles, conf, states, table_keys, table_values,
+                      table_stamps, words, index)
+        elif game[G_LAST_CHANCE] == due:
+            game[E_COUNT] += 1
+            _end(game, NONE, END_NOBODY_WINS)
+        elif game[G_AWARD] == 1 and game[G_AW_COLLECT_AT] == due:
+            collect(game, seats, hand_log, hashes, piles, conf, states, table_keys, table_values,
+                    table_stamps, game[G_AW_WINNER], due, np.int64(1))
+        else:
+            game[G_AW_OPENED] = 1
+            game[E_COUNT] += 1
+            game[E_OPENED] = 1
+            game[E_OPENED_AT] = due
 
 
 @compiled(inline=True)
@@ -1374,39 +1514,137 @@ def advance(
     table_keys: Words,
     table_values: Ints,
     table_stamps: Ints,
+    words: npt.NDArray[np.uint32],
+    index: Ints,
     at: Int,
 ) -> None:
     """``Game.advance(at)``: fire every timer due by ``at``, in order."""
-    while not game[G_OVER]:
-        due = next_timer(game)
-        if due == NONE or due > at:
-            break
-        game[G_NOW] = due
-        if game[G_LAST_CHANCE] == due:
-            game[E_COUNT] += 1
-            _end(game, NONE, END_NOBODY_WINS)
-        elif game[G_AWARD] == 1 and game[G_AW_COLLECT_AT] == due:
-            collect(
-                game,
-                seats,
-                hand_log,
-                hashes,
-                piles,
-                conf,
-                states,
-                table_keys,
-                table_values,
-                table_stamps,
-                game[G_AW_WINNER],
-                due,
-                np.int64(1),
-            )
-        else:
-            game[G_AW_OPENED] = 1
-            game[E_COUNT] += 1
-            game[E_OPENED] = 1
-            game[E_OPENED_AT] = due
+    fire_timers(game, seats, hand_log, hashes, piles, conf, states, table_keys, table_values, table_stamps,
+                words, index, at)
     game[G_NOW] = at
+
+
+@compiled()
+def _save(
+    game: Ints,
+    seats: Ints,
+    hashes: Words,
+    piles: Cards,
+    played_by: Ints,
+    words: npt.NDArray[np.uint32],
+    index: Ints,
+    saved: Ints,
+    saved_hashes: Words,
+    saved_piles: Cards,
+    saved_words: npt.NDArray[np.uint32],
+) -> None:
+    """``Game._snapshot``: what an action that may still be refused can change. The hand logs
+    need no copy (cards are only appended past the saved tails); hash-table slots filled from
+    here on are listed in ``game[G_UNDO_SLOTS:]``."""
+    game[G_UNDO_COUNT] = 0
+    players = seats.shape[0]
+    for i in range(G_SIZE):
+        saved[i] = game[i]
+    position = G_SIZE
+    for seat in range(players):
+        for i in range(S_SIZE):
+            saved[position] = seats[seat, i]
+            position += 1
+        for i in range(4):
+            saved_hashes[seat, i] = hashes[seat, i]
+    for i in range(played_by.shape[0]):
+        saved[position + i] = played_by[i]
+    position += played_by.shape[0]
+    saved[position] = index[0, 0]
+    saved[position + 1] = index[0, 1]
+    for pile in range(3):
+        for i in range(piles.shape[1]):
+            saved_piles[pile, i] = piles[pile, i]
+    for i in range(saved_words.shape[0]):
+        saved_words[i] = words[0, i]
+
+
+@compiled()
+def _restore(
+    game: Ints,
+    seats: Ints,
+    hashes: Words,
+    piles: Cards,
+    played_by: Ints,
+    words: npt.NDArray[np.uint32],
+    index: Ints,
+    table_stamps: Ints,
+    saved: Ints,
+    saved_hashes: Words,
+    saved_piles: Cards,
+    saved_words: npt.NDArray[np.uint32],
+) -> None:
+    """``Game._restore`` of what :func:`_save` kept, and the hash-table slots filled since."""
+    for i in range(game[G_UNDO_COUNT]):
+        table_stamps[game[G_UNDO_SLOTS + i]] = 0
+    players = seats.shape[0]
+    for i in range(G_SIZE):
+        game[i] = saved[i]
+    position = G_SIZE
+    for seat in range(players):
+        for i in range(S_SIZE):
+            seats[seat, i] = saved[position]
+            position += 1
+        for i in range(4):
+            hashes[seat, i] = saved_hashes[seat, i]
+    for i in range(played_by.shape[0]):
+        played_by[i] = saved[position + i]
+    position += played_by.shape[0]
+    index[0, 0] = saved[position]
+    index[0, 1] = saved[position + 1]
+    for pile in range(3):
+        for i in range(piles.shape[1]):
+            piles[pile, i] = saved_piles[pile, i]
+    for i in range(saved_words.shape[0]):
+        words[0, i] = saved_words[i]
+
+
+@compiled(inline=True)
+def play(
+    game: Ints,
+    seats: Ints,
+    hand_log: Cards,
+    hashes: Words,
+    piles: Cards,
+    played_by: Ints,
+    conf: Ints,
+    states: Ints,
+    table_keys: Words,
+    table_values: Ints,
+    table_stamps: Ints,
+    words: npt.NDArray[np.uint32],
+    index: Ints,
+    saved: Ints,
+    saved_hashes: Words,
+    saved_piles: Cards,
+    saved_words: npt.NDArray[np.uint32],
+    seat: Int,
+    at: Int,
+) -> bool:
+    """``Game.play(seat, at)``; False (nothing changes) when the engine would refuse it. A
+    card played closes an open tie window first (and any timer due by then fires); if the
+    play is then refused, all of that is undone, as ``Game._act`` restores its snapshot."""
+    if game[G_TIE] == 0:
+        return _play_card(game, seats, hand_log, hashes, piles, played_by, conf, states, table_keys,
+                          table_values, table_stamps, seat, at)
+    _save(game, seats, hashes, piles, played_by, words, index, saved, saved_hashes, saved_piles, saved_words)
+    game[G_NOW] = at
+    close_tie(game, seats, hand_log, hashes, piles, conf, states, table_keys, table_values, table_stamps,
+              words, index)
+    fire_timers(game, seats, hand_log, hashes, piles, conf, states, table_keys, table_values, table_stamps,
+                words, index, at)
+    game[G_NOW] = at
+    if not game[G_OVER] and _play_card(game, seats, hand_log, hashes, piles, played_by, conf, states,
+                                       table_keys, table_values, table_stamps, seat, at):
+        return True
+    _restore(game, seats, hashes, piles, played_by, words, index, table_stamps, saved, saved_hashes,
+             saved_piles, saved_words)
+    return False
 
 
 # ============================================================================ 3. bots and the clock
@@ -1421,7 +1659,20 @@ P_TAU = 2
 P_FLINCH = 3
 P_PACE_MEAN = 4
 P_PACE_SD = 5
-P_SIZE = 6
+P_MEMORY = 6  # cards remembered (0: the bot does not count)
+P_ANTICIPATION = 7
+P_SPAM = 8
+P_SIZE = 9
+
+# Columns of a counting bot's row in ``mem`` (then, per seat, a cursor and the hand's tail).
+MEM_KNOWN = 0  # cards remembered now (CardMemory.known)
+MEM_ORDER = 1  # cards learned so far: the order stamp of the next one
+MEM_EXPECT_SEAT = 2  # the seat whose top card it remembers as the next card played, or NONE
+MEM_EXPECT_POS = 3  # ... and that card's hand-log position
+MEM_CURSOR = 4  # per seat: no card of that hand before this log position is remembered
+
+MIN_ANTICIPATION = 20.0  # ratscrew.bots.agent.MIN_ANTICIPATION_MS, checked in kernel_limits
+RECOGNITION_COST = 170.0  # ratscrew.bots.agent.RECOGNITION_COST_MS, checked in kernel_limits
 
 # Columns of a game's result row (then slaps won per seat, then misslaps per seat).
 O_WINNER = 0
@@ -1459,6 +1710,59 @@ def _reaction(
     return max(REACTION_FLOOR, value)
 
 
+@compiled()
+def _follow_moves(
+    game: npt.NDArray[np.int64],
+    numbers: npt.NDArray[np.float64],
+    mem: npt.NDArray[np.int64],
+    known: npt.NDArray[np.int64],
+    bot: Int,
+    players: Int,
+) -> None:
+    """``CardMemory.take`` and ``CardMemory.collect`` for the hand moves of the last action,
+    in their order. What the bot remembers of a hand lies along that hand's log: ``known[bot,
+    seat, position]`` is the order in which it learned the card there (0: not known). A card
+    leaving a hand is forgotten; a collected pile is learned card by card, and past the
+    capacity the card learned longest ago that is still in a hand is forgotten (per hand that
+    is the first remembered position, as positions are learned in order, so a cursor per hand
+    finds it). Hands change only through these moves, so the memory never goes out of step
+    (``CardMemory.resync`` never fires) and what it remembers is always right."""
+    capacity = np.int64(numbers[bot, P_MEMORY])
+    tails = MEM_CURSOR + players
+    for row in range(game[M_COUNT]):
+        base = M_LOG + 4 * row
+        seat = game[base]
+        start = game[base + 2]
+        count = game[base + 3]
+        if game[base + 1] == 0:
+            for position in range(start, start + count):
+                if known[bot, seat, position] != 0:
+                    known[bot, seat, position] = 0
+                    mem[bot, MEM_KNOWN] -= 1
+            continue
+        for position in range(start, start + count):
+            mem[bot, MEM_ORDER] += 1
+            known[bot, seat, position] = mem[bot, MEM_ORDER]
+            mem[bot, MEM_KNOWN] += 1
+        mem[bot, tails + seat] = start + count
+        while mem[bot, MEM_KNOWN] > capacity:
+            oldest_seat: Int = np.int64(NONE)
+            oldest_order: Int = np.int64(0)
+            for other in range(players):
+                position = mem[bot, MEM_CURSOR + other]
+                tail = mem[bot, tails + other]
+                while position < tail and known[bot, other, position] == 0:
+                    position += 1
+                mem[bot, MEM_CURSOR + other] = position
+                if position < tail and (oldest_seat == NONE or known[bot, other, position] < oldest_order):
+                    oldest_seat = other
+                    oldest_order = known[bot, other, position]
+            position = mem[bot, MEM_CURSOR + oldest_seat]
+            known[bot, oldest_seat, position] = 0
+            mem[bot, MEM_CURSOR + oldest_seat] = position + 1
+            mem[bot, MEM_KNOWN] -= 1
+
+
 @compiled(inline=True)
 def _update_plans(
     game: npt.NDArray[np.int64],
@@ -1473,36 +1777,52 @@ def _update_plans(
     slap_at: npt.NDArray[np.float64],
     slap_claims: npt.NDArray[np.int64],
     play_at: npt.NDArray[np.float64],
+    mem: npt.NDArray[np.int64],
+    known: npt.NDArray[np.int64],
     seat: Int,
     with_events: Int,
 ) -> None:
-    """``kernel_reference._update_plans`` for one seat (steps 1-5 of its docstring)."""
+    """``kernel_reference._update_plans`` for one seat (steps 1-6 of its docstring)."""
     row = seat + 1
     pile_changed = False
     pile_won = False
     shown = False
+    counting = numbers[seat, P_MEMORY] > 0
     if with_events:
         if game[E_PLAYER] == seat:
             play_at[seat] = _INF
-        if game[E_SLAPPER] == seat:
+        if (game[E_SLAPPERS] >> seat) & 1:
             slap_at[seat] = _INF
         pile_won = game[E_PILE_WON] == 1
         pile_changed = pile_won or game[E_PLAYER] != NONE
         shown = game[E_SHOWN] == 1
+        if counting:
+            _follow_moves(game, numbers, mem, known, seat, conf[R_PLAYERS])
     may_slap = status_may_slap(game, seats, conf, seat)
     if pile_changed:
         slap_at[seat] = _INF
-    # Up to two slaps are decided here, each with its own reaction draw, in this order: one
-    # for the card shown, then a claim (which replaces it).
+    # Up to two slaps are decided here, each with its own random draws, in this order: one for
+    # the card shown (REACT: a reaction; BLIND: a simple reaction; FORESEEN: an anticipation),
+    # then a claim (which replaces it).
     card_base = -1
+    card_kind = _REACT
     claim_base = -1
     claim_is_own = 0
     if shown and may_slap:
         pattern = game[G_PATTERN]
-        if pattern != NONE:
+        foreseen = counting and mem[seat, MEM_EXPECT_SEAT] == game[E_PLAYER] and (
+            mem[seat, MEM_EXPECT_POS] == game[E_SHOWN_POS])
+        spam = numbers[seat, P_SPAM]
+        if spam > 0 and not foreseen and next_random(words, index, row) < spam:
+            card_base = game[E_SHOWN_AT]
+            card_kind = _BLIND
+        elif foreseen and pattern != NONE:
+            card_base = game[E_SHOWN_AT]
+            card_kind = _FORESEEN
+        elif pattern != NONE:
             if next_random(words, index, row) >= misses[seat, pattern]:
                 card_base = game[E_SHOWN_AT]
-        elif near_pattern(game, piles):
+        elif not foreseen and near_pattern(game, piles):
             flinch = numbers[seat, P_FLINCH]
             if flinch > 0 and next_random(words, index, row) < flinch:
                 card_base = game[E_SHOWN_AT]
@@ -1512,14 +1832,25 @@ def _update_plans(
             claim_is_own = 1
         elif game[E_OPENED] == 1 and slap_at[seat] == _INF and card_base < 0 and may_slap:
             claim_base = game[E_OPENED_AT]
-    for request in range(2):
-        base = card_base if request == 0 else claim_base
-        if base >= 0:
-            slap_at[seat] = base + _reaction(words, index, cached, row, numbers, seat)
-            slap_claims[seat] = claim_is_own if request == 1 else 0
+    if card_base >= 0:
+        if card_kind == _FORESEEN:
+            anticipation = numbers[seat, P_ANTICIPATION]
+            drawn = next_gauss(words, index, cached, row, anticipation, anticipation / 4)
+            delay = max(MIN_ANTICIPATION, drawn)
+        elif card_kind == _BLIND:
+            reaction = _reaction(words, index, cached, row, numbers, seat)
+            delay = max(REACTION_FLOOR, reaction - RECOGNITION_COST)
+        else:
+            delay = _reaction(words, index, cached, row, numbers, seat)
+        slap_at[seat] = card_base + delay
+        slap_claims[seat] = 0
+    if claim_base >= 0:
+        slap_at[seat] = claim_base + _reaction(words, index, cached, row, numbers, seat)
+        slap_claims[seat] = claim_is_own
     if not may_slap and not (slap_at[seat] != _INF and slap_claims[seat] == 1):
         slap_at[seat] = _INF
-    if game[G_TURN] != seat:
+    turn = game[G_TURN]
+    if turn != seat:
         play_at[seat] = _INF
     elif play_at[seat] == _INF or pile_won:
         sd = numbers[seat, P_PACE_SD]
@@ -1528,6 +1859,18 @@ def _update_plans(
         else:
             pace = numbers[seat, P_PACE_MEAN]
         play_at[seat] = game[G_NOW] + max(PACE_FLOOR, pace)
+    if counting:
+        mem[seat, MEM_EXPECT_SEAT] = NONE
+        if turn != NONE and mem[seat, MEM_KNOWN] > 0 and hand_size(seats, turn) > 0:
+            top = seats[turn, S_HEAD]
+            if known[seat, turn, top] != 0:
+                mem[seat, MEM_EXPECT_SEAT] = turn
+                mem[seat, MEM_EXPECT_POS] = top
+
+
+_REACT = 0
+_BLIND = 1
+_FORESEEN = 2
 
 
 @compiled(inline=True)
@@ -1548,7 +1891,8 @@ def _reset_events(game: npt.NDArray[np.int64]) -> None:
     game[E_PILE_WON] = 0
     game[E_CLAIMER] = NONE
     game[E_OPENED] = 0
-    game[E_SLAPPER] = NONE
+    game[E_SLAPPERS] = 0
+    game[M_COUNT] = 0
 
 
 @compiled()
@@ -1607,6 +1951,9 @@ def _start_game(
     clock: npt.NDArray[np.float64],
     dealt: npt.NDArray[np.uint8],
     dealt_sizes: npt.NDArray[np.int64],
+    numbers: npt.NDArray[np.float64],
+    mem: npt.NDArray[np.int64],
+    known: npt.NDArray[np.int64],
 ) -> None:
     """Deal as ``Game.deal(rules, players, seed)`` (or, when ``dealt_sizes[0] >= 0``, the
     hands ``dealt[seat, :dealt_sizes[seat]]``), seed every bot's generator and reset the
@@ -1649,6 +1996,9 @@ def _start_game(
     game[G_BURN_START] = 64
     game[G_BURN_END] = 64
     game[G_GENERATION] = generation
+    game[G_VOID_TOP] = NONE
+    # The game's own generator (random ties) is random.Random(seed), as Game.deal seeds it.
+    seed_uint64(words, index, np.int64(0), seed, np.uint64(0), key)
     remember_state(
         game, seats, hand_log, hashes, conf, states, table_keys, table_values, table_stamps, players
     )
@@ -1660,6 +2010,14 @@ def _start_game(
         slap_at[seat] = _INF
         slap_claims[seat] = 0
         play_at[seat] = _INF
+        if numbers[seat, P_MEMORY] > 0:  # a new CardMemory: nothing known of the dealt hands
+            for i in range(mem.shape[1]):
+                mem[seat, i] = 0
+            mem[seat, MEM_EXPECT_SEAT] = NONE
+            for other in range(players):
+                mem[seat, MEM_CURSOR + players + other] = seats[other, S_TAIL]
+                for position in range(seats[other, S_TAIL]):
+                    known[seat, other, position] = 0
     clock[0] = 0.0
     game[D_UPDATE_FIRST] = 0
     game[D_UPDATE_LAST] = players
@@ -1716,6 +2074,12 @@ def _play_game(
     max_rejections: Int,
     traced: bool,
     trace: npt.NDArray[np.int64],
+    mem: npt.NDArray[np.int64],
+    known: npt.NDArray[np.int64],
+    saved: npt.NDArray[np.int64],
+    saved_hashes: npt.NDArray[np.uint64],
+    saved_piles: npt.NDArray[np.uint8],
+    saved_words: npt.NDArray[np.uint32],
 ) -> Int:
     """The virtual-clock loop of ``run_reference_game`` from wherever the game stands, until
     it stops (``GAME_DONE``) or an action might not fit the arrays (``NEEDS_ROOM``: grow them
@@ -1740,6 +2104,8 @@ def _play_game(
                 slap_at,
                 slap_claims,
                 play_at,
+                mem,
+                known,
                 seat,
                 game[D_WITH_EVENTS],
             )
@@ -1791,6 +2157,8 @@ def _play_game(
                 table_keys,
                 table_values,
                 table_stamps,
+                words,
+                index,
                 deadline,
             )
         else:
@@ -1829,6 +2197,12 @@ def _play_game(
                     table_keys,
                     table_values,
                     table_stamps,
+                    words,
+                    index,
+                    saved,
+                    saved_hashes,
+                    saved_piles,
+                    saved_words,
                     best_seat,
                     at,
                 )
@@ -1910,6 +2284,14 @@ def _make_room(
 
 
 @compiled(allocates=True)
+def _grow_memory(known: npt.NDArray[np.int64], width: Int) -> npt.NDArray[np.int64]:
+    """The counting bots' memory, as long as the grown hand logs."""
+    grown = np.zeros((known.shape[0], known.shape[1], width), dtype=np.int64)
+    grown[:, :, : known.shape[2]] = known
+    return grown
+
+
+@compiled(allocates=True)
 def run_games(
     seeds: npt.NDArray[np.uint64],
     players: Int,
@@ -1951,6 +2333,13 @@ def run_games(
     slap_claims = np.zeros(players, dtype=np.int64)
     play_at = np.empty(players, dtype=np.float64)
     clock = np.zeros(1, dtype=np.float64)
+    counting = conf[R_COUNTING] != 0
+    mem = np.zeros((players, MEM_CURSOR + 2 * players), dtype=np.int64)
+    known = np.zeros((players, players, hand_log.shape[1] if counting else 1), dtype=np.int64)
+    saved = np.zeros(G_SIZE + players * S_SIZE + played_by.shape[0] + 2, dtype=np.int64)
+    saved_hashes = np.zeros((players, 4), dtype=np.uint64)
+    saved_piles = np.zeros((3, 128), dtype=np.uint8)
+    saved_words = np.zeros(624, dtype=np.uint32)
     for g in range(seeds.shape[0]):
         _start_game(
             seeds[g],
@@ -1976,6 +2365,9 @@ def run_games(
             clock,
             dealt,
             dealt_sizes,
+            numbers,
+            mem,
+            known,
         )
         while (
             _play_game(
@@ -2004,12 +2396,20 @@ def run_games(
                 max_rejections,
                 g == trace_game,
                 trace,
+                mem,
+                known,
+                saved,
+                saved_hashes,
+                saved_piles,
+                saved_words,
             )
             == NEEDS_ROOM
         ):
             hand_log, states, table_keys, table_values, table_stamps = _make_room(
                 game, seats, hand_log, states, table_keys, table_values, table_stamps, players, deck_size
             )
+            if counting and known.shape[2] < hand_log.shape[1]:
+                known = _grow_memory(known, hand_log.shape[1])
         out[g, O_WINNER] = game[G_WINNER] if game[G_OVER] else NONE
         out[g, O_REASON] = game[G_REASON] if game[G_OVER] else 0
         out[g, O_CARDS] = game[G_CARDS]

@@ -35,10 +35,6 @@ EngineChoice = Literal["auto", "reference", "kernel"]
 DEFAULT_MAX_CARDS = 20_000
 """A game still going after this many cards is stopped and reported ``unfinished``."""
 
-_TABLE_ONLY_DEFAULTS: dict[str, float] = {"anticipation_ms": 80.0, "spam": 0.0}
-"""Profile fields that only the Table bots model: a profile that changes them always runs on
-the reference engine."""
-
 Progress = Callable[[int], object]
 """Called with the number of games just finished."""
 
@@ -88,8 +84,6 @@ def _kernel_module() -> object | None:
 
 def kernel_can_run(rules: Ruleset, profiles: Sequence[BotProfile]) -> bool:
     """True when the compiled kernel exists and says it models these rules and bots exactly."""
-    if any(getattr(p, name) != default for p in profiles for name, default in _TABLE_ONLY_DEFAULTS.items()):
-        return False
     module = _kernel_module()
     supports = getattr(module, "kernel_supports", None)
     if supports is None or not hasattr(module, "run_kernel_games"):
