@@ -14,16 +14,20 @@ side runs on two processes.
 from __future__ import annotations
 
 import random
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
+from typing import Literal
 
 import pytest
 
 from ratscrew.bmn import parse_deal
 from ratscrew.bots.profile import LEVELS, BotProfile
 from ratscrew.cards import parse_cards
+from ratscrew.engine import Game
+from ratscrew.errors import IllegalActionError
+from ratscrew.events import CardsBurned, Event
 from ratscrew.patterns import PATTERNS
 from ratscrew.ruleset import Ruleset, TiePolicy
 from ratscrew.sim.kernel import kernel_supports, run_kernel_deal, run_kernel_games
@@ -197,3 +201,40 @@ def test_variants_change_the_games() -> None:
     base = run_kernel_games(rules, TABLES[0], range(20), 400)
     other = run_kernel_games(replace(rules, slaps=("double",)), TABLES[0], range(20), 400)
     assert base != other
+
+
+QUICK = BotProfile("quick", mu_ms=150, sigma_ms=20, tau_ms=10, miss=0.0, flinch=0.3,
+                   pace_mean_ms=170, pace_sd_ms=30)  # plays about as fast as it slaps
+
+
+@pytest.mark.parametrize("out_of_turn", ["burn", "reject"])
+@pytest.mark.parametrize("policy", ["void", "random"])
+def test_cards_played_into_an_open_tie_window_are_the_engines(
+        monkeypatch: pytest.MonkeyPatch, policy: TiePolicy, out_of_turn: Literal["burn", "reject"]) -> None:
+    # Long windows and quick hands: cards are played while a tie is open, which closes it first;
+    # when the pile then goes to someone else, the card is burned or refused (and the closing
+    # undone). The reference runs in this process, so the test can see that all that happened.
+    seen: Counter[str] = Counter()
+    play = Game.play
+
+    def watched_play(game: Game, seat: int, at: int) -> list[Event]:
+        tie_open = game._tie is not None  # watching the engine, not changing it
+        try:
+            events = play(game, seat, at)
+        except IllegalActionError:
+            seen["refused after closing"] += tie_open
+            raise
+        seen["closed by a card"] += tie_open
+        seen["burned out of turn"] += any(isinstance(e, CardsBurned) and e.reason == "out_of_turn"
+                                          for e in events)
+        return events
+
+    monkeypatch.setattr(Game, "play", watched_play)
+    rules = replace(Ruleset.preset("northwest"), tie_policy=policy, tie_window_ms=120,
+                    out_of_turn=out_of_turn)
+    bots = (QUICK, QUICK, QUICK)
+    seeds = [game_seed(5, i) for i in range(120)]
+    assert run_kernel_games(rules, bots, seeds, max_cards=1500) == [
+        run_reference_game(rules, bots, seed, max_cards=1500) for seed in seeds]
+    assert seen["closed by a card"] > 100 and seen["refused after closing"] > 0
+    assert (seen["burned out of turn"] > 0) == (out_of_turn == "burn")
