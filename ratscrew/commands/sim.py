@@ -93,17 +93,35 @@ def resolve_setup(args: argparse.Namespace) -> tuple[Ruleset, list[BotProfile]]:
     return rules, [parse_bot_spec(spec) for spec in specs]
 
 
+class GameProgress:
+    """What a run reports to its progress bar: games done, and what it is doing meanwhile."""
+
+    def __init__(self, advance: Callable[[int], object] = lambda done: None,
+                 describe: Callable[[str], object] = lambda text: None) -> None:
+        self._advance = advance
+        self._describe = describe
+
+    def __call__(self, done: int) -> None:
+        """``done`` more games finished."""
+        self._advance(done)
+
+    def note(self, text: str) -> None:
+        """Show ``text`` beside the bar (an empty text restores the label)."""
+        self._describe(text)
+
+
 @contextmanager
-def progress_bar(total: int, label: str, enabled: bool) -> Iterator[Callable[[int], object]]:
-    """A rich progress bar on stderr; yields a callback taking the number of games done."""
+def progress_bar(total: int, label: str, enabled: bool) -> Iterator[GameProgress]:
+    """A rich progress bar on stderr; yields a `GameProgress` (call it with games done)."""
     if not enabled:
-        yield lambda done: None
+        yield GameProgress()
         return
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("games"), TimeRemainingColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(label, total=total)
-        yield lambda done: bar.advance(task, done)
+        yield GameProgress(lambda done: bar.advance(task, done),
+                           lambda text: bar.update(task, description=text or label))
 
 
 def run_simulation(args: argparse.Namespace, rules: Ruleset, profiles: list[BotProfile],
@@ -118,13 +136,13 @@ def run_simulation(args: argparse.Namespace, rules: Ruleset, profiles: list[BotP
 
 
 def simulate_or_explain(args: argparse.Namespace, rules: Ruleset, profiles: list[BotProfile],
-                        progress: Callable[[int], object]) -> tuple[list[GameSummary], str]:
+                        progress: GameProgress) -> tuple[list[GameSummary], str]:
     """`simulate` with the options given; a missing kernel or Ray, or a worker that died, is a
     one-line `CommandError`."""
     try:
         return simulate(rules, profiles, args.games, args.seed, workers=args.workers,
                         engine=args.engine, backend=args.backend, address=args.address,
-                        max_cards=args.max_cards, progress=progress)
+                        max_cards=args.max_cards, progress=progress, status=progress.note)
     except (KernelUnavailableError, RayUnavailableError) as error:
         raise CommandError(str(error)) from None
     except BrokenProcessPool:

@@ -158,11 +158,14 @@ def simulate(
     address: str | None = None,
     max_cards: int = DEFAULT_MAX_CARDS,
     progress: Progress | None = None,
+    status: Callable[[str], object] | None = None,
 ) -> tuple[list[GameSummary], str]:
     """Play ``games`` seeded games; returns their summaries in game order and the engine used.
 
     ``workers=1`` runs in this process; more use a process pool (or Ray with
-    ``backend="ray"``). The result is the same for any worker count or backend.
+    ``backend="ray"``). The result is the same for any worker count or backend. ``status``
+    is told what the run is doing before the games start (compiling the kernel can take a
+    minute the first time), and ``""`` once they do.
     """
     if games < 1:
         raise ValueError("--games must be at least 1")
@@ -177,7 +180,11 @@ def simulate(
         # Compile once here (or load numba's cache) so workers do not each compile.
         warm_up = getattr(_kernel_module(), "warm_up", None)
         if callable(warm_up):
+            if status is not None:
+                status("loading the compiled kernel (the first run compiles it: about a minute)")
             warm_up()
+            if status is not None:
+                status("")
     workers = workers or default_workers()
     parts = batches(games, workers)
     results: dict[int, list[GameSummary]] = {}
