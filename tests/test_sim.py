@@ -263,3 +263,14 @@ def test_table_bots_play_exactly_the_kernels_specification(preset: str) -> None:
                 LEVELS["expert"].with_changes(spam=0.2, anticipation_ms=50))
     for seed in range(6):
         assert play_reference_game(rules, profiles, seed) == spec.run_reference_game(rules, profiles, seed)
+
+
+def test_a_run_on_the_kernel_says_while_the_kernel_loads() -> None:
+    pytest.importorskip("ratscrew.sim.kernel")
+    said: list[str] = []
+    _, engine = simulate(CLASSIC, EXPERTS, games=2, seed=1, workers=1, status=said.append)
+    assert engine == "kernel"
+    assert said[0].startswith("loading the compiled kernel") and said[-1] == ""
+    said.clear()
+    simulate(CLASSIC, EXPERTS, games=2, seed=1, workers=1, engine="reference", status=said.append)
+    assert said == []
