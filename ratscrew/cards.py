@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
 
@@ -104,6 +104,12 @@ class Card:
 
     rank: Rank
     suit: Suit | None
+    _notation: str = field(init=False, repr=False, compare=False, hash=False)
+    """``str(card)``, worked out once: views, bots and the server write cards all the time."""
+
+    def __post_init__(self) -> None:
+        notation = "JK" if self.suit is None else self.rank.symbol + self.suit.value
+        object.__setattr__(self, "_notation", notation)
 
     @classmethod
     def parse(cls, token: str) -> Card:
@@ -150,7 +156,7 @@ class Card:
         return self.suit is not None and self.suit.is_red
 
     def __str__(self) -> str:
-        return "JK" if self.suit is None else self.rank.symbol + self.suit.value
+        return self._notation
 
     def pretty(self) -> str:
         """A human label with the suit symbol: ``"7♥"``, ``"10♠"``, ``"🃏"``.
