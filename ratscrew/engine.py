@@ -356,9 +356,12 @@ class Game:
             raise TimeOrderError(f"time {at} ms is before the last action at {self._now} ms")
         events: list[Event] = []
         now_before = self._now
-        snapshot = self._snapshot() if kind != "advance" and self._has_timer_due(at, kind) else None
+        # Most actions find no timer due: then there is nothing to fire and nothing to undo.
+        timers_due = self._has_timer_due(at, kind)
+        snapshot = self._snapshot() if timers_due and kind != "advance" else None
         try:
-            self._fire_timers(at, events, closing=kind == "play")
+            if timers_due:
+                self._fire_timers(at, events, closing=kind == "play")
             self._now = at
             if not self._over:
                 if kind == "play":
@@ -386,15 +389,15 @@ class Game:
         """When the next timer is due. An open tie window resolves before anything else."""
         if self._tie is not None:
             return self._tie.closes_at
-        due: list[int] = []
-        if self._last_chance is not None:
-            due.append(self._last_chance)
-        if self._award is not None:
-            if self._award.collect_at is not None:
-                due.append(self._award.collect_at)
-            elif self._award.exclusive_until is not None and not self._award.claim_opened:
-                due.append(self._award.exclusive_until)
-        return min(due) if due else None
+        due = self._last_chance
+        award = self._award
+        if award is not None:
+            collect = award.collect_at
+            if collect is None and not award.claim_opened:
+                collect = award.exclusive_until
+            if collect is not None and (due is None or collect < due):
+                due = collect
+        return due
 
     def _has_timer_due(self, at: int, kind: str) -> bool:
         next_due = self._next_timer()
