@@ -73,7 +73,7 @@ ACTION_KINDS = ("play", "slap", "resign", "advance")
 MAX_TIME_MS = 2**53 - 1
 """The latest time an action may carry, in ms: the largest whole number that every JSON reader
 (JavaScript's included) keeps exactly, and well inside SQLite's 64-bit integers."""
-_SHARED_STATE = frozenset({"rules", "initial_hands", "_card_kind", "_actions", "_chances",
+_SHARED_STATE = frozenset({"rules", "initial_hands", "_rank_kind", "_actions", "_chances",
                            "_pattern_options"})
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
 RECORD_VERSION = 1
@@ -174,9 +174,8 @@ class Game:
         self._total_cards = sum(len(h) for h in dealt)
         self._chances = {rank: rules.chances(rank) for rank in Rank}
         self._pattern_options = rules.pattern_options
-        self._card_kind: dict[int, int] = {  # id(card) -> what the rules can tell apart
-            id(card): int(card.rank) if rules.slaps else rules.chances(card.rank)
-            for hand in dealt for card in hand}
+        self._rank_kind: dict[Rank, int] = {  # rank -> what the rules can tell apart
+            rank: int(rank) if rules.slaps else self._chances[rank] for rank in Rank}
         self._seen_states: set[tuple[Any, ...]] = {self._state_key()}
 
     # ------------------------------------------------------------------ constructors
@@ -784,9 +783,9 @@ class Game:
         """The state at a pile boundary, with cards reduced to what the rules can tell apart
         (ranks; without slap patterns only the chances a card gives), so that a repeat means
         the game loops forever."""
-        kind = self._card_kind
-        return (self._turn, tuple(tuple([kind[id(c)] for c in hand]) for hand in self._hands),
-                tuple([kind[id(c)] for c in self._penalty]),
+        kind = self._rank_kind
+        return (self._turn, tuple([tuple([kind[c.rank] for c in hand]) for hand in self._hands]),
+                tuple([kind[c.rank] for c in self._penalty]),
                 frozenset(self._eliminated), frozenset(self._barred), frozenset(self._locked))
 
     def _end(self, winner: int | None, reason: str, at: int, events: list[Event]) -> None:
