@@ -541,8 +541,12 @@ class Game:
                 return
         if self._turn is not None and not self._hands[self._turn] and self._award is None:
             self._turn = self._next_holder(self._turn)
+        holders = [seat for seat, hand in enumerate(self._hands) if hand]
+        if len(holders) == self._n:
+            return  # everyone holds cards: nobody is out and no ending below applies
         self._mark_players_out(at, events)
-        holders = [seat for seat in range(self._n) if self._hands[seat]]
+        if len(holders) > 1:
+            return  # the endings below need at most one player holding cards
         pending = self._challenge is not None or self._award is not None
         plays_turn = self.rules.last_holder_plays_turn and not self.rules.finishing_out
         if not holders and not pending:
@@ -568,10 +572,9 @@ class Game:
                 self._collect(holders[0], "last_holder", at, events)
 
     def _mark_players_out(self, at: int, events: list[Event]) -> None:
-        for seat in range(self._n):
-            if self._hands[seat] or seat in self._ran_out or seat in self._outsiders:
-                continue
-            if seat in self._eliminated:
+        ran_out, outsiders, eliminated = self._ran_out, self._outsiders, self._eliminated
+        for seat, hand in enumerate(self._hands):
+            if hand or seat in ran_out or seat in outsiders or seat in eliminated:
                 continue
             owed = (self._award is not None and self._award.winner == seat) or (
                 self._challenge is not None and self._challenge.challenger == seat)
