@@ -73,8 +73,8 @@ ACTION_KINDS = ("play", "slap", "resign", "advance")
 MAX_TIME_MS = 2**53 - 1
 """The latest time an action may carry, in ms: the largest whole number that every JSON reader
 (JavaScript's included) keeps exactly, and well inside SQLite's 64-bit integers."""
-_SHARED_STATE = frozenset({"rules", "initial_hands", "_rank_kind", "_actions", "_chances",
-                           "_pattern_options"})
+_SHARED_STATE = frozenset({"rules", "initial_hands", "_card_text", "_rank_kind", "_actions",
+                           "_chances", "_pattern_options"})
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
 RECORD_VERSION = 1
 
@@ -174,6 +174,8 @@ class Game:
         self._total_cards = sum(len(h) for h in dealt)
         self._chances = {rank: rules.chances(rank) for rank in Rank}
         self._pattern_options = rules.pattern_options
+        self._card_text: dict[int, str] = {  # id(card) -> notation; every card in play is dealt
+            id(card): str(card) for hand in self.initial_hands for card in hand}
         self._rank_kind: dict[Rank, int] = {  # rank -> what the rules can tell apart
             rank: int(rank) if rules.slaps else self._chances[rank] for rank in Rank}
         self._seen_states: set[tuple[Any, ...]] = {self._state_key()}
@@ -292,6 +294,9 @@ class Game:
         ``out`` (no cards, may slap in), ``barred`` (may no longer slap in), ``eliminated``
         (out for good) or ``watching`` (an outsider who may not slap in)."""
         self._check_seat(seat)
+        return self._status(seat)
+
+    def _status(self, seat: int) -> str:
         if seat in self._eliminated:
             return "eliminated"
         if self._hands[seat] or (self._award is not None and self._award.winner == seat) or (
@@ -841,21 +846,22 @@ class Game:
             self._check_seat(seat)
         challenge = self._challenge
         award = self._award
+        text = self._card_text
         return {
             "seat": seat,
             "now": self._now,
             "rules": self.rules.name,
             "players": self._n,
-            "turn": self.turn,
-            "pile": [str(c) for c in self._live],
+            "turn": None if self._over else self._turn,
+            "pile": [text[id(c)] for c in self._live],
             "pile_played_by": list(self._played_by),
-            "burned": [str(c) for c in self._burned],
+            "burned": [text[id(c)] for c in self._burned],
             "penalty_pile": len(self._penalty),
             "hand_sizes": [len(h) for h in self._hands],
-            "status": [self.status(s) for s in range(self._n)],
+            "status": [self._status(s) for s in range(self._n)],
             "challenge": None if challenge is None else {
                 "challenger": challenge.challenger, "target": challenge.target,
-                "chances_left": challenge.chances_left, "card": str(challenge.card)},
+                "chances_left": challenge.chances_left, "card": text[id(challenge.card)]},
             "collection": None if award is None else {
                 "winner": award.winner, "collect_at": award.collect_at,
                 "exclusive_until": award.exclusive_until, "open_to_all": award.claim_opened},
