@@ -468,7 +468,7 @@ class Game:
         self._live.append(card)
         self._played_by.append(seat)
         self.cards_played += 1
-        events.append(CardPlayed(at=at, seat=seat, card=card))
+        events.append(CardPlayed(at, seat, card))  # positional: the hottest event, keywords cost
         chances = self._chances[card.rank]
         challenge = self._challenge
         if chances > 0:
