@@ -361,7 +361,9 @@ class Game:
         events: list[Event] = []
         now_before = self._now
         # Most actions find no timer due: then there is nothing to fire and nothing to undo.
-        timers_due = self._has_timer_due(at, kind)
+        # (With no tie window, last chance or award there is no timer at all.)
+        timers_due = (self._tie is not None or self._last_chance is not None
+                      or self._award is not None) and self._has_timer_due(at, kind)
         snapshot = self._snapshot() if timers_due and kind != "advance" else None
         try:
             if timers_due:
