@@ -73,8 +73,8 @@ ACTION_KINDS = ("play", "slap", "resign", "advance")
 MAX_TIME_MS = 2**53 - 1
 """The latest time an action may carry, in ms: the largest whole number that every JSON reader
 (JavaScript's included) keeps exactly, and well inside SQLite's 64-bit integers."""
-_SHARED_STATE = frozenset({"rules", "initial_hands", "_card_kind", "_actions", "_chances",
-                           "_pattern_options"})
+_SHARED_STATE = frozenset({"rules", "initial_hands", "_card_text", "_rank_kind", "_actions",
+                           "_chances", "_pattern_options"})
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
 RECORD_VERSION = 1
 
@@ -174,9 +174,10 @@ class Game:
         self._total_cards = sum(len(h) for h in dealt)
         self._chances = {rank: rules.chances(rank) for rank in Rank}
         self._pattern_options = rules.pattern_options
-        self._card_kind: dict[int, int] = {  # id(card) -> what the rules can tell apart
-            id(card): int(card.rank) if rules.slaps else rules.chances(card.rank)
-            for hand in dealt for card in hand}
+        self._card_text: dict[int, str] = {  # id(card) -> notation; every card in play is dealt
+            id(card): str(card) for hand in self.initial_hands for card in hand}
+        self._rank_kind: dict[Rank, int] = {  # rank -> what the rules can tell apart
+            rank: int(rank) if rules.slaps else self._chances[rank] for rank in Rank}
         self._seen_states: set[tuple[Any, ...]] = {self._state_key()}
 
     # ------------------------------------------------------------------ constructors
@@ -293,6 +294,9 @@ class Game:
         ``out`` (no cards, may slap in), ``barred`` (may no longer slap in), ``eliminated``
         (out for good) or ``watching`` (an outsider who may not slap in)."""
         self._check_seat(seat)
+        return self._status(seat)
+
+    def _status(self, seat: int) -> str:
         if seat in self._eliminated:
             return "eliminated"
         if self._hands[seat] or (self._award is not None and self._award.winner == seat) or (
@@ -356,9 +360,14 @@ class Game:
             raise TimeOrderError(f"time {at} ms is before the last action at {self._now} ms")
         events: list[Event] = []
         now_before = self._now
-        snapshot = self._snapshot() if kind != "advance" and self._has_timer_due(at, kind) else None
+        # Most actions find no timer due: then there is nothing to fire and nothing to undo.
+        # (With no tie window, last chance or award there is no timer at all.)
+        timers_due = (self._tie is not None or self._last_chance is not None
+                      or self._award is not None) and self._has_timer_due(at, kind)
+        snapshot = self._snapshot() if timers_due and kind != "advance" else None
         try:
-            self._fire_timers(at, events, closing=kind == "play")
+            if timers_due:
+                self._fire_timers(at, events, closing=kind == "play")
             self._now = at
             if not self._over:
                 if kind == "play":
@@ -386,15 +395,15 @@ class Game:
         """When the next timer is due. An open tie window resolves before anything else."""
         if self._tie is not None:
             return self._tie.closes_at
-        due: list[int] = []
-        if self._last_chance is not None:
-            due.append(self._last_chance)
-        if self._award is not None:
-            if self._award.collect_at is not None:
-                due.append(self._award.collect_at)
-            elif self._award.exclusive_until is not None and not self._award.claim_opened:
-                due.append(self._award.exclusive_until)
-        return min(due) if due else None
+        due = self._last_chance
+        award = self._award
+        if award is not None:
+            collect = award.collect_at
+            if collect is None and not award.claim_opened:
+                collect = award.exclusive_until
+            if collect is not None and (due is None or collect < due):
+                due = collect
+        return due
 
     def _has_timer_due(self, at: int, kind: str) -> bool:
         next_due = self._next_timer()
@@ -461,7 +470,7 @@ class Game:
         self._live.append(card)
         self._played_by.append(seat)
         self.cards_played += 1
-        events.append(CardPlayed(at=at, seat=seat, card=card))
+        events.append(CardPlayed(at, seat, card))  # positional: the hottest event, keywords cost
         chances = self._chances[card.rank]
         challenge = self._challenge
         if chances > 0:
@@ -539,8 +548,12 @@ class Game:
                 return
         if self._turn is not None and not self._hands[self._turn] and self._award is None:
             self._turn = self._next_holder(self._turn)
+        holders = [seat for seat, hand in enumerate(self._hands) if hand]
+        if len(holders) == self._n:
+            return  # everyone holds cards: nobody is out and no ending below applies
         self._mark_players_out(at, events)
-        holders = [seat for seat in range(self._n) if self._hands[seat]]
+        if len(holders) > 1:
+            return  # the endings below need at most one player holding cards
         pending = self._challenge is not None or self._award is not None
         plays_turn = self.rules.last_holder_plays_turn and not self.rules.finishing_out
         if not holders and not pending:
@@ -566,10 +579,9 @@ class Game:
                 self._collect(holders[0], "last_holder", at, events)
 
     def _mark_players_out(self, at: int, events: list[Event]) -> None:
-        for seat in range(self._n):
-            if self._hands[seat] or seat in self._ran_out or seat in self._outsiders:
-                continue
-            if seat in self._eliminated:
+        ran_out, outsiders, eliminated = self._ran_out, self._outsiders, self._eliminated
+        for seat, hand in enumerate(self._hands):
+            if hand or seat in ran_out or seat in outsiders or seat in eliminated:
                 continue
             owed = (self._award is not None and self._award.winner == seat) or (
                 self._challenge is not None and self._challenge.challenger == seat)
@@ -781,9 +793,9 @@ class Game:
         """The state at a pile boundary, with cards reduced to what the rules can tell apart
         (ranks; without slap patterns only the chances a card gives), so that a repeat means
         the game loops forever."""
-        kind = self._card_kind
-        return (self._turn, tuple(tuple([kind[id(c)] for c in hand]) for hand in self._hands),
-                tuple([kind[id(c)] for c in self._penalty]),
+        kind = self._rank_kind
+        return (self._turn, tuple([tuple([kind[c.rank] for c in hand]) for hand in self._hands]),
+                tuple([kind[c.rank] for c in self._penalty]),
                 frozenset(self._eliminated), frozenset(self._barred), frozenset(self._locked))
 
     def _end(self, winner: int | None, reason: str, at: int, events: list[Event]) -> None:
@@ -836,21 +848,22 @@ class Game:
             self._check_seat(seat)
         challenge = self._challenge
         award = self._award
+        text = self._card_text
         return {
             "seat": seat,
             "now": self._now,
             "rules": self.rules.name,
             "players": self._n,
-            "turn": self.turn,
-            "pile": [str(c) for c in self._live],
+            "turn": None if self._over else self._turn,
+            "pile": [text[id(c)] for c in self._live],
             "pile_played_by": list(self._played_by),
-            "burned": [str(c) for c in self._burned],
+            "burned": [text[id(c)] for c in self._burned],
             "penalty_pile": len(self._penalty),
             "hand_sizes": [len(h) for h in self._hands],
-            "status": [self.status(s) for s in range(self._n)],
+            "status": [self._status(s) for s in range(self._n)],
             "challenge": None if challenge is None else {
                 "challenger": challenge.challenger, "target": challenge.target,
-                "chances_left": challenge.chances_left, "card": str(challenge.card)},
+                "chances_left": challenge.chances_left, "card": text[id(challenge.card)]},
             "collection": None if award is None else {
                 "winner": award.winner, "collect_at": award.collect_at,
                 "exclusive_until": award.exclusive_until, "open_to_all": award.claim_opened},
