@@ -73,8 +73,8 @@ ACTION_KINDS = ("play", "slap", "resign", "advance")
 MAX_TIME_MS = 2**53 - 1
 """The latest time an action may carry, in ms: the largest whole number that every JSON reader
 (JavaScript's included) keeps exactly, and well inside SQLite's 64-bit integers."""
-_SHARED_STATE = frozenset({"rules", "initial_hands", "_card_text", "_rank_kind", "_actions",
-                           "_chances", "_pattern_options"})
+_SHARED_STATE = frozenset({"rules", "initial_hands", "_rank_kind", "_actions", "_chances",
+                           "_pattern_options"})
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
 RECORD_VERSION = 1
 
@@ -174,8 +174,6 @@ class Game:
         self._total_cards = sum(len(h) for h in dealt)
         self._chances = {rank: rules.chances(rank) for rank in Rank}
         self._pattern_options = rules.pattern_options
-        self._card_text: dict[int, str] = {  # id(card) -> notation; every card in play is dealt
-            id(card): str(card) for hand in self.initial_hands for card in hand}
         self._rank_kind: dict[Rank, int] = {  # rank -> what the rules can tell apart
             rank: int(rank) if rules.slaps else self._chances[rank] for rank in Rank}
         self._seen_states: set[tuple[Any, ...]] = {self._state_key()}
@@ -848,22 +846,21 @@ class Game:
             self._check_seat(seat)
         challenge = self._challenge
         award = self._award
-        text = self._card_text
         return {
             "seat": seat,
             "now": self._now,
             "rules": self.rules.name,
             "players": self._n,
             "turn": None if self._over else self._turn,
-            "pile": [text[id(c)] for c in self._live],
+            "pile": [str(c) for c in self._live],
             "pile_played_by": list(self._played_by),
-            "burned": [text[id(c)] for c in self._burned],
+            "burned": [str(c) for c in self._burned],
             "penalty_pile": len(self._penalty),
             "hand_sizes": [len(h) for h in self._hands],
             "status": [self._status(s) for s in range(self._n)],
             "challenge": None if challenge is None else {
                 "challenger": challenge.challenger, "target": challenge.target,
-                "chances_left": challenge.chances_left, "card": text[id(challenge.card)]},
+                "chances_left": challenge.chances_left, "card": str(challenge.card)},
             "collection": None if award is None else {
                 "winner": award.winner, "collect_at": award.collect_at,
                 "exclusive_until": award.exclusive_until, "open_to_all": award.claim_opened},
