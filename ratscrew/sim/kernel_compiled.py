@@ -435,6 +435,10 @@ M_COUNT = 49  # hand moves logged by the current action (for counting bots)
 G_TIE_SEATS = 50
 MAX_SEATS = 16
 G_UNDO_SLOTS = G_TIE_SEATS + MAX_SEATS
+# One action fills a hash-table slot per pile boundary it reaches and logs a hand move per card
+# played, burn, penalty payment or collection: a few of each, some 40 at most at 16 seats (a
+# joker tribute burning from every seat, eliminations). Both limits are far above that and are
+# checked: going past one stops the kernel with an error instead of playing a different game.
 MAX_UNDO = 16
 M_LOG = G_UNDO_SLOTS + MAX_UNDO  # then MAX_MOVES rows of (seat, collected, start, count)
 MAX_MOVES = 96
@@ -633,6 +637,8 @@ def log_move(game: Ints, conf: Ints, seat: Int, collected: Int, start: Int, coun
     if not conf[R_COUNTING] or count <= 0:
         return
     row = game[M_COUNT]
+    if row >= MAX_MOVES:
+        raise RuntimeError("kernel: one action moved more hands than MAX_MOVES")
     game[M_COUNT] = row + 1
     base = M_LOG + 4 * row
     game[base] = seat
@@ -792,7 +798,7 @@ def remember_state(
     undo = game[G_UNDO_COUNT]
     if undo < MAX_UNDO:
         game[G_UNDO_SLOTS + undo] = slot
-        game[G_UNDO_COUNT] = undo + 1
+    game[G_UNDO_COUNT] = undo + 1  # past MAX_UNDO only a restore (which refuses) would care
     return False
 
 
@@ -1410,6 +1416,8 @@ def slap(
 
 @compiled(inline=True)
 def _in_tie(game: Ints, seat: Int) -> bool:
+    """Whether ``seat`` already slapped into the open tie window, as ``Game._slap`` looks
+    through ``self._tie.slaps``: a second slap there is ignored."""
     found = False
     if game[G_TIE] == 1:
         for i in range(game[G_TIE_COUNT]):
@@ -1580,6 +1588,8 @@ def _restore(
     saved_words: npt.NDArray[np.uint32],
 ) -> None:
     """``Game._restore`` of what :func:`_save` kept, and the hash-table slots filled since."""
+    if game[G_UNDO_COUNT] > MAX_UNDO:
+        raise RuntimeError("kernel: an undone action filled more hash-table slots than MAX_UNDO")
     for i in range(game[G_UNDO_COUNT]):
         table_stamps[game[G_UNDO_SLOTS + i]] = 0
     players = seats.shape[0]
