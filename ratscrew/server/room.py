@@ -74,7 +74,7 @@ from ratscrew.server.protocol import (
     Watch,
     load_rules,
 )
-from ratscrew.server.store import RoomRow, SeatResult, SeatRow, Store
+from ratscrew.server.store import RoomRow, SeatResult, SeatRow, Store, StoreUnavailable
 from ratscrew.sim.summary import game_seed
 
 log = logging.getLogger("ratscrew.server")
@@ -301,6 +301,8 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self._finished = False
         self._game_over: dict[str, Any] | None = None  # the last game's end, for pages joining later
+        self.paused: str | None = None
+        """Why the room takes no actions now (its store is unavailable), or ``None``."""
 
     # ------------------------------------------------------------------ creation
 
@@ -363,6 +365,8 @@ class Room:
             if conn.pinger.pong(message.id, time.monotonic() * 1000.0) is not None:
                 self._maybe_update_room()
             return
+        if self.paused is not None:
+            raise ProtocolError("unavailable", self.paused)
         if isinstance(message, Join):
             self._join(conn, message)
         elif isinstance(message, Watch):
@@ -639,9 +643,12 @@ class Room:
     async def _run(self) -> None:
         wake = self._wake
         assert wake is not None
-        while self.phase == "playing":
+        while self.phase == "playing" and self.paused is None:
             try:
                 self.tick()
+            except StoreUnavailable:
+                self.pause_for_store()
+                return
             except Exception:
                 log.exception("room %s: the game loop failed; the game is stopped", self.code)
                 self.phase = "over"
@@ -659,6 +666,58 @@ class Room:
     def _poke(self) -> None:
         if self._wake is not None:
             self._wake.set()
+
+    # ------------------------------------------------------------------ the store lost and back
+
+    def pause_for_store(self) -> None:
+        """The store failed: take no more actions and tell everyone. What the engine took since
+        the last stored step was never shown (persist before publish), and is dropped when
+        :meth:`reload` rebuilds the room from the store."""
+        if self.paused is None:
+            self.paused = ("the server lost its database: the game is paused, and nothing you do "
+                           "counts until it is back")
+            log.warning("room %s: paused, its store is unavailable", self.code)
+            self._broadcast({"type": "error", "code": "unavailable", "message": self.paused})
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()
+        self._task = None
+
+    def reload(self) -> None:
+        """The store is back: rebuild the room from what it holds, as a restart would (a game
+        in progress resumes at its last stored action), keep the people connected to it, and
+        show everyone where the game stands. `StoreUnavailable` if the store failed again."""
+        row = self.store.load_room(self.code)
+        if row is None:  # never stored: the room was being created when the store went away
+            for conn in list(self.connections):
+                conn.close(4404, "this room was lost with the database")
+            self.connections.clear()
+            return
+        fresh = Room.restore(row, self.store, wall=self.clock._wall, drive=False, deal=self.deal)
+        connections, version, drive, game_over = self.connections, self.version, self.drive, self._game_over
+        clock = self.clock  # the connections stamp their sends with this clock: keep it
+        self.__dict__.update(fresh.__dict__)
+        clock.restart(fresh.clock.now())
+        self.clock, self.drive, self.version = clock, drive, max(version, fresh.version)
+        if self.phase == "over":
+            self._game_over = self._game_over or game_over
+        self.connections = {}
+        for conn, member in connections.items():
+            index = member.seat
+            seat = self.seats[index] if index is not None and index < len(self.seats) else None
+            if seat is not None and seat.token_hash == member.token_hash:
+                seat.conn = conn
+                self.connections[conn] = member
+            else:
+                self.connections[conn] = Member(None, member.token_hash, member.name)
+        log.info("room %s: the store is back; resumed", self.code)
+        self._broadcast({"type": "notice", "code": "resumed",
+                         "message": "the database is back: the game goes on from its last stored move"})
+        self._broadcast_room()
+        if self.game is not None:
+            self._publish([])
+        if self.phase == "over" and self._game_over is not None:
+            self._broadcast(self._game_over)
+        self.start_driving()
 
     # ------------------------------------------------------------------ judging and the engine
 
