@@ -95,13 +95,15 @@ def explain(rules: Ruleset) -> list[str]:
             lines.append(f"- More than {rules.misslap_out_after} misslaps in a row and you are out "
                          "of the game (your hand is burned).")
         lines.append("Ties:")
-        tie = {
-            "earliest": "- The first slap counts",
-            "void": "- Slaps closer together than this are a tie, played on as if nobody slapped",
-            "random": "- Slaps closer together than this are a tie, settled by a fair draw",
-        }[rules.tie_policy]
-        lines.append(f"{tie}; a slap within {rules.tie_window_ms} ms of the winning one is "
-                     "simply too late.")
+        apart = f"Slaps less than {rules.tie_window_ms} ms apart are a tie"
+        lines.append({
+            "earliest": "- The first slap counts.",
+            "void": f"- {apart}, played on as if nobody slapped.",
+            "random": f"- {apart}, settled by a fair draw.",
+        }[rules.tie_policy])
+        late = max(rules.tie_window_ms, rules.too_slow_ms)
+        lines.append(f"- Too slow is not wrong: a slap less than {late} ms after someone took the "
+                     "pile (no card played since) costs nothing.")
 
     lines.append("Running out and winning:")
     if rules.out_of_cards == "slap_in":

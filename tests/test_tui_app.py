@@ -68,7 +68,8 @@ async def test_a_slap_on_nothing_burns_a_card_under_classic_rules() -> None:
         await pilot.pause()
         misslaps = [e for e in app.events if isinstance(e, Misslap)]
         assert [(e.seat, e.penalty, [str(c) for c in e.cards]) for e in misslaps] == [(1, "burn", ["3D"])]
-        assert "Player 2 misslaps (no pattern on 7H 8S): burns 3♦ under the pile" in verdict_shown(app)
+        line = "Player 2 slapped 7♥ 8♠: no pattern. Player 2 burns 1 card (3♦) under the pile"
+        assert line in verdict_shown(app)
         assert "burned 1" in shown(app.query_one(InfoPanel))
         assert app.game.hand_size(1) == 1
 
@@ -85,7 +86,7 @@ async def test_a_misslap_feeds_the_penalty_pile_under_paranoid_rules() -> None:
         misslap = next(e for e in app.events if isinstance(e, Misslap))
         assert misslap.penalty == "penalty_pile" and len(misslap.cards) == 5
         assert "penalty pile 5" in shown(app.query_one(InfoPanel))
-        assert "puts 5 card(s) in the penalty pile" in verdict_shown(app)
+        assert "Player 2 puts 5 cards on the penalty pile" in verdict_shown(app)
 
 
 async def test_a_misslap_gives_the_pile_away_under_ratscrew_rules() -> None:
@@ -99,7 +100,7 @@ async def test_a_misslap_gives_the_pile_away_under_ratscrew_rules() -> None:
         await pilot.pause()
         misslap = next(e for e in app.events if isinstance(e, Misslap))
         assert (misslap.penalty, misslap.pile_to) == ("give_pile", 0)
-        assert "the pile goes to Player 1" in verdict_shown(app)
+        assert "no pattern. The pile goes to Player 1" in verdict_shown(app)
 
 
 async def test_a_lost_challenge_counts_down_then_the_challenger_collects() -> None:

@@ -76,7 +76,7 @@ def verdict(events: Iterable[Event], names: Sequence[str]) -> Text | None:
     >>> from ratscrew.events import Misslap
     >>> miss = Misslap(at=0, seat=1, penalty="lockout", cards=(), pile_to=None, why="the pile is empty")
     >>> verdict([miss], ["You", "Bot 1"]).plain
-    '✘ Bot 1 misslaps (the pile is empty): may not slap until someone else wins a pile'
+    '✘ Bot 1 slapped an empty pile. Bot 1 may not slap until someone else wins a pile'
     """
     judged = [e for e in events if isinstance(e, (SlapWon, Misslap, SlapIgnored, SlapTie))]
     if not judged:
