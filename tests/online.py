@@ -192,7 +192,13 @@ class SecrecyWatch:
             for event in table.events[self._seen:]:
                 self.public |= face_up_cards(event)
             self._seen = len(table.events)
-        leaked = card_strings(message) - self.public
+        # a name people chose ("QH" is a fine name) is theirs to show, not a card
+        names = [seat.name for seat in self.room.seats if seat.name]
+        names += list(self.room.known_members.values())
+        names += [m.name for m in self.room.connections.values() if m.name]
+        # and a token is random text (it may hold "-3S-"), never shown
+        shown = {key: value for key, value in message.items() if key != "token"}
+        leaked = card_strings(shown) - self.public - card_strings(names)
         assert not leaked, f"{message['type']} message names face-down cards {sorted(leaked)}"
         self.messages += 1
 

@@ -43,6 +43,7 @@ from ratscrew.events import (
     CardPlayed,
     Event,
     Misslap,
+    PileWon,
     SlapIgnored,
     SlapTie,
     SlapWon,
@@ -52,6 +53,7 @@ from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.runtime import SUBMITTED, Rejection, Table
 from ratscrew.server.agents import RemoteSeat, Shown
+from ratscrew.server.history import History
 from ratscrew.server.judging import Verdict, allowance_ms, judge_action, settle_window_ms
 from ratscrew.server.link import Pinger
 from ratscrew.server.protocol import (
@@ -60,9 +62,11 @@ from ratscrew.server.protocol import (
     Act,
     ClientMessage,
     Configure,
+    HistoryRequest,
     Join,
     Judging,
     Kick,
+    MoveSeat,
     Pace,
     Pong,
     ProtocolError,
@@ -70,6 +74,7 @@ from ratscrew.server.protocol import (
     Rematch,
     RoomRequest,
     SetSeat,
+    Stand,
     Start,
     Watch,
     load_rules,
@@ -170,7 +175,8 @@ class Seat:
 
 @dataclass
 class Member:
-    """Who a connection is: a seat (or ``None`` to watch), and the token hash it holds."""
+    """Who a connection is: a seat (or ``None``), and the token hash it holds (``None`` for
+    someone who only watches)."""
 
     seat: int | None
     token_hash: str | None
@@ -224,6 +230,8 @@ class SlapRecord:
     link_ms: int
     result: str | None = None
     pattern: str | None = None
+    margin_ms: int | None = None
+    """A ``late`` slap: how long after the pile was taken it came (the engine's figure)."""
 
 
 @dataclass
@@ -243,13 +251,15 @@ class Tally:
     slaps: int = 0
     misslaps: int = 0
     reactions: list[int] = field(default_factory=list)
+    cards_won: int = 0
 
     def public(self) -> dict[str, Any]:
-        """Slaps, misslaps, median and best reaction (anticipations are not reactions)."""
+        """Slaps, misslaps, median and best reaction (anticipations are not reactions), and the
+        cards this seat took in piles (penalty piles included)."""
         times = [r for r in self.reactions if r >= ANTICIPATION_FLOOR_MS]
         return {"slaps": self.slaps, "misslaps": self.misslaps,
                 "median_reaction_ms": round(median(times)) if times else None,
-                "best_reaction_ms": min(times) if times else None}
+                "best_reaction_ms": min(times) if times else None, "cards_won": self.cards_won}
 
 
 _SLAP_RESULTS = {"late": "late", "void": "void", "repeat": "ignored"}
@@ -301,6 +311,9 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self._finished = False
         self._game_over: dict[str, Any] | None = None  # the last game's end, for pages joining later
+        self.waiting: list[str] = []
+        """Token hashes of people waiting to be dealt into the next game, first come first."""
+        self.history = History()
 
     # ------------------------------------------------------------------ creation
 
@@ -373,16 +386,30 @@ class Room:
                 raise ProtocolError("not_seated", "send join or watch first")
             if isinstance(message, Act):
                 self._act(conn, member, message)
+            elif isinstance(message, HistoryRequest):
+                conn.send(self.history.message(message.since))
             elif isinstance(message, Ready):
                 seat = self._own_seat(member, "ready")
                 seat.ready = message.ready
                 self._broadcast_room()
+            elif isinstance(message, Stand):
+                self._stand(conn, member)
             else:
                 self._host_command(member, message)
 
     def _join(self, conn: Connection, message: Join) -> None:
-        if conn in self.connections:
+        known = self.connections.get(conn)
+        if known is not None and self._status(known) != "watching":
             raise ProtocolError("wrong_phase", "this connection has already joined")
+        if message.token is None and known is not None and known.token_hash is not None:
+            # someone who stood up to watch sits down again as themselves (the host stays host)
+            self.connections.pop(conn)
+            seat = self._seat_person(known.token_hash, message.name, conn)
+            self.known_members[known.token_hash] = message.name
+            self.save()
+            self._welcome(conn, Member(None if seat is None else seat.index, known.token_hash,
+                                       message.name), None)
+            return
         if message.token is not None:
             token_hash = hash_token(message.token)
             if token_hash in self.kicked:
@@ -401,35 +428,98 @@ class Room:
                     old.close(4001, "replaced")
                 seat.conn = conn
                 seat.name = message.name
-                self.save()
+            else:
+                self.known_members[token_hash] = message.name
+                seat = self._seat_person(token_hash, message.name, conn)
+            self.save()
         else:
             token = secrets.token_urlsafe(24)
             token_hash = hash_token(token)
-            seat = next((s for s in self.seats if s.kind == "open"), None) \
-                if self.phase != "playing" else None
-            if seat is not None:
-                seat.kind, seat.name, seat.token_hash, seat.conn = "human", message.name, token_hash, conn
             if self.host_hash is None:
                 self.host_hash = token_hash
-            if seat is None:
-                self.known_members[token_hash] = message.name
-                self.store.add_member(self.code, token_hash, message.name)
+            self.known_members[token_hash] = message.name
+            self.store.add_member(self.code, token_hash, message.name)
+            seat = self._seat_person(token_hash, message.name, conn)
             self.save()
             log.info("room %s: %s joined %s", self.code, message.name,
-                     f"seat {seat.index}" if seat is not None else "as a spectator")
-        self.connections[conn] = Member(None if seat is None else seat.index, token_hash, message.name)
+                     f"seat {seat.index}" if seat is not None else "and waits for the next game")
+        self._welcome(conn, Member(None if seat is None else seat.index, token_hash, message.name), token)
+
+    def _welcome(self, conn: Connection, member: Member, token: str | None) -> None:
+        """Take ``conn`` in as ``member``: ``welcome`` (the token only to its owner), the room
+        for everyone, then the game so far for this page."""
+        self.connections[conn] = member
         conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
-                   "seat": None if seat is None else seat.index, "token": token,
-                   "host": self._is_host(token_hash), "name": message.name})
+                   "seat": member.seat, "token": token, "host": self._is_host(member.token_hash),
+                   "name": member.name, "status": self._status(member)})
         self._broadcast_room()
         self._send_current_state(conn)
+
+    def _seat_person(self, token_hash: str, name: str, conn: Connection | None) -> Seat | None:
+        """Give a person a seat: outside a game the first open seat, or else the last bot's;
+        during a game (or with no such seat) they wait for the next game."""
+        seat = None if self.phase == "playing" else self._seat_for_a_person()
+        if seat is None:
+            if token_hash not in self.waiting:
+                self.waiting.append(token_hash)
+            return None
+        if token_hash in self.waiting:
+            self.waiting.remove(token_hash)
+        seat.kind, seat.name, seat.bot, seat.token_hash, seat.conn = "human", name, None, token_hash, conn
+        seat.ready = False
+        self._name_bots()
+        return seat
+
+    def _seat_for_a_person(self) -> Seat | None:
+        """The first open seat, or else the last seat a bot sits in (the bot gives it up)."""
+        open_seat = next((s for s in self.seats if s.kind == "open"), None)
+        if open_seat is not None:
+            return open_seat
+        return next((s for s in reversed(self.seats) if s.kind == "bot"), None)
+
+    def _seat_the_waiting(self) -> None:
+        """Outside a game, deal the people who wait into open seats, then bots' seats."""
+        for token_hash in list(self.waiting):
+            conn = next((c for c, m in self.connections.items() if m.token_hash == token_hash), None)
+            seat = self._seat_person(token_hash, self.known_members.get(token_hash, "Player"), conn)
+            if seat is None:
+                break
+            if conn is not None:
+                self.connections[conn].seat = seat.index
+            log.info("room %s: %s takes seat %d", self.code, seat.name, seat.index)
+
+    def _stand(self, conn: Connection, member: Member) -> None:
+        if self._status(member) == "watching":
+            raise ProtocolError("wrong_phase", "stand: you are already watching")
+        if self.phase == "playing" and member.seat is not None:
+            raise ProtocolError("wrong_phase", "stand: you cannot leave your seat during a game; resign "
+                                "to stop playing")
+        if member.seat is not None:
+            seat = self.seats[member.seat]
+            seat.kind, seat.name, seat.token_hash, seat.conn, seat.ready = "open", None, None, None, False
+            if member.token_hash is not None:
+                self.known_members[member.token_hash] = member.name or "Player"
+        elif member.token_hash in self.waiting:
+            self.waiting.remove(member.token_hash)
+        self.connections[conn] = Member(None, member.token_hash, member.name)  # still the host if so
+        self._seat_the_waiting()
+        self.save()
+        self._broadcast_room()
+
+    def _status(self, member: Member) -> str:
+        """``player``, ``waiting`` (for the next game) or ``watching``."""
+        if member.seat is not None:
+            return "player"
+        if member.token_hash is not None and member.token_hash in self.waiting:
+            return "waiting"
+        return "watching"
 
     def _watch(self, conn: Connection) -> None:
         if conn in self.connections:
             raise ProtocolError("wrong_phase", "this connection has already joined")
         self.connections[conn] = Member(None, None, None)
         conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
-                   "seat": None, "token": None, "host": False, "name": None})
+                   "seat": None, "token": None, "host": False, "name": None, "status": "watching"})
         self._broadcast_room()
         self._send_current_state(conn)
 
@@ -459,10 +549,12 @@ class Room:
         elif isinstance(message, Start):
             if self.phase != "lobby":
                 raise ProtocolError("wrong_phase", "the game has already started; use rematch after it ends")
+            self._fill_or_remove_open_seats(message)
             self._start_game()
         elif isinstance(message, Rematch):
             if self.phase != "over":
                 raise ProtocolError("wrong_phase", "a rematch comes after a game has ended")
+            self._seat_the_waiting()
             self._start_game()
         elif self.phase == "playing":
             raise ProtocolError("wrong_phase", "settings cannot change during a game")
@@ -470,6 +562,8 @@ class Room:
             self._configure(message)
         elif isinstance(message, SetSeat):
             self._set_seat(message)
+        elif isinstance(message, MoveSeat):
+            self._move_seat(message)
         self.save()
         self._broadcast_room()
 
@@ -485,6 +579,7 @@ class Room:
                                 "removed; kick them first")
         self.settings.rules = rules
         self.seats = self.seats[:seats] + [Seat(i) for i in range(len(self.seats), seats)]
+        self._seat_the_waiting()
         if message.pace is not None:
             self.settings.pace = message.pace
         if message.turn_timeout_ms is not None:
@@ -502,6 +597,40 @@ class Room:
         seat.bot = message.bot
         seat.name = None
         self._name_bots()
+        if message.bot is None:
+            self._seat_the_waiting()
+
+    def _move_seat(self, message: MoveSeat) -> None:
+        last = len(self.seats) - 1
+        if message.from_seat > last or message.to_seat > last:
+            raise ProtocolError("bad_message", f"move_seat: seats are numbered 0 to {last}")
+        order = list(self.seats)
+        order[message.from_seat], order[message.to_seat] = order[message.to_seat], order[message.from_seat]
+        self._renumber(order)
+
+    def _renumber(self, order: list[Seat]) -> None:
+        """Seat ``order`` as the room's seats, numbered afresh; connections follow their seats."""
+        for index, seat in enumerate(order):
+            seat.index = index
+            if seat.conn is not None and seat.conn in self.connections:
+                self.connections[seat.conn].seat = index
+        self.seats = order
+        self._name_bots()
+
+    def _fill_or_remove_open_seats(self, message: Start) -> None:
+        open_seats = [seat for seat in self.seats if seat.kind == "open"]
+        if not open_seats:
+            return
+        if message.open_seats == "bots":
+            for seat in open_seats:
+                seat.kind, seat.bot = "bot", message.bot
+            self._name_bots()
+            return
+        left = [seat for seat in self.seats if seat.kind != "open"]
+        if len(left) < 2:
+            raise ProtocolError("bad_message", "start: a game needs at least two players; fill the "
+                                "open seats with bots or wait for a friend")
+        self._renumber(left)
 
     def _kick(self, member: Member, index: int) -> None:
         if index >= len(self.seats) or self.seats[index].kind != "human":
@@ -511,6 +640,8 @@ class Room:
             raise ProtocolError("bad_message", "kick: the host cannot kick themselves")
         assert seat.token_hash is not None
         self.kicked.add(seat.token_hash)
+        if seat.token_hash in self.waiting:
+            self.waiting.remove(seat.token_hash)
         self.store.add_kicked(self.code, seat.token_hash)
         if seat.conn is not None:
             self.connections[seat.conn] = Member(None, None, None)
@@ -584,6 +715,7 @@ class Room:
         self._shown_pile = [str(card) for card in game.live_pile]
         self._tallies = [Tally() for _ in self.seats]
         self._finished = False
+        self.history.start_game(self.games_played)
         self.phase = "playing"
         self.save()
         self.table.start()
@@ -782,20 +914,23 @@ class Room:
             self._card_version = self.version
         event_dicts = [event.to_dict() for event in events]
         lines = [self._line(event) for event in events]
+        self.history.add_state(self.games_played, self.version, event_dicts, lines)
         settle = round(self.settle_ms)
         views: dict[int | None, dict[str, Any]] = {}
         for conn, member in list(self.connections.items()):
             view = views.get(member.seat)
             if view is None:
                 view = views[member.seat] = game.observe(member.seat)
-            conn.send({"type": "state", "version": self.version, "settle_ms": settle,
-                       "observation": view, "events": event_dicts, "lines": lines})
+            conn.send({"type": "state", "version": self.version, "game": self.games_played,
+                       "settle_ms": settle, "observation": view, "events": event_dicts, "lines": lines})
 
     def _send_current_state(self, conn: Connection) -> None:
         if self.game is None or self.phase == "lobby":
             return
         member = self.connections[conn]
-        conn.send({"type": "state", "version": self.version, "settle_ms": round(self.settle_ms),
+        conn.send(self.history.message(None))  # the log so far, so a reloaded page redraws it
+        conn.send({"type": "state", "version": self.version, "game": self.games_played,
+                   "settle_ms": round(self.settle_ms),
                    "observation": self.game.observe(member.seat), "events": [], "lines": []})
         if self.phase == "over" and self._game_over is not None:
             conn.send(self._game_over)  # a page opened after the end still shows the results
@@ -853,21 +988,25 @@ class Room:
                 self._settle_slap(event.seat, "misslap")
                 self._tallies[event.seat].misslaps += 1
             elif isinstance(event, SlapIgnored) and event.seat is not None:
-                self._settle_slap(event.seat, _SLAP_RESULTS.get(event.reason, "ignored"))
+                self._settle_slap(event.seat, _SLAP_RESULTS.get(event.reason, "ignored"),
+                                  margin_ms=event.margin_ms)
             elif isinstance(event, SlapTie):
                 for seat in event.seats:
                     if seat != event.winner:
                         self._settle_slap(seat, "void" if event.outcome == "void" else "tie")
+            elif isinstance(event, PileWon) and event.seat is not None:
+                self._tallies[event.seat].cards_won += event.cards + event.penalty_cards
             elif isinstance(event, CardPlayed) and self._contest is not None:
                 self._close_contest()
 
-    def _settle_slap(self, seat: int, result: str, pattern: str | None = None) -> None:
+    def _settle_slap(self, seat: int, result: str, pattern: str | None = None,
+                     margin_ms: int | None = None) -> None:
         contest = self._contest
         if contest is None:
             return
         for record in contest.slaps:
             if record.seat == seat and record.result is None:
-                record.result, record.pattern = result, pattern
+                record.result, record.pattern, record.margin_ms = result, pattern, margin_ms
                 return
 
     def _close_contest(self) -> None:
@@ -890,12 +1029,23 @@ class Room:
             outcome = "a tie: play on"
         else:
             outcome = "nobody wins the pile"
-        self._broadcast({
-            "type": "judgement", "pile": contest.pile,
+        for slap in contest.slaps:  # too slow is not wrong: say by how much, and that it is free
+            if slap.result == "late" and winner is not None and slap.seat != winner.seat:
+                margin = slap.margin_ms if slap.margin_ms is not None else max(0, slap.at - winner.at)
+                quicker = f"was {margin} ms quicker" if margin else "came first, in the same ms"
+                outcome += (f"; {names[slap.seat]} slapped too: {names[winner.seat]} {quicker} "
+                            "(no penalty)")
+            elif slap.result == "late":
+                outcome += f"; {names[slap.seat]} slapped too late (no penalty)"
+        judgement = {
+            "type": "judgement", "version": self.version, "game": self.games_played,
+            "pile": contest.pile,
             "slaps": [{"seat": s.seat, "name": names[s.seat], "reaction_ms": s.reaction_ms,
                        "link_ms": s.link_ms, "compensated": s.link_ms >= 1,
                        "result": s.result or "ignored"} for s in contest.slaps],
-            "text": f"{', '.join(parts)}: {outcome}"})
+            "text": f"{', '.join(parts)}: {outcome}"}
+        self.history.add_judgement(self.version, judgement)
+        self._broadcast(judgement)
 
     # ------------------------------------------------------------------ the end
 
@@ -929,6 +1079,9 @@ class Room:
             "results": [{"seat": seat.index, "name": self._names[seat.index], "kind": seat.kind,
                          **tallies[seat.index]} for seat in self.seats]}
         self._broadcast(self._game_over)
+        if self.waiting:
+            self._seat_the_waiting()  # people who waited sit down now, for the rematch
+            self.save()
         self._broadcast_room()
 
     # ------------------------------------------------------------------ room messages
@@ -955,20 +1108,35 @@ class Room:
                          "turn_timeout_ms": self.settings.turn_timeout_ms,
                          "judging": self.settings.judging, "seeded": self.settings.seed is not None},
             "seats": seats,
-            "spectators": sum(1 for m in self.connections.values() if m.seat is None),
+            "spectators": sum(1 for m in self.connections.values()
+                              if m.seat is None and m.token_hash not in self.waiting),
+            "waiting": [{"name": self.known_members.get(token_hash, "Player")}
+                        for token_hash in self.waiting],
+            "open_seats": sum(1 for seat in self.seats if seat.kind == "open"),
             "games_played": self.games_played, "game_id": self.game_id,
             "settle_ms": round(self.settle_ms),
         }
         if member is not None:
-            message["you"] = {"seat": member.seat, "host": self._is_host(member.token_hash)}
+            message = self._for_member(message, member)
         return message
+
+    def _for_member(self, public: dict[str, Any], member: Member) -> dict[str, Any]:
+        """The ``room`` message for one member: ``you`` (seat, host, status, name), and ``you``
+        marked on their own seat and in the waiting list."""
+        return {
+            **public,
+            "seats": [{**entry, "you": entry["seat"] == member.seat} for entry in public["seats"]],
+            "waiting": [{**entry, "you": member.token_hash == token_hash}
+                        for entry, token_hash in zip(public["waiting"], self.waiting, strict=True)],
+            "you": {"seat": member.seat, "host": self._is_host(member.token_hash),
+                    "status": self._status(member), "name": member.name},
+        }
 
     def _broadcast_room(self) -> None:
         self._last_room_update = self.clock.now()
         public = self.summary()
         for conn, member in list(self.connections.items()):
-            conn.send({**public, "you": {"seat": member.seat,
-                                         "host": self._is_host(member.token_hash)}})
+            conn.send(self._for_member(public, member))
 
     def _maybe_update_room(self) -> None:
         if self.clock.now() - self._last_room_update >= ROOM_UPDATE_GAP_MS:
