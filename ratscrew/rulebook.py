@@ -7,12 +7,26 @@ True
 
 from __future__ import annotations
 
-from ratscrew.patterns import PATTERN_DESCRIPTIONS
+from typing import Any
+
+from ratscrew.patterns import PATTERN_DESCRIPTIONS, example_pile
 from ratscrew.ruleset import Ruleset
 
 
 def _seconds(ms: int) -> str:
     return f"{ms / 1000:g} second" + ("" if ms == 1000 else "s")
+
+
+def pattern_examples(rules: Ruleset) -> list[dict[str, Any]]:
+    """Each slap pattern the rules allow: its name, what it means and a pile that shows it
+    (bottom to top, in notation), for pages that teach the rules.
+
+    >>> [(p["name"], p["example"]) for p in pattern_examples(Ruleset.preset("classic"))]
+    [('double', ['3C', '7H', '7S']), ('sandwich', ['7H', '3C', '7S'])]
+    """
+    return [{"name": name, "text": PATTERN_DESCRIPTIONS[name],
+             "example": [str(card) for card in example_pile(name, rules.pattern_options)]}
+            for name in rules.slaps]
 
 
 def explain(rules: Ruleset) -> list[str]:

@@ -49,7 +49,7 @@ from ratscrew.events import (
     SlapWon,
 )
 from ratscrew.narrate import describe_event
-from ratscrew.rulebook import explain
+from ratscrew.rulebook import explain, pattern_examples
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.runtime import SUBMITTED, Rejection, Table
 from ratscrew.server.agents import RemoteSeat, Shown
@@ -1103,7 +1103,8 @@ class Room:
         message: dict[str, Any] = {
             "type": "room", "code": self.code, "phase": self.phase,
             "rules": {"name": rules.name, "summary": rules.summary, "toml": rules.to_toml(),
-                      "lines": explain(rules), "preset": rules.name in PRESET_NAMES},
+                      "lines": explain(rules), "preset": rules.name in PRESET_NAMES,
+                      "patterns": pattern_examples(rules)},
             "settings": {"seats": len(self.seats), "pace": self.settings.pace,
                          "turn_timeout_ms": self.settings.turn_timeout_ms,
                          "judging": self.settings.judging, "seeded": self.settings.seed is not None},
