@@ -442,12 +442,13 @@ document.addEventListener("click", (event) => {
   if (term instanceof HTMLElement) { event.preventDefault(); showTip(term); }  // a tap shows it...
   else hideTip();  // ...a tap anywhere else hides it
 });
-document.addEventListener("mouseover", (event) => {
+// hovering explains a word with a mouse; a touch screen has no hover, only the tap above
+document.addEventListener("pointerover", (event) => {
   const term = /** @type {HTMLElement} */ (event.target).closest?.(".term");
-  if (term instanceof HTMLElement) showTip(term);
+  if (event.pointerType === "mouse" && term instanceof HTMLElement) showTip(term);
 });
-document.addEventListener("mouseout", (event) => {
-  if (/** @type {HTMLElement} */ (event.target).closest?.(".term")) hideTip();
+document.addEventListener("pointerout", (event) => {
+  if (event.pointerType === "mouse" && /** @type {HTMLElement} */ (event.target).closest?.(".term")) hideTip();
 });
 document.addEventListener("focusin", (event) => {
   const term = /** @type {HTMLElement} */ (event.target).closest?.(".term");
