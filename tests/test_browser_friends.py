@@ -252,3 +252,24 @@ def test_the_burned_cards_read_clearly_and_phones_show_no_key_hints(server: Serv
     assert "double" in phone.inner_text("[data-testid=help-patterns]")
     assert "casual" in phone.inner_text("[data-testid=help-bots]")
     shot(phone, "phone", "12-how-to-play")
+
+
+def test_the_leaderboard_and_the_replay_viewer_fit_a_phone(server: ServerProcess, pages: Pages) -> None:
+    code = server.new_room(seats=2, bots=["expert"], seed=12, pace="fast")
+    host = friend(pages, f"{server.url}/r/{code}", "phone")
+    join(host, "Ann")
+    host.tap("[data-testid=start]")
+    host.wait_for_selector("[data-testid=table]:visible")
+    host.tap("[data-testid=resign]")
+    host.wait_for_selector("[data-testid=results]:visible")
+    board = friend(pages, f"{server.url}/leaderboard?rules=classic", "phone")
+    board.wait_for_selector("[data-testid=leaderboard] tr:has-text('Ann')")
+    no_sideways_scroll(board)
+    shot(board, "phone", "13-leaderboard")
+    replay = friend(pages, server.url + str(host.get_attribute("[data-testid=replay-link]", "href")), "phone")
+    replay.wait_for_selector("[data-testid=replay-step]:has-text('Step 1 of')")
+    # the step buttons draw their own icons (no glyph that a plain Debian Chromium lacks)
+    for button in ("replay-start", "replay-back", "replay-forward", "replay-end"):
+        assert replay.locator(f"[data-testid={button}] svg.icon").count() == 1
+    no_sideways_scroll(replay)
+    shot(replay, "phone", "14-replay")
