@@ -57,6 +57,22 @@ async def test_a_slap_on_a_double_is_won() -> None:
         assert "4 cards" in shown(app.query_one("#seat-0", SeatPanel))
 
 
+async def test_the_slower_hand_on_a_won_double_is_too_slow_and_pays_nothing() -> None:
+    app = people_only(["7H 2C 9D", "7S 3D 4D"])
+    async with app.run_test() as pilot:
+        await pilot.press("a")
+        app.advance_to(600)
+        await pilot.press("l")  # 7H 7S: a double
+        app.advance_to(900)
+        await pilot.press("s")  # Player 1 slaps first...
+        app.advance_to(1020)
+        await pilot.press("k")  # ...and Player 2's hand lands 120 ms later
+        await pilot.pause()
+        assert not [e for e in app.events if isinstance(e, Misslap)]
+        assert app.game.hand_size(1) == 2  # Player 2 kept every card
+        assert "Player 2 slapped too: Player 1 was 120 ms quicker (no penalty)" in verdict_shown(app)
+
+
 async def test_a_slap_on_nothing_burns_a_card_under_classic_rules() -> None:
     app = people_only(["7H 2C 9D", "8S 3D 4D"])
     async with app.run_test() as pilot:
