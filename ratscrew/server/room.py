@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import heapq
 import hmac
+import json
 import logging
 import secrets
 import time
@@ -102,6 +103,11 @@ def _deal(rules: Ruleset, players: int, seed: int) -> Game:
     return Game.deal(rules, players=players, seed=seed)
 
 
+def _encode(message: dict[str, Any]) -> str:
+    """Compact JSON text, as every message goes on the wire."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
 def new_code() -> str:
     """A fresh random room code.
 
@@ -124,6 +130,10 @@ class Connection(Protocol):
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message; never blocks (a connection that cannot keep up is closed)."""
+
+    def send_state(self, version: int, encoded: str) -> None:
+        """Queue state ``version``, already encoded as a JSON object (the same text goes to
+        everyone in its audience); the connection adds ``sent_at`` when it goes out."""
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Close the connection."""
@@ -786,7 +796,8 @@ class Room:
                 await asyncio.sleep(0)
                 continue
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), timeout)
+                async with asyncio.timeout(timeout):  # (no task made per wake-up, as wait_for would)
+                    await wake.wait()
 
     def _poke(self) -> None:
         if self._wake is not None:
@@ -915,14 +926,17 @@ class Room:
         event_dicts = [event.to_dict() for event in events]
         lines = [self._line(event) for event in events]
         self.history.add_state(self.games_played, self.version, event_dicts, lines)
-        settle = round(self.settle_ms)
-        views: dict[int | None, dict[str, Any]] = {}
+        # Encode once per audience: the public part (events, lines, versions) once per step,
+        # each seat's view once, and the same text to every connection of that audience.
+        public = _encode({"type": "state", "version": self.version, "game": self.games_played,
+                          "settle_ms": round(self.settle_ms), "events": event_dicts, "lines": lines})
+        encoded: dict[int | None, str] = {}
         for conn, member in list(self.connections.items()):
-            view = views.get(member.seat)
-            if view is None:
-                view = views[member.seat] = game.observe(member.seat)
-            conn.send({"type": "state", "version": self.version, "game": self.games_played,
-                       "settle_ms": settle, "observation": view, "events": event_dicts, "lines": lines})
+            text = encoded.get(member.seat)
+            if text is None:
+                view = _encode(game.observe(member.seat))
+                text = encoded[member.seat] = f'{public[:-1]},"observation":{view}}}'
+            conn.send_state(self.version, text)
 
     def _send_current_state(self, conn: Connection) -> None:
         if self.game is None or self.phase == "lobby":
