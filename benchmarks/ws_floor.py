@@ -58,9 +58,13 @@ def serve(port: int, size: int, per_socket_rate: float) -> None:
         rng = random.Random(id(members))
         while True:
             await asyncio.sleep(rng.expovariate(per_socket_rate))
-            # the same bytes to every member, as a room publishes one state to its audience
-            await asyncio.gather(*(ws.send_text(payload) for ws in list(members)),
-                                 return_exceptions=True)
+            # the same bytes to every member, as a room publishes one state to its audience;
+            # one after the other, the cheapest way this stack sends (no task per send)
+            for ws in list(members):
+                try:
+                    await ws.send_text(payload)
+                except Exception:
+                    members.remove(ws)
 
     async def endpoint(websocket: WebSocket) -> None:
         await websocket.accept()
