@@ -60,6 +60,9 @@ class FakeConnection:
         assert message["version"] == version
         self.send(message)
 
+    def send_encoded(self, encoded: str) -> None:
+        self.send(json.loads(encoded))
+
     def close(self, code: int = 1000, reason: str = "") -> None:
         self.closed = (code, reason)
 

@@ -147,8 +147,9 @@ class WebSocketConnection:
         self.bucket = TokenBucket(limits.messages_per_second, limits.message_burst, time.monotonic())
         self._limits = limits
         self._room_clock = room_clock
-        self._queue: deque[dict[str, Any] | tuple[int, str]] = deque()
-        """Messages to send: a dict, or a state already encoded, as (version, JSON text)."""
+        self._queue: deque[dict[str, Any] | tuple[int, str] | str] = deque()
+        """Messages to send: a dict, a state already encoded as (version, JSON text), or a
+        message already encoded."""
         self._ready = asyncio.Event()
         self._shown: dict[int, float] = {}
         self._close: tuple[int, str] = (1000, "")
@@ -162,7 +163,11 @@ class WebSocketConnection:
         """Queue a state encoded once for its whole audience (``sent_at`` is added on the way out)."""
         self._enqueue((version, encoded))
 
-    def _enqueue(self, item: dict[str, Any] | tuple[int, str]) -> None:
+    def send_encoded(self, encoded: str) -> None:
+        """Queue a message already encoded as JSON text."""
+        self._enqueue(encoded)
+
+    def _enqueue(self, item: dict[str, Any] | tuple[int, str] | str) -> None:
         if self.closed:
             return
         if len(self._queue) >= self._limits.send_queue:
@@ -206,6 +211,8 @@ class WebSocketConnection:
                         self._shown.pop(version - SHOWN_VERSIONS, None)
                         text = (f'{{"sent_at":{round(sent)},"server_time_ms":'
                                 f'{round(time.time() * 1000.0, 1)},{encoded[1:]}')
+                    elif isinstance(item, str):
+                        text = item
                     else:
                         if item.get("type") == "ping":
                             self.pinger.sent(int(item["id"]), time.monotonic() * 1000.0)

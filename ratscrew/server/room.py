@@ -95,8 +95,10 @@ DEFAULT_BOT = "casual"
 """The level of the bots that fill open seats at the start, or take over a kicked player."""
 SHOWN_VERSIONS = 64
 """How many recent states a connection remembers the send time of (for judging reactions)."""
-ROOM_UPDATE_GAP_MS = 1000
-"""The least time between two ``room`` messages sent only because a ping changed."""
+ROOM_UPDATE_GAP_MS = 5000
+"""The least time between two ``room`` messages sent only because a ping changed (a room
+message carries the rules and is the largest the room sends: at one a second it was a fifth of
+a loaded server's work)."""
 
 
 def _deal(rules: Ruleset, players: int, seed: int) -> Game:
@@ -134,6 +136,9 @@ class Connection(Protocol):
     def send_state(self, version: int, encoded: str) -> None:
         """Queue state ``version``, already encoded as a JSON object (the same text goes to
         everyone in its audience); the connection adds ``sent_at`` when it goes out."""
+
+    def send_encoded(self, encoded: str) -> None:
+        """Queue a message already encoded as a JSON object."""
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Close the connection."""
@@ -1150,8 +1155,13 @@ class Room:
     def _broadcast_room(self) -> None:
         self._last_room_update = self.clock.now()
         public = self.summary()
+        # the bulk (rules, settings) is the same for everyone: encode it once, and only the
+        # parts that say "you" once per member
+        shared = _encode({key: value for key, value in public.items() if key not in ("seats", "waiting")})
         for conn, member in list(self.connections.items()):
-            conn.send(self._for_member(public, member))
+            own = self._for_member(public, member)
+            personal = _encode({"seats": own["seats"], "waiting": own["waiting"], "you": own["you"]})
+            conn.send_encoded(f"{shared[:-1]},{personal[1:]}")
 
     def _maybe_update_room(self) -> None:
         if self.clock.now() - self._last_room_update >= ROOM_UPDATE_GAP_MS:
