@@ -33,20 +33,15 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from statistics import median
 from typing import Any, Protocol
 
 from ratscrew.bots.agent import BotAgent
-from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, LEVELS, paced
+from ratscrew.bots.profile import LEVELS, paced
 from ratscrew.cards import format_cards
 from ratscrew.engine import RECORD_FORMAT, RECORD_VERSION, Game
 from ratscrew.events import (
     CardPlayed,
     Event,
-    Misslap,
-    PileWon,
-    SlapIgnored,
-    SlapTie,
     SlapWon,
 )
 from ratscrew.narrate import describe_event
@@ -81,6 +76,7 @@ from ratscrew.server.protocol import (
     load_rules,
 )
 from ratscrew.server.store import RoomRow, SeatResult, SeatRow, Store
+from ratscrew.server.tally import ContestTally, judgement_slaps, judgement_text
 from ratscrew.sim.summary import game_seed
 
 log = logging.getLogger("ratscrew.server")
@@ -89,8 +85,6 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Room codes use letters and digits that cannot be mistaken for one another (no I, O, 0, 1)."""
 CODE_LENGTH = 6
 """32**6, about a billion codes: with join limits per address, too many to guess."""
-CONTEST_WINDOW_MS = 1000
-"""Slaps on the same pile state this close together make a contested slap worth explaining."""
 DEFAULT_BOT = "casual"
 """The level of the bots that fill open seats at the start, or take over a kicked player."""
 SHOWN_VERSIONS = 64
@@ -235,49 +229,6 @@ class PendingAction:
     verdict: Verdict = field(compare=False)
 
 
-@dataclass
-class SlapRecord:
-    """One slap on the current pile state: who, when, how quickly, what came of it."""
-
-    seat: int
-    at: int
-    reaction_ms: int | None
-    link_ms: int
-    result: str | None = None
-    pattern: str | None = None
-    margin_ms: int | None = None
-    """A ``late`` slap: how long after the pile was taken it came (the engine's figure)."""
-
-
-@dataclass
-class Contest:
-    """The slaps made on one pile state (``cards_played`` says which)."""
-
-    cards_played: int
-    first_at: int
-    pile: list[str]
-    slaps: list[SlapRecord] = field(default_factory=list)
-
-
-@dataclass
-class Tally:
-    """One seat's figures in the current game."""
-
-    slaps: int = 0
-    misslaps: int = 0
-    reactions: list[int] = field(default_factory=list)
-    cards_won: int = 0
-
-    def public(self) -> dict[str, Any]:
-        """Slaps, misslaps, median and best reaction (anticipations are not reactions), and the
-        cards this seat took in piles (penalty piles included)."""
-        times = [r for r in self.reactions if r >= ANTICIPATION_FLOOR_MS]
-        return {"slaps": self.slaps, "misslaps": self.misslaps,
-                "median_reaction_ms": round(median(times)) if times else None,
-                "best_reaction_ms": min(times) if times else None, "cards_won": self.cards_won}
-
-
-_SLAP_RESULTS = {"late": "late", "void": "void", "repeat": "ignored"}
 
 
 class Room:
@@ -315,11 +266,11 @@ class Room:
         self._tracked_actions = 0
         self._judged: list[dict[str, Any]] = []
         self._saved_judged = 0
-        self._verdicts: dict[tuple[int, int], PendingAction] = {}
+        self._links: dict[tuple[int, int], int] = {}  # (seat, judged at) -> link ms of a slap
         self._card_version = 0
-        self._contest: Contest | None = None
         self._shown_pile: list[str] = []  # the live pile as of the last step shown
-        self._tallies: list[Tally] = []
+        self.tally = ContestTally(0)
+        """The slaps on each pile state, the judgements, every seat's figures (one per game)."""
         self._names: list[str] = []
         self._last_room_update = -1e18
         self._wake: asyncio.Event | None = None
@@ -725,10 +676,9 @@ class Room:
         self._saved_actions = self._tracked_actions = game.action_count
         self._judged = list(judged)
         self._saved_judged = len(self._judged)
-        self._verdicts = {}
-        self._contest = None
+        self._links = {}
         self._shown_pile = [str(card) for card in game.live_pile]
-        self._tallies = [Tally() for _ in self.seats]
+        self.tally = ContestTally(len(self.seats))
         self._finished = False
         self.history.start_game(self.games_played)
         self.phase = "playing"
@@ -858,16 +808,17 @@ class Room:
             table.fire_due(horizon)
         self._track_slaps([])  # slaps the engine took silently (held in a tie window)
         self._save_new_actions()
-        contest = self._contest
-        if contest is not None and (game.over or horizon >= contest.first_at + CONTEST_WINDOW_MS):
-            self._close_contest()
+        due = self.tally.due_at()
+        if due is not None and (game.over or horizon >= due):
+            self.tally.close()
+        self._send_judgements()
         if game.over and not self._finished:
             self._finish()
 
     def _commit(self, action: PendingAction) -> None:
         assert self.table is not None and self.game is not None
         if action.kind == "slap":
-            self._verdicts[(action.seat, int(action.judged_at))] = action
+            self._links[(action.seat, int(action.judged_at))] = round(action.verdict.link_ms)
         before = self.game.action_count
         self.table.submit(action.seat, action.kind, at=action.judged_at)  # type: ignore[arg-type]
         accepted = self.game.action_count > before and self.game.actions_since(before)[-1][0] == action.kind
@@ -888,8 +839,9 @@ class Room:
         upcoming = self.table.next_due()
         if upcoming is not None:
             due.append(upcoming[0])
-        if self._contest is not None:
-            due.append(self._contest.first_at + CONTEST_WINDOW_MS)
+        contest_due = self.tally.due_at()
+        if contest_due is not None:
+            due.append(contest_due)
         return min(due) + self.settle_ms if due else None
 
     def _save_new_actions(self) -> None:
@@ -975,8 +927,8 @@ class Room:
     # ------------------------------------------------------------------ contested slaps
 
     def _track_slaps(self, events: Sequence[Event]) -> None:
-        """Follow the slaps on each pile state: every slap action the engine accepted since
-        the last call (``events`` are the step's), and what came of each."""
+        """Hand the tally every slap action the engine accepted since the last call and the
+        step's events (``events``), then send the judgements of the contests that closed."""
         game = self.game
         assert game is not None
         actions = game.actions_since(self._tracked_actions)
@@ -984,87 +936,21 @@ class Room:
         # Slaps never play a card, so every slap here came before any card this step played.
         cards_before = game.cards_played - sum(isinstance(e, CardPlayed) for e in events)
         for kind, seat, at in actions:
-            if kind != "slap" or seat is None:
-                continue
-            contest = self._contest
-            if contest is None or contest.cards_played != cards_before:
-                self._close_contest()
+            if kind == "slap" and seat is not None:
                 # the pile the slap was made on: the step being tracked may have taken it
-                contest = self._contest = Contest(cards_before, at, list(self._shown_pile))
-            pending = self._verdicts.pop((seat, at), None)
-            link = 0 if pending is None else round(pending.verdict.link_ms)
-            contest.slaps.append(SlapRecord(seat, at, self._reaction_ms(seat, at), link))
-        for event in events:
-            if isinstance(event, SlapWon) and event.seat is not None:
-                self._settle_slap(event.seat, "won", event.pattern)
-                if event.pattern != "claim":
-                    tally = self._tallies[event.seat]
-                    tally.slaps += 1
-                    reaction = self._reaction_ms(event.seat, event.at)
-                    if reaction is not None:
-                        tally.reactions.append(reaction)
-            elif isinstance(event, Misslap) and event.seat is not None:
-                self._settle_slap(event.seat, "misslap")
-                self._tallies[event.seat].misslaps += 1
-            elif isinstance(event, SlapIgnored) and event.seat is not None:
-                self._settle_slap(event.seat, _SLAP_RESULTS.get(event.reason, "ignored"),
-                                  margin_ms=event.margin_ms)
-            elif isinstance(event, SlapTie):
-                for seat in event.seats:
-                    if seat != event.winner:
-                        self._settle_slap(seat, "void" if event.outcome == "void" else "tie")
-            elif isinstance(event, PileWon) and event.seat is not None:
-                self._tallies[event.seat].cards_won += event.cards + event.penalty_cards
-            elif isinstance(event, CardPlayed) and self._contest is not None:
-                self._close_contest()
+                self.tally.slap(cards_before, seat, at, self._shown_pile, self._reaction_ms(seat, at),
+                                self._links.pop((seat, at), 0))
+        self.tally.events(events, self._reaction_ms)
+        self._send_judgements()
 
-    def _settle_slap(self, seat: int, result: str, pattern: str | None = None,
-                     margin_ms: int | None = None) -> None:
-        contest = self._contest
-        if contest is None:
-            return
-        for record in contest.slaps:
-            if record.seat == seat and record.result is None:
-                record.result, record.pattern, record.margin_ms = result, pattern, margin_ms
-                return
-
-    def _close_contest(self) -> None:
-        contest, self._contest = self._contest, None
-        if contest is None or len({s.seat for s in contest.slaps}) < 2:
-            return
-        names = self._names
-        parts = []
-        for slap in sorted(contest.slaps, key=lambda s: s.at):
-            timing = f"{slap.reaction_ms} ms" if slap.reaction_ms is not None else "no stamp"
-            if slap.link_ms >= 1:
-                timing += f" (+{slap.link_ms} ms link, compensated)"
-            parts.append(f"{names[slap.seat]} {timing}")
-        winner = next((s for s in contest.slaps if s.result == "won"), None)
-        if winner is not None:
-            what = "the pile" if winner.pattern in (None, "claim") else \
-                f"the {(winner.pattern or '').replace('_', ' ')}"
-            outcome = f"{names[winner.seat]} takes {what}"
-        elif any(s.result == "void" for s in contest.slaps):
-            outcome = "a tie: play on"
-        else:
-            outcome = "nobody wins the pile"
-        for slap in contest.slaps:  # too slow is not wrong: say by how much, and that it is free
-            if slap.result == "late" and winner is not None and slap.seat != winner.seat:
-                margin = slap.margin_ms if slap.margin_ms is not None else max(0, slap.at - winner.at)
-                quicker = f"was {margin} ms quicker" if margin else "came first, in the same ms"
-                outcome += (f"; {names[slap.seat]} slapped too: {names[winner.seat]} {quicker} "
-                            "(no penalty)")
-            elif slap.result == "late":
-                outcome += f"; {names[slap.seat]} slapped too late (no penalty)"
-        judgement = {
-            "type": "judgement", "version": self.version, "game": self.games_played,
-            "pile": contest.pile,
-            "slaps": [{"seat": s.seat, "name": names[s.seat], "reaction_ms": s.reaction_ms,
-                       "link_ms": s.link_ms, "compensated": s.link_ms >= 1,
-                       "result": s.result or "ignored"} for s in contest.slaps],
-            "text": f"{', '.join(parts)}: {outcome}"}
-        self.history.add_judgement(self.version, judgement)
-        self._broadcast(judgement)
+    def _send_judgements(self) -> None:
+        """A ``judgement`` for each contested slap the tally closed, kept in the history."""
+        for contest in self.tally.take_closed():
+            judgement = {"type": "judgement", "version": self.version, "game": self.games_played,
+                         "pile": contest.pile, "slaps": judgement_slaps(contest, self._names),
+                         "text": judgement_text(contest, self._names)}
+            self.history.add_judgement(self.version, judgement)
+            self._broadcast(judgement)
 
     # ------------------------------------------------------------------ the end
 
@@ -1072,19 +958,20 @@ class Room:
         game, game_id = self.game, self.game_id
         assert game is not None and game_id is not None
         self._finished = True
-        self._close_contest()
+        self.tally.close()
+        self._send_judgements()
         self._save_new_actions()
         record = game.to_record()
         record["names"] = list(self._names)
         record["room"] = self._room_info()
         record["judging"] = list(self._judged)
-        tallies = [t.public() for t in self._tallies]
+        tallies = [t.public() for t in self.tally.tallies]
         results = [SeatResult(seat.index, seat.kind if seat.kind != "open" else "bot",
                               self._names[seat.index],
                               seat.token_hash if seat.kind == "human" else None,
-                              game.winner == seat.index, self._tallies[seat.index].slaps,
-                              self._tallies[seat.index].misslaps,
-                              tuple(self._tallies[seat.index].reactions)) for seat in self.seats]
+                              game.winner == seat.index, tallies[seat.index]["slaps"],
+                              tallies[seat.index]["misslaps"],
+                              tuple(self.tally.tallies[seat.index].reactions)) for seat in self.seats]
         self.store.finish_game(game_id, record, game.winner, game.end_reason, results)
         self.phase = "over"
         self.save()
