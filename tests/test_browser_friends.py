@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import test_browser
 from serving import ServerProcess
 from test_browser import CHROMIUM, Pages, early_double, join, pile, wait_cards_played
 
@@ -32,31 +32,8 @@ SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "hei
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
 
-sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with ServerProcess(tmp_path_factory.mktemp("friends") / "ratscrew.db") as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM,
-                                              args=["--no-sandbox", "--headless", "--disable-gpu"])
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def pages(browser: Any) -> Iterator[Pages]:
-    opened = Pages(browser)
-    yield opened
-    opened.close()
-    unexpected = [e for e in opened.errors if not any(x in e for x in opened.expected)]
-    assert unexpected == [], "the pages logged errors"
+# the real server, the browser and the error-recording pages: test_browser.py's fixtures
+server, browser, pages = test_browser.server, test_browser.browser, test_browser.pages
 
 
 def friend(pages: Pages, url: str, size: str) -> Any:
