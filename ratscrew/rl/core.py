@@ -321,6 +321,10 @@ class TickTable:
             raise EnvStateError("the episode is over (or was never started): call reset() first")
         checked: dict[int, int] = {}
         for seat, action in actions.items():
+            if type(action) is int and 0 <= action <= SLAP and seat in self._masks and (
+                    seat not in self.places and self._masks[seat][action]):
+                checked[seat] = action  # the common case, checked in one go
+                continue
             if not self.is_active(seat):
                 why = ("not a learning seat" if seat not in self._learner_agents
                        else f"out of the game (place {self.places[seat]})")
@@ -370,26 +374,27 @@ class TickTable:
                 self._changed = True  # its observation shows the action on its way
         self.now = now = now + self.tick_ms
         self.ticks += 1
+        places = self.places
+        active = [seat for seat in self.learners if seat not in places]
         table.fire_due(float(now))
-        before = set(self.places)
-        hands = self._hands
-        rewards = dict.fromkeys(self.learners, 0.0)
+        rewards = dict.fromkeys(active, 0.0)
         if self._changed:
-            old = list(hands)
+            old = self._hands
             self._refresh()
             if self.shaping:
                 scale = self.shaping / self._total_cards
-                for seat in self.learners:
-                    rewards[seat] = (hands[seat] - old[seat]) * scale
+                new = self._hands
+                for seat in active:
+                    rewards[seat] = (new[seat] - old[seat]) * scale
         else:
             self._tick_timers()
-        if not self.done and self.ticks >= self.max_ticks:
+        if self.ticks >= self.max_ticks and not self.done:
             self.truncated = True
             self._finish()
-        for seat in self.learners:
-            if seat in self.places and seat not in before:
+        for seat in active:
+            if seat in places:
                 rewards[seat] += self.scores[seat]
-        return {seat: reward for seat, reward in rewards.items() if seat not in before}
+        return rewards
 
     # ------------------------------------------------------------------ bookkeeping
 

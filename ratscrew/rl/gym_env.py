@@ -14,6 +14,7 @@ when the game ends or the learning seat is out for good (terminated), or at ``ma
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Any
 
 import gymnasium
@@ -110,7 +111,7 @@ class ErsEnv(gymnasium.Env[ObsDict, Any]):
 
     def _info(self) -> dict[str, Any]:
         core = self.core
-        info: dict[str, Any] = {"raw_observation": dict(core.view(self.seat)),
+        info: dict[str, Any] = {"raw_observation": MappingProxyType(core.view(self.seat)),
                                 "action_mask": core.mask(self.seat).copy()}
         if self.seat in core.places:
             info["place"] = core.places[self.seat]
