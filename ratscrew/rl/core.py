@@ -2,20 +2,27 @@
 ticks, with learning seats held to a human reaction time and the other seats played by bots.
 
 At each tick every learning seat chooses :data:`WAIT`, :data:`PLAY` or :data:`SLAP`. A play or
-a slap does not land at once: it lands a reaction delay later (drawn from a reaction profile,
-see :func:`reaction_from`), as a `ratscrew.runtime.Intent` of that seat on the table, exactly as
-a bot's would. As with a bot, a seat has at most one play and one slap on their way at a time:
-asking again for one that is already on its way changes nothing. As the bots do, a seat holds
-back a slap aimed at a pile that changed before it landed (a card covered it, or someone took
-it), and a play when its turn passed. Then the table runs every intent and engine timer due until the next
-tick (:meth:`ratscrew.runtime.Table.fire_due`), bots included.
+a slap does not land at once: it lands a reaction delay (drawn from a reaction profile, see
+:func:`reaction_from`) after what it answers, as a `ratscrew.runtime.Intent` of that seat on the
+table, exactly as a bot's would. A bot's reaction is timed from the card it answers; a seat's is
+timed the same way: from the latest change it was shown, plus however long it waited after
+seeing it, so cutting time into ticks neither slows it down nor speeds it up. As with a bot, a
+seat has at most one play and one slap on their way at a time: asking again for one that is
+already on its way changes nothing. As the bots do, a seat holds back a slap aimed at a pile
+that changed before it landed (a card covered it, or someone took it), and a play when its
+turn passed. Then the table runs every intent and engine timer due until the next tick
+(:meth:`ratscrew.runtime.Table.fire_due`), bots included.
 
 Places and rewards. A seat that can never play again (``eliminated``, ``barred`` or
-``watching``) is placed last among the seats still in; when the game ends (or the tick limit
-cuts it), the seats still in are ranked: the winner first, then by cards held, then by who ran
-out of cards last. A place is scored ``1 - 2 (place - 1) / (players - 1)`` (+1 first, -1 last);
-seats tied share the mean of their places' scores, so the scores of a game sum to zero. With
-``shaping`` set, each tick also pays ``shaping * (change in the seat's hand) / cards in play``.
+``watching``) is placed last among the seats still in; when the game ends, the seats still in
+are ranked: the winner first, then by cards held, then by who ran out of cards last. When the
+tick limit cuts a game, the seats still in share the places left (an undecided game: with two
+seats, 0 each), so stalling a game one leads never pays. A place is scored
+``1 - 2 (place - 1) / (players - 1)`` (+1 first, -1 last); seats tied share the mean of their
+places' scores, so the scores of a game sum to zero. With ``shaping`` set, each tick also pays
+``shaping * (cards won - cards paid) / cards in play``: cards won are the piles (and penalty
+piles) the seat collects, cards paid the ones it loses from its hand as a penalty (a misslap's,
+a burn). Playing a card costs nothing: the pile it goes to is won or lost later.
 
 >>> table = TickTable("classic", players=2, learners=[0], bots={1: "casual"}, reaction="casual")
 >>> table.reset(seed=3)
@@ -40,7 +47,7 @@ from ratscrew.bots.profile import BotProfile
 from ratscrew.bots.spec import parse_bot_spec
 from ratscrew.engine import Game
 from ratscrew.errors import IllegalActionError
-from ratscrew.events import CardPlayed, Event, PileWon
+from ratscrew.events import CardPlayed, CardsBurned, Event, Misslap, PileWon
 from ratscrew.rl.encoding import ObservationEncoder
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Answer, Intent, Observation, Table
@@ -245,6 +252,9 @@ class TickTable:
         self._ran_out: list[int] = []
         self._hands: list[int] = []
         self._card_at = 0
+        self._last_change_at = 0
+        self._lag = 0
+        self._net_cards: list[int] = []  # cards won minus cards paid since the last tick, by seat
         self._changed = True
         self._reaction_rng = random.Random(0)
         self._total_cards = 0
@@ -284,15 +294,25 @@ class TickTable:
         self._total_cards = sum(game.hand_size(s) for s in range(self.players))
         self._hands = [game.hand_size(s) for s in range(self.players)]
         self._card_at = 0
+        self._last_change_at = -1
+        self._lag = 0
+        self._net_cards = [0] * self.players
         table.start()
         self._changed = True
         self._refresh()
 
     def _on_events(self, events: Sequence[Event]) -> None:
         self._changed = True
+        self._last_change_at = events[-1].at
+        net = self._net_cards
         for event in events:
-            if isinstance(event, (CardPlayed, PileWon)):
+            if isinstance(event, CardPlayed):
                 self._card_at = event.at
+            elif isinstance(event, PileWon):
+                self._card_at = event.at
+                net[event.seat or 0] += event.cards + event.penalty_cards
+            elif isinstance(event, (Misslap, CardsBurned)):
+                net[event.seat or 0] -= len(event.cards)
 
     # ------------------------------------------------------------------ acting
 
@@ -369,7 +389,9 @@ class TickTable:
                 pending = table.pending(seat)
                 if any(intent.kind == kind for intent in pending):
                     continue  # already on its way
-                at = now + self.reaction(self._reaction_rng)
+                # Timed from what the seat reacts to: the latest change, shown _lag ms after it
+                # happened (at the first tick after it), so the ticks cost no reaction time.
+                at = now - self._lag + self.reaction(self._reaction_rng)
                 table.plan(seat, [*pending, Intent(kind, at, "learner")])  # type: ignore[arg-type]
                 self._changed = True  # its observation shows the action on its way
         self.now = now = now + self.tick_ms
@@ -377,15 +399,17 @@ class TickTable:
         places = self.places
         active = [seat for seat in self.learners if seat not in places]
         table.fire_due(float(now))
+        if self._last_change_at > now - self.tick_ms:  # something changed during this tick
+            self._lag = now - self._last_change_at
         rewards = dict.fromkeys(active, 0.0)
         if self._changed:
-            old = self._hands
             self._refresh()
-            if self.shaping:
+            net = self._net_cards
+            if self.shaping and any(net):
                 scale = self.shaping / self._total_cards
-                new = self._hands
                 for seat in active:
-                    rewards[seat] = (new[seat] - old[seat]) * scale
+                    rewards[seat] = net[seat] * scale
+                self._net_cards = [0] * self.players
         else:
             self._tick_timers()
         if self.ticks >= self.max_ticks and not self.done:
@@ -459,7 +483,10 @@ class TickTable:
         left = [seat for seat in range(self.players) if seat not in self.places]
         if not left:
             return
-        winner = game.winner if game.over else None
+        if self.truncated:  # undecided: everyone still in shares the places left
+            self._place([left], first=1)
+            return
+        winner = game.winner
         recency = {seat: index for index, seat in enumerate(self._ran_out)}
         never = len(self._ran_out)
 
