@@ -9,6 +9,9 @@ restart it takes its seat back with its kept token. Errors say what to do.
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,6 +19,7 @@ from typing import Any
 
 import pytest
 from serving import Player, ServerProcess
+from test_play_cli import ratscrew_command
 from textual.pilot import Pilot
 
 from ratscrew.cli import main
@@ -311,3 +315,96 @@ def test_serve_prints_the_join_line_beside_the_browser_link(server: ServerProces
     assert server.process is not None and server.process.stdout is not None
     line = server.process.stdout.readline()
     assert f"ratscrew join CODE --server {server.url}" in line
+
+
+# ---------------------------------------------------------------------------------- a browser too
+
+
+CHROMIUM = os.environ.get("RATSCREW_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}")
+async def test_a_browser_and_a_terminal_play_at_one_table(server: ServerProcess, tmp_path: Path) -> None:
+    async_api = pytest.importorskip("playwright.async_api")
+    seed, to_double = early_double()
+    code = server.new_room(seats=2, seed=seed, turn_timeout_ms=60_000)
+    async with async_api.async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM,
+                                                   args=["--no-sandbox", "--headless", "--disable-gpu"])
+        try:
+            page = await (await browser.new_context(reduced_motion="reduce")).new_page()
+            await page.goto(f"{server.url}/r/{code}")
+            await page.fill("[data-testid=name]", "Bea")
+            await page.click("[data-testid=join]")
+            await page.wait_for_selector("[data-testid=join-panel]", state="hidden")
+            app = seated_app(server, code, SavedState(tmp_path / "online.json"))
+            heard = Heard(app)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await until(pilot, lambda: app.seat == 1, "a seat")
+                await page.wait_for_selector("[data-testid=lobby-seats] li:nth-child(2):has-text('Tess')")
+                await page.click("[data-testid=start]")
+                await until(pilot, lambda: app.state is not None, "the table")
+                for played in range(1, to_double + 1):
+                    if app.state is not None and app.state["observation"]["turn"] == 1:
+                        await pilot.press("a")
+                    else:
+                        await page.keyboard.press("a")
+                    await until(pilot, lambda played=played: cards_played(app) == played,  # type: ignore[misc]
+                                f"card {played}")
+                    await page.wait_for_selector(f"[data-testid=table][data-cards-played='{played}']")
+                    shown = await page.get_attribute("[data-testid=pile]", "data-cards")
+                    assert app.state is not None and shown == " ".join(app.state["observation"]["pile"])
+                await page.keyboard.press("s")  # the browser slaps the double
+                await until(pilot, lambda: any(e["seat"] == 0 for e in heard.events("slap_won")),
+                            "the browser's slap")
+                await pilot.pause(0.1)
+                assert "Bea slaps a double" in str(app.notice)
+                await page.wait_for_selector("[data-testid=seat-1]:has-text('Tess')")
+        finally:
+            await browser.close()
+
+
+# ---------------------------------------------------------------------------------- a real terminal
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None,
+                    reason="tmux is not installed (CI installs it with apt-get; apt-get install tmux)")
+def test_the_real_join_command_sits_down_starts_plays_and_quits(server: ServerProcess,
+                                                               tmp_path: Path) -> None:
+    code = server.new_room(seats=2, bots=["casual"], seed=3, pace="slow", turn_timeout_ms=60_000)
+    state = tmp_path / "terminal-state"
+    exit_file = tmp_path / "exit-status"
+    command = " ".join(["env", f"XDG_STATE_HOME={state}", *ratscrew_command(), "join", code,
+                        "--server", server.url, "--name", "Tess"])
+    tmux = ["tmux", "-L", f"ratscrew-join-{os.getpid()}"]
+
+    def screen() -> str:
+        return subprocess.run([*tmux, "capture-pane", "-p", "-t", "smoke"], capture_output=True,
+                              text=True, check=False).stdout
+
+    def wait_for(condition: Callable[[], bool], what: str, seconds: float = 30.0) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if condition():
+                return
+            time.sleep(0.2)
+        pytest.fail(f"timed out waiting for {what}; the screen shows:\n{screen()}")
+
+    subprocess.run([*tmux, "new-session", "-d", "-s", "smoke", "-x", "80", "-y", "24",
+                    f"{command}; echo $? > {exit_file}; sleep 5"], check=True)
+    try:
+        wait_for(lambda: f"Room {code}" in screen() and "Tess (you)" in screen() and "s start" in screen(),
+                 "the lobby")
+        subprocess.run([*tmux, "send-keys", "-t", "smoke", "s"], check=True)
+        wait_for(lambda: "Casual bot" in screen() and "a play · s slap" in screen(), "the table")
+        deadline = time.monotonic() + 30
+        while "Tess plays" not in screen() and time.monotonic() < deadline:
+            subprocess.run([*tmux, "send-keys", "-t", "smoke", "a"], check=True)
+            time.sleep(0.7)
+        assert "Tess plays" in screen(), screen()
+        subprocess.run([*tmux, "send-keys", "-t", "smoke", "C-q"], check=True)
+        wait_for(exit_file.exists, "the program to exit")
+        assert exit_file.read_text().strip() == "0"
+        assert (state / "ratscrew" / "online.json").exists()
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True, check=False)
