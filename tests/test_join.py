@@ -209,6 +209,17 @@ async def test_a_kicked_player_is_told_and_forgets_the_seat(server: ServerProces
         assert "watching" in str(app.table_screen.query_one("#keybar").render())
 
 
+async def test_a_token_the_room_did_not_issue_is_forgotten(server: ServerProcess, tmp_path: Path) -> None:
+    code = server.new_room(seats=2)
+    saved = SavedState(tmp_path / "online.json")
+    saved.save_token(server.url, code, "not-a-token-of-this-room")
+    app = seated_app(server, code, saved)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.notice is not None and app.room is not None, "the refusal")
+        assert "not from this room" in str(app.notice) and "Run ratscrew join again" in str(app.notice)
+        assert app.seat is None and saved.token(server.url, code) is None
+
+
 async def test_a_seat_taken_over_elsewhere_ends_with_a_message(server: ServerProcess, tmp_path: Path) -> None:
     code = server.new_room(seats=2)
     saved = SavedState(tmp_path / "online.json")

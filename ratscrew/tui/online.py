@@ -421,6 +421,7 @@ class OnlineApp(App[None]):
         code, text = message.get("code"), str(message.get("message", "refused"))
         if code == "bad_token":
             self.saved.forget_token(self.address.server, self.address.code)
+            self.watching = True
             self.say(f"{text}: you are watching. Run ratscrew join again to sit down as a new "
                      "player.", "bold red")
             self.link.send({"type": "watch"})
