@@ -355,7 +355,7 @@ async def test_a_browser_and_a_terminal_play_at_one_table(server: ServerProcess,
                 await page.wait_for_selector("[data-testid=lobby-seats] li:nth-child(2):has-text('Tess')")
                 await page.click("[data-testid=start]")
                 await until(pilot, lambda: app.state is not None, "the table")
-                await page.wait_for_selector("[data-testid=table]:visible")
+                await page.wait_for_selector("body[data-phase=playing] [data-testid=table]:visible")
                 for played in range(1, to_double + 1):
                     if app.state is not None and app.state["observation"]["turn"] == 1:
                         await pilot.press("a")
