@@ -234,13 +234,15 @@ async def test_a_seat_taken_over_elsewhere_ends_with_a_message(server: ServerPro
     assert "run this command again" in app.exit_message
 
 
-async def test_a_full_room_makes_a_newcomer_a_spectator(server: ServerProcess, tmp_path: Path) -> None:
-    code = server.new_room(seats=2, bots=["casual"])
+async def test_a_full_room_makes_a_newcomer_wait_for_the_next_game(server: ServerProcess,
+                                                                   tmp_path: Path) -> None:
+    code = server.new_room(seats=2)
     server.player(code).join("Ann")
+    server.player(code).join("Bob")  # both seats taken by people: no bot can give one up
     app = seated_app(server, code, SavedState(tmp_path / "online.json"))
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.room is not None and app.notice is not None, "the welcome")
-        assert app.seat is None and "No open seat" in str(app.notice)
+        assert app.seat is None and "dealt into the next game" in str(app.notice)
         watcher = OnlineApp(RoomAddress(server.url, code), "Eve", watch=True,
                             saved=SavedState(tmp_path / "other.json"))
         async with watcher.run_test(size=(80, 24)) as watching:

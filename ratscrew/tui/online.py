@@ -356,6 +356,9 @@ class OnlineApp(App[None]):
             self.saved.save_token(self.address.server, self.address.code, token)
         if self.seat is not None:
             self.saved.remember_name(self.player_name)
+        elif not self.watching and message.get("status") == "waiting":
+            self.say(f"No open seat in room {self.address.code} now (it is full or its game has "
+                     "started): you will be dealt into the next game. Ctrl+Q leaves.", "bold yellow")
         elif not self.watching:
             self.say(f"No open seat in room {self.address.code} (it is full or its game has "
                      "started): you are watching. Ctrl+Q leaves.", "bold yellow")
