@@ -9,6 +9,7 @@ import dataclasses
 import warnings
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import gymnasium
@@ -23,7 +24,7 @@ import ratscrew.rl as rl
 from ratscrew.engine import Game
 from ratscrew.errors import IllegalActionError
 from ratscrew.events import CardsBurned, Event, Misslap, PileWon
-from ratscrew.rl import PLAY, SLAP, WAIT, EnvStateError, ErsEnv, TickTable
+from ratscrew.rl import PLAY, SLAP, WAIT, EnvStateError, ErsEnv, TickTable, learn
 from ratscrew.rl.core import place_scores
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 
@@ -366,3 +367,22 @@ def test_bad_gymnasium_options_are_named() -> None:
         ErsEnv(opponents="casual")
     with pytest.raises(ValueError, match="more than the 2 that"):
         ErsEnv(dataclasses.replace(Ruleset.preset("classic"), max_players=2), opponents=["casual"] * 2)
+
+
+# ---------------------------------------------------------------------------------- the experiment
+
+
+def test_the_docs_experiment_runs_and_plots(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "curve.png"
+    assert learn.main(["--episodes", "2", "--window", "1", "--evaluate", "1", "--max-ticks", "1500",
+                       "--out", str(out)]) == 0
+    assert out.stat().st_size > 0
+    assert out.with_suffix(".csv").read_text().splitlines()[0] == "episodes,win_rate,steps_per_s"
+    assert "sure hand" in capsys.readouterr().out
+
+
+def test_the_learners_features_read_the_vector() -> None:
+    env = ErsEnv("classic", opponents=["casual"])
+    observation, _ = env.reset(seed=0)
+    state = learn.feature_reader(env)(observation["observation"])
+    assert learn.describe_state(state) == "fresh, my_turn, holding"  # seat 0 leads, pile empty
