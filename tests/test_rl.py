@@ -88,8 +88,9 @@ def test_gymnasium_check_env(rules: str) -> None:
         check_env(env.unwrapped)
 
 
-def test_gymnasium_vector_runs_several_environments() -> None:
-    envs = gymnasium.make_vec("ratscrew/ERS-v0", num_envs=3, vectorization_mode="sync",
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_gymnasium_vector_runs_several_environments(mode: str) -> None:
+    envs = gymnasium.make_vec("ratscrew/ERS-v0", num_envs=3, vectorization_mode=mode,
                               rules="classic", opponents=["casual"])
     observations, _ = envs.reset(seed=5)
     size = rl.ErsEnv("classic", opponents=["casual"]).core.encoder.size
@@ -98,8 +99,9 @@ def test_gymnasium_vector_runs_several_environments() -> None:
     for _ in range(300):
         masks = observations["action_mask"]
         actions = np.array([masked_random(rng, mask) for mask in masks])
-        observations, _, _, _, _ = envs.step(actions)
+        observations, _, _, _, infos = envs.step(actions)
     assert observations["action_mask"].shape == (3, 3)
+    assert infos["raw_observation"][0]["players"] == 2  # the view, whole, from any process
     envs.close()
 
 
