@@ -388,3 +388,15 @@ def test_the_learners_features_read_the_vector() -> None:
     observation, _ = env.reset(seed=0)
     state = learn.feature_reader(env)(observation["observation"])
     assert learn.describe_state(state) == "fresh, my_turn, holding"  # seat 0 leads, pile empty
+
+
+def test_ansi_render_shows_the_table_and_no_hidden_card() -> None:
+    env = ErsEnv("classic", opponents=["casual"], render_mode="ansi", reaction=300)
+    env.reset(seed=4)
+    for _ in range(30):
+        env.step(PLAY if env.action_masks()[PLAY] else WAIT)
+    text = env.render()
+    assert text is not None and "seat 0 (agent)" in text and "seat 1 (bot)" in text
+    assert env.core.game is not None
+    hidden = {str(card) for seat in range(2) for card in env.core.game.hand(seat)}
+    assert not any(token in hidden for token in text.replace("(", " ").split())

@@ -84,7 +84,7 @@ class TabularPolicy:
 
     def __init__(self, states: int, patience: float = 0.0, seed: int = 0) -> None:
         self.theta = np.zeros((states, len(ACTIONS)))
-        self.theta[:, WAIT] = patience  # > 0: start by mostly waiting (see main)
+        self.theta[:, SLAP] = -patience  # > 0: start by slapping rarely (see main)
         self.baseline = np.zeros(states)
         self.visits = np.zeros(states)
         self.rng = np.random.default_rng(seed)
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gamma", type=float, default=0.97, help="discount per tick")
     parser.add_argument("--lr", type=float, default=1.0, help="policy step size")
     parser.add_argument("--patience", type=float, default=3.0,
-                        help="initial preference for waiting (logit; default 3)")
+                        help="initial reluctance to slap (logit; default 3)")
     parser.add_argument("--max-ticks", type=int, default=40_000, help="tick limit per episode")
     parser.add_argument("--window", type=int, default=50, help="episodes per point of the curve")
     parser.add_argument("--seed", type=int, default=0)
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
                  shaping=args.shaping, max_ticks=args.max_ticks)
     # A tick is 25 ms: a policy that picks uniformly slaps about every 75 ms, so it always has
     # a slap on its way and no single choice makes a difference to learn from. It starts by
-    # waiting most of the time instead (slap or play about once a second each).
+    # slapping rarely instead (about once a second), and playing as readily as waiting.
     state = feature_reader(env)
     policy = TabularPolicy(1 << len(FEATURES), patience=args.patience, seed=args.seed)
 
