@@ -400,3 +400,14 @@ def test_ansi_render_shows_the_table_and_no_hidden_card() -> None:
     assert env.core.game is not None
     hidden = {str(card) for seat in range(2) for card in env.core.game.hand(seat)}
     assert not any(token in hidden for token in text.replace("(", " ").split())
+
+
+def test_rules_from_a_toml_file_or_a_ruleset(tmp_path: Path) -> None:
+    rules = dataclasses.replace(Ruleset.preset("classic"), slaps=("double", "marriage"))
+    path = tmp_path / "mine.toml"
+    path.write_text(rules.to_toml())
+    for spec in (str(path), rules):
+        env = rl.parallel_env(rules=spec, players=3)
+        env.reset(seed=0)
+        assert env.core.rules.slaps == ("double", "marriage")
+        assert env.core.encoder.patterns == {"double": 0, "marriage": 1}
