@@ -9,6 +9,7 @@ import dataclasses
 import warnings
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import gymnasium
@@ -23,7 +24,7 @@ import ratscrew.rl as rl
 from ratscrew.engine import Game
 from ratscrew.errors import IllegalActionError
 from ratscrew.events import CardsBurned, Event, Misslap, PileWon
-from ratscrew.rl import PLAY, SLAP, WAIT, EnvStateError, ErsEnv, TickTable
+from ratscrew.rl import PLAY, SLAP, WAIT, EnvStateError, ErsEnv, TickTable, learn
 from ratscrew.rl.core import place_scores
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 
@@ -87,8 +88,9 @@ def test_gymnasium_check_env(rules: str) -> None:
         check_env(env.unwrapped)
 
 
-def test_gymnasium_vector_runs_several_environments() -> None:
-    envs = gymnasium.make_vec("ratscrew/ERS-v0", num_envs=3, vectorization_mode="sync",
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_gymnasium_vector_runs_several_environments(mode: str) -> None:
+    envs = gymnasium.make_vec("ratscrew/ERS-v0", num_envs=3, vectorization_mode=mode,
                               rules="classic", opponents=["casual"])
     observations, _ = envs.reset(seed=5)
     size = rl.ErsEnv("classic", opponents=["casual"]).core.encoder.size
@@ -97,8 +99,9 @@ def test_gymnasium_vector_runs_several_environments() -> None:
     for _ in range(300):
         masks = observations["action_mask"]
         actions = np.array([masked_random(rng, mask) for mask in masks])
-        observations, _, _, _, _ = envs.step(actions)
+        observations, _, _, _, infos = envs.step(actions)
     assert observations["action_mask"].shape == (3, 3)
+    assert infos["raw_observation"][0]["players"] == 2  # the view, whole, from any process
     envs.close()
 
 
@@ -366,3 +369,45 @@ def test_bad_gymnasium_options_are_named() -> None:
         ErsEnv(opponents="casual")
     with pytest.raises(ValueError, match="more than the 2 that"):
         ErsEnv(dataclasses.replace(Ruleset.preset("classic"), max_players=2), opponents=["casual"] * 2)
+
+
+# ---------------------------------------------------------------------------------- the experiment
+
+
+def test_the_docs_experiment_runs_and_plots(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "curve.png"
+    assert learn.main(["--episodes", "2", "--window", "1", "--evaluate", "1", "--max-ticks", "1500",
+                       "--out", str(out)]) == 0
+    assert out.stat().st_size > 0
+    assert out.with_suffix(".csv").read_text().splitlines()[0] == "episodes,win_rate,steps_per_s"
+    assert "sure hand" in capsys.readouterr().out
+
+
+def test_the_learners_features_read_the_vector() -> None:
+    env = ErsEnv("classic", opponents=["casual"])
+    observation, _ = env.reset(seed=0)
+    state = learn.feature_reader(env)(observation["observation"])
+    assert learn.describe_state(state) == "fresh, my_turn, holding"  # seat 0 leads, pile empty
+
+
+def test_ansi_render_shows_the_table_and_no_hidden_card() -> None:
+    env = ErsEnv("classic", opponents=["casual"], render_mode="ansi", reaction=300)
+    env.reset(seed=4)
+    for _ in range(30):
+        env.step(PLAY if env.action_masks()[PLAY] else WAIT)
+    text = env.render()
+    assert text is not None and "seat 0 (agent)" in text and "seat 1 (bot)" in text
+    assert env.core.game is not None
+    hidden = {str(card) for seat in range(2) for card in env.core.game.hand(seat)}
+    assert not any(token in hidden for token in text.replace("(", " ").split())
+
+
+def test_rules_from_a_toml_file_or_a_ruleset(tmp_path: Path) -> None:
+    rules = dataclasses.replace(Ruleset.preset("classic"), slaps=("double", "marriage"))
+    path = tmp_path / "mine.toml"
+    path.write_text(rules.to_toml())
+    for spec in (str(path), rules):
+        env = rl.parallel_env(rules=spec, players=3)
+        env.reset(seed=0)
+        assert env.core.rules.slaps == ("double", "marriage")
+        assert env.core.encoder.patterns == {"double": 0, "marriage": 1}

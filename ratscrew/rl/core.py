@@ -36,7 +36,7 @@ a burn). Playing a card costs nothing: the pile it goes to is won or lost later.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -68,6 +68,35 @@ RulesSpec = str | Ruleset
 ReactionSpec = str | BotProfile | int | float | None
 BotSpec = str | BotProfile
 Reaction = Callable[[random.Random], float]
+
+
+class RawObservation(Mapping[str, Any]):
+    """A read-only view of one seat's `Game.observe` dict, as the environments put it in
+    ``info["raw_observation"]``: no copy is made at each step, it cannot be changed by
+    mistake, it pickles (for ``gymnasium.vector`` across processes), and Gymnasium's vector
+    environments keep it whole rather than splitting it field by field. ``dict(view)`` copies it.
+
+    >>> view = RawObservation({"turn": 0})
+    >>> view["turn"], dict(view)
+    (0, {'turn': 0})
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Observation) -> None:
+        self._data = data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"RawObservation({self._data!r})"
 
 
 class EnvStateError(RuntimeError):

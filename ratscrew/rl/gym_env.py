@@ -14,7 +14,6 @@ when the game ends or the learning seat is out for good (terminated), or at ``ma
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import MappingProxyType
 from typing import Any
 
 import gymnasium
@@ -28,6 +27,7 @@ from ratscrew.rl.core import (
     DEFAULT_TICK_MS,
     BotSpec,
     EnvStateError,
+    RawObservation,
     ReactionSpec,
     RulesSpec,
     TickTable,
@@ -111,7 +111,7 @@ class ErsEnv(gymnasium.Env[ObsDict, Any]):
 
     def _info(self) -> dict[str, Any]:
         core = self.core
-        info: dict[str, Any] = {"raw_observation": MappingProxyType(core.view(self.seat)),
+        info: dict[str, Any] = {"raw_observation": RawObservation(core.view(self.seat)),
                                 "action_mask": core.mask(self.seat).copy()}
         if self.seat in core.places:
             info["place"] = core.places[self.seat]

@@ -11,7 +11,6 @@ mask again, and once the seat is placed its ``place``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -25,6 +24,7 @@ from ratscrew.rl.core import (
     DEFAULT_TICK_MS,
     BotSpec,
     EnvStateError,
+    RawObservation,
     ReactionSpec,
     RulesSpec,
     TickTable,
@@ -148,7 +148,7 @@ class ErsParallelEnv(ParallelEnv[AgentID, ObsDict, int]):  # type: ignore[misc]
 
     def _info(self, agent: AgentID) -> dict[str, Any]:
         seat = self._seats[agent]
-        info: dict[str, Any] = {"raw_observation": MappingProxyType(self.core.view(seat)),
+        info: dict[str, Any] = {"raw_observation": RawObservation(self.core.view(seat)),
                                 "action_mask": self.core.mask(seat).copy()}
         if seat in self.core.places:
             info["place"] = self.core.places[seat]
