@@ -11,8 +11,13 @@ clock), the server's CPU (share of one core) and memory per room, the load gener
 connection lost.
 
 Usage: ``.venv/bin/python benchmarks/server_load.py [--rooms N | --sweep 50,100,200]
-[--seconds T] [--processes P]``. It prints figures; nothing is asserted. Every run is bounded
-and stops by itself.
+[--seconds T] [--processes P] [--json]``. It prints figures (a table, or with ``--json`` one JSON
+object per row); nothing is asserted. Every run is bounded and stops by itself.
+
+``server_cpu_us_per_msg_out`` is the server's CPU time over the measuring window divided by the
+messages its clients received in it: what one outgoing message costs the server, all its work
+(the game, judging, storing, encoding, sending) included. ``benchmarks/ws_floor.py`` sets it
+beside the same stack sending pre-encoded messages.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ class WorkerReport:
 
     latencies_ms: list[float] = field(default_factory=list)
     received: int = 0
+    received_bytes: int = 0
     sent: int = 0
     lost: int = 0
     rooms: int = 0
@@ -85,6 +91,7 @@ class LoadPlayer:
                 kind = message["type"]
                 if self.measuring.is_set():
                     self.report.received += 1
+                    self.report.received_bytes += len(raw)
                 if kind == "ping":
                     await self.send({"type": "pong", "id": message["id"]})
                 elif kind == "welcome":
@@ -196,6 +203,8 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def run_once(rooms: int, seconds: float, processes: int, ramp_s: float) -> dict[str, float]:
+    """One measurement: a fresh server, ``rooms`` rooms of four, ``ramp_s`` to start them, then
+    ``seconds`` measured. The figures are keyed as in ``--json`` (see :data:`JSON_KEYS`)."""
     with running_server() as server:
         base_rss = rss_mb(server.pid)
         out: multiprocessing.Queue[WorkerReport] = multiprocessing.Queue()
@@ -224,16 +233,40 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float) -> dict[
                 process.kill()
     latencies = [x for r in reports for x in r.latencies_ms]
     started = sum(r.rooms for r in reports)
+    received = sum(r.received for r in reports)
     return {
         "rooms": started, "sockets": sum(r.sockets for r in reports),
-        "failed": sum(r.failed_to_start for r in reports), "lost": sum(r.lost for r in reports),
-        "to_clients_per_s": sum(r.received for r in reports) / seconds,
-        "to_server_per_s": sum(r.sent for r in reports) / seconds,
-        "p50": percentile(latencies, .5), "p95": percentile(latencies, .95),
-        "p99": percentile(latencies, .99), "mean": statistics.fmean(latencies) if latencies else float("nan"),
-        "cpu": 100 * cpu, "load_cpu": 100 * sum(r.cpu_s for r in reports) / seconds,
-        "rss": rss, "rss_per_room": (rss - base_rss) / max(1, started),
+        "lost": sum(r.lost for r in reports) + sum(r.failed_to_start for r in reports),
+        "msgs_out_per_s": received / seconds,
+        "msgs_in_per_s": sum(r.sent for r in reports) / seconds,
+        "p50_ms": percentile(latencies, .5), "p95_ms": percentile(latencies, .95),
+        "p99_ms": percentile(latencies, .99),
+        "mean_ms": statistics.fmean(latencies) if latencies else float("nan"),
+        "server_cpu_pct": 100 * cpu, "load_cpu_pct": 100 * sum(r.cpu_s for r in reports) / seconds,
+        "rss_mb": rss, "rss_mb_per_room": (rss - base_rss) / max(1, started),
+        "server_cpu_us_per_msg_out": cpu * seconds / received * 1e6 if received else float("nan"),
+        "bytes_per_msg_out": sum(r.received_bytes for r in reports) / received if received else float("nan"),
     }
+
+
+JSON_KEYS = ("rooms", "sockets", "lost", "msgs_out_per_s", "msgs_in_per_s", "p50_ms", "p95_ms",
+             "p99_ms", "server_cpu_pct", "rss_mb", "load_cpu_pct", "server_cpu_us_per_msg_out",
+             "mean_ms", "rss_mb_per_room", "bytes_per_msg_out")
+"""The fields of a ``--json`` row, in order (the first twelve are the benchmark's contract)."""
+
+
+def json_row(figures: dict[str, float]) -> str:
+    """One ``--json`` line: the figures rounded to what they can tell, NaN as null.
+
+    >>> json_row({key: 1.23456 for key in JSON_KEYS})[:38]
+    '{"rooms": 1, "sockets": 1, "lost": 1, '
+    """
+    whole = {"rooms", "sockets", "lost"}
+    row: dict[str, float | int | None] = {}
+    for key in JSON_KEYS:
+        value = figures[key]
+        row[key] = None if value != value else (round(value) if key in whole else round(value, 2))
+    return json.dumps(row)
 
 
 def main() -> None:
@@ -244,20 +277,33 @@ def main() -> None:
     parser.add_argument("--ramp", type=float, default=None,
                         help="seconds to start the rooms before measuring (default: 5 + rooms/25)")
     parser.add_argument("--processes", type=int, default=2, help="load-generating processes (default 2)")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object per row instead of a table (fields: "
+                        + ", ".join(JSON_KEYS) + ")")
     args = parser.parse_args()
-    counts = [int(c) for c in args.sweep.split(",")] if args.sweep else [args.rooms]
-    print(f"machine: {os.cpu_count()} cores; server and load generator share them")
-    print(f"{'rooms':>6}{'sockets':>8}{'lost':>6}{'msg/s out':>11}{'msg/s in':>10}"
-          f"{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'CPU %':>7}{'RSS MB':>8}{'MB/room':>9}"
-          f"{'load CPU %':>11}")
+    try:
+        counts = [int(c) for c in args.sweep.split(",")] if args.sweep else [args.rooms]
+    except ValueError:
+        parser.error(f"--sweep takes whole numbers separated by commas, not {args.sweep!r}")
+    if any(count < 1 for count in counts) or args.seconds <= 0 or args.processes < 1:
+        parser.error("rooms, --seconds and --processes must be positive")
+    if not args.json:
+        print(f"machine: {os.cpu_count()} cores; server and load generator share them")
+        print(f"{'rooms':>6}{'sockets':>8}{'lost':>6}{'msg/s out':>11}{'msg/s in':>10}"
+              f"{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'CPU %':>7}{'us/msg':>8}{'RSS MB':>8}"
+              f"{'MB/room':>9}{'load CPU %':>11}")
     for rooms in counts:
         ramp = args.ramp if args.ramp is not None else 5 + rooms / 25
         figures = run_once(rooms, args.seconds, args.processes, ramp)
-        print(f"{figures['rooms']:>6.0f}{figures['sockets']:>8.0f}{figures['lost'] + figures['failed']:>6.0f}"
-              f"{figures['to_clients_per_s']:>11.0f}{figures['to_server_per_s']:>10.0f}"
-              f"{figures['p50']:>8.1f}{figures['p95']:>8.1f}{figures['p99']:>8.1f}"
-              f"{figures['cpu']:>7.0f}{figures['rss']:>8.0f}{figures['rss_per_room']:>9.2f}"
-              f"{figures['load_cpu']:>11.0f}", flush=True)
+        if args.json:
+            print(json_row(figures), flush=True)
+            continue
+        print(f"{figures['rooms']:>6.0f}{figures['sockets']:>8.0f}{figures['lost']:>6.0f}"
+              f"{figures['msgs_out_per_s']:>11.0f}{figures['msgs_in_per_s']:>10.0f}"
+              f"{figures['p50_ms']:>8.1f}{figures['p95_ms']:>8.1f}{figures['p99_ms']:>8.1f}"
+              f"{figures['server_cpu_pct']:>7.0f}{figures['server_cpu_us_per_msg_out']:>8.0f}"
+              f"{figures['rss_mb']:>8.0f}{figures['rss_mb_per_room']:>9.2f}"
+              f"{figures['load_cpu_pct']:>11.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -153,7 +153,8 @@ class Game:
         self._challenge: Challenge | None = None
         self._award: Award | None = None
         self._tie: TieWindow | None = None
-        self._last_win: tuple[int, int] | None = None  # (time, cards_played) a pile was last won
+        # (time, cards_played, slapper) when a pile was last taken, and who slapped for it
+        self._last_win: tuple[int, int, int | None] | None = None
         self._void_top = -1  # cards_played value at which a tie was voided
         self._last_chance: int | None = None  # all hands empty, pile slappable: until then
         self._misslap_run = [0] * self._n
@@ -622,9 +623,12 @@ class Game:
         if award is not None and award.winner == seat:  # the winner claims whatever else happened
             self._claim(seat, at, events)
             return
-        if self._last_win is not None and self._last_win[1] == self.cards_played and (
-                at - self._last_win[0] < self.rules.tie_window_ms):
-            events.append(SlapIgnored(at=at, seat=seat, reason="late"))
+        last_win = self._last_win
+        if last_win is not None and last_win[1] == self.cards_played and (
+                at - last_win[0] < max(self.rules.tie_window_ms, self.rules.too_slow_ms)):
+            # too slow, not wrong: the slower hand lands on the quicker one and pays nothing
+            events.append(SlapIgnored(at=at, seat=seat, reason="late", margin_ms=at - last_win[0],
+                                      beaten_by=last_win[2]))
             return
         if self._void_top == self.cards_played:
             events.append(SlapIgnored(at=at, seat=seat, reason="void"))
@@ -690,7 +694,7 @@ class Game:
         elif penalty == "give_pile":
             pile_to = self._give_pile_receiver(seat)
         events.append(Misslap(at=at, seat=seat, penalty=penalty, cards=paid, pile_to=pile_to,
-                              why=why))
+                              why=why, slapped=tuple(self._live[-3:])))
         if penalty == "lockout":
             self._locked.add(seat)
             events.append(LockedOut(at=at, seat=seat))
@@ -767,7 +771,7 @@ class Game:
         self._locked = {s for s in self._locked if s == seat}
         events.append(PileWon(at=at, seat=seat, reason=reason, cards=len(pile),
                               penalty_cards=len(penalty)))
-        self._last_win = (at, self.cards_played)
+        self._last_win = (at, self.cards_played, seat if reason in ("slap", "claim") else None)
         if was_out and (seat in self._ran_out or seat in self._outsiders):
             # Back in the game with cards: running out again makes them out again.
             self._ran_out.discard(seat)

@@ -96,7 +96,9 @@ class Misslap(Event):
     """``seat`` slapped a pile that could not be slapped, and paid ``penalty``.
 
     ``cards`` are the cards paid (burned or put in the penalty pile); ``pile_to`` is who got the
-    pile under a ``give_pile`` penalty; ``why`` says what the pile looked like.
+    pile under a ``give_pile`` penalty; ``why`` says what the pile looked like; ``slapped`` are
+    the top cards of the pile that was slapped (up to three, bottom to top; empty for an empty
+    pile).
     """
 
     kind: ClassVar[str] = "misslap"
@@ -104,15 +106,21 @@ class Misslap(Event):
     cards: tuple[Card, ...]
     pile_to: int | None
     why: str
+    slapped: tuple[Card, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class SlapIgnored(Event):
-    """A slap with no effect: ``late`` (just after someone won the pile) or ``void`` (the tie on
-    this card was voided) or ``repeat`` (this seat already slapped in the open tie window)."""
+    """A slap with no effect: ``late`` (too slow: the pile was taken ``margin_ms`` earlier by
+    ``beaten_by``, and no card has been played since; no penalty) or ``void`` (the tie on this
+    card was voided) or ``repeat`` (this seat already slapped in the open tie window)."""
 
     kind: ClassVar[str] = "slap_ignored"
     reason: str
+    margin_ms: int | None = None
+    """``late``: how long after the pile was taken this slap came."""
+    beaten_by: int | None = None
+    """``late``: who won the pile with a quicker slap (``None`` if it was taken otherwise)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,11 +6,23 @@ Used by ``ratscrew watch``, the terminal game's log and replays.
 >>> from ratscrew.events import CardPlayed
 >>> describe_event(CardPlayed(at=1500, seat=0, card=Card.parse("KH")), names=["Ann", "Bob"])
 'Ann plays K♥'
+
+A penalty says what was slapped, why it was wrong and what it cost; a slower hand on a pile
+someone else just won pays nothing:
+
+>>> from ratscrew.cards import parse_cards
+>>> from ratscrew.events import Misslap, SlapIgnored
+>>> describe_event(Misslap(at=9, seat=2, penalty="burn", cards=tuple(parse_cards("3D")), pile_to=None,
+...                        why="no pattern on 7H 4C", slapped=tuple(parse_cards("7H 4C"))),
+...                names=["Ann", "Bob", "Cara"])
+'Cara slapped 7♥ 4♣: no pattern. Cara burns 1 card (3♦) under the pile'
+>>> describe_event(SlapIgnored(at=9, seat=1, reason="late", margin_ms=38, beaten_by=0), ["Ann", "Bob"])
+'Bob slapped too: Ann was 38 ms quicker (no penalty)'
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ratscrew.cards import Card
 from ratscrew.events import (
@@ -44,6 +56,32 @@ def seat_names(players: int) -> list[str]:
     return [f"Player {seat + 1}" for seat in range(players)]
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _misslap_line(event: Misslap, who: Callable[[int | None], str]) -> str:
+    """What was slapped, why it was wrong and what it cost, in one line."""
+    name = who(event.seat)
+    if event.slapped:
+        what = f"{name} slapped {_cards(event.slapped)}: no pattern"
+    elif event.why == "the pile is empty":
+        what = f"{name} slapped an empty pile"
+    else:
+        what = f"{name} misslapped ({event.why})"
+    paid = len(event.cards)
+    cost = {
+        "burn": f"{name} burns {_plural(paid, 'card')} ({_cards(event.cards)}) under the pile" if paid
+        else f"{name} has no card to burn",
+        "penalty_pile": f"{name} puts {_plural(paid, 'card')} on the penalty pile",
+        "give_pile": f"the pile goes to {who(event.pile_to)}" if event.pile_to is not None
+        else "there is no pile to give away",
+        "lockout": f"{name} may not slap until someone else wins a pile",
+        "none": "no penalty",
+    }[event.penalty]
+    return f"{what}. {cost[0].upper()}{cost[1:]}"
+
+
 def describe_event(event: Event, names: Sequence[str]) -> str:
     """One sentence for an event, naming seats by ``names``."""
 
@@ -66,18 +104,17 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
         shown = f" ({_cards(event.top)})" if event.top else ""
         return f"{who(event.seat)} slaps a {event.pattern.replace('_', ' ')}{shown}"
     if isinstance(event, Misslap):
-        cost = {
-            "burn": f"burns {_cards(event.cards)} under the pile" if event.cards else "has nothing to burn",
-            "penalty_pile": f"puts {len(event.cards)} card(s) in the penalty pile",
-            "give_pile": f"the pile goes to {who(event.pile_to)}" if event.pile_to is not None
-            else "there is no pile to give away",
-            "lockout": "may not slap until someone else wins a pile",
-            "none": "no penalty",
-        }[event.penalty]
-        return f"{who(event.seat)} misslaps ({event.why}): {cost}"
+        return _misslap_line(event, who)
     if isinstance(event, SlapIgnored):
-        why = {"late": "too late, the pile is already won", "void": "the tie on this card was voided",
-               "repeat": "already slapped"}[event.reason]
+        if event.reason == "late":
+            if event.margin_ms is None:
+                return f"{who(event.seat)} slapped too late: the pile is already won (no penalty)"
+            if event.beaten_by is None:
+                return (f"{who(event.seat)} slapped too late: the pile was taken {event.margin_ms} ms "
+                        "earlier (no penalty)")
+            return (f"{who(event.seat)} slapped too: {who(event.beaten_by)} was {event.margin_ms} ms "
+                    "quicker (no penalty)")
+        why = {"void": "the tie on this card was voided", "repeat": "already slapped"}[event.reason]
         return f"{who(event.seat)}'s slap does not count: {why}"
     if isinstance(event, SlapTie):
         tied = ", ".join(who(s) for s in event.seats)

@@ -134,6 +134,35 @@ PATTERN_DESCRIPTIONS: dict[str, str] = {
 }
 
 
+PATTERN_EXAMPLES: dict[str, str] = {
+    "double": "3C 7H 7S",
+    "sandwich": "7H 3C 7S",
+    "triple": "7H 7C 7S",
+    "top_bottom": "7H 2C 9D 7S",
+    "add_to_ten": "QC 3D 7S",
+    "marriage": "5D KH QS",
+    "divorce": "KH 5C QS",
+    "run": "3H 4C 5D 6S",
+    "joker": "5C JK",
+    "sixty_nine": "2D 6H 9C",
+}
+"""A pile (bottom to top, notation) that shows each pattern, for teaching; the tests check that
+each one is slappable by its own pattern under every preset that allows it."""
+
+
+def example_pile(name: str, options: PatternOptions | None = None) -> list[Card]:
+    """A pile that shows pattern ``name`` under ``options`` (a ``run`` as long as it must be).
+
+    >>> " ".join(str(card) for card in example_pile("run", PatternOptions(run_length=3)))
+    '3H 4C 5D'
+    """
+    if name == "run":
+        length = (options or PatternOptions()).run_length
+        ranks, suits = "3456789TJQKA2", "HCDS"
+        return [Card.parse(ranks[i % 13] + suits[i % 4]) for i in range(length)]
+    return [Card.parse(token) for token in PATTERN_EXAMPLES[name].split()]
+
+
 def find_slap(
     live: Sequence[Card], slaps: Sequence[str], options: PatternOptions | None = None
 ) -> str | None:

@@ -7,12 +7,26 @@ True
 
 from __future__ import annotations
 
-from ratscrew.patterns import PATTERN_DESCRIPTIONS
+from typing import Any
+
+from ratscrew.patterns import PATTERN_DESCRIPTIONS, example_pile
 from ratscrew.ruleset import Ruleset
 
 
 def _seconds(ms: int) -> str:
     return f"{ms / 1000:g} second" + ("" if ms == 1000 else "s")
+
+
+def pattern_examples(rules: Ruleset) -> list[dict[str, Any]]:
+    """Each slap pattern the rules allow: its name, what it means and a pile that shows it
+    (bottom to top, in notation), for pages that teach the rules.
+
+    >>> [(p["name"], p["example"]) for p in pattern_examples(Ruleset.preset("classic"))]
+    [('double', ['3C', '7H', '7S']), ('sandwich', ['7H', '3C', '7S'])]
+    """
+    return [{"name": name, "text": PATTERN_DESCRIPTIONS[name],
+             "example": [str(card) for card in example_pile(name, rules.pattern_options)]}
+            for name in rules.slaps]
 
 
 def explain(rules: Ruleset) -> list[str]:
@@ -95,13 +109,15 @@ def explain(rules: Ruleset) -> list[str]:
             lines.append(f"- More than {rules.misslap_out_after} misslaps in a row and you are out "
                          "of the game (your hand is burned).")
         lines.append("Ties:")
-        tie = {
-            "earliest": "- The first slap counts",
-            "void": "- Slaps closer together than this are a tie, played on as if nobody slapped",
-            "random": "- Slaps closer together than this are a tie, settled by a fair draw",
-        }[rules.tie_policy]
-        lines.append(f"{tie}; a slap within {rules.tie_window_ms} ms of the winning one is "
-                     "simply too late.")
+        apart = f"Slaps less than {rules.tie_window_ms} ms apart are a tie"
+        lines.append({
+            "earliest": "- The first slap counts.",
+            "void": f"- {apart}, played on as if nobody slapped.",
+            "random": f"- {apart}, settled by a fair draw.",
+        }[rules.tie_policy])
+        late = max(rules.tie_window_ms, rules.too_slow_ms)
+        lines.append(f"- Too slow is not wrong: a slap less than {late} ms after someone took the "
+                     "pile (no card played since) costs nothing.")
 
     lines.append("Running out and winning:")
     if rules.out_of_cards == "slap_in":

@@ -102,6 +102,9 @@ class Ruleset:
     # --- simultaneous slaps --------------------------------------------------------------
     tie_window_ms: int = 30
     """Slaps this close together are a tie; a slap this soon after a won slap is just late."""
+    too_slow_ms: int = 500
+    """A slap less than this long after the pile was taken, with no card played since, is *too
+    slow*, not wrong: the slower hand landed on the quicker one, and pays nothing."""
     tie_policy: TiePolicy = "earliest"
     """``earliest``: the first slap wins; ``void``: a tie is as if nobody slapped;
     ``random``: a seeded draw among the tied players."""

@@ -426,6 +426,14 @@ class Table:
         self._pending[seat] = intents
         self._poke()
 
+    def plan(self, seat: int, intents: Sequence[Intent]) -> None:
+        """Replace ``seat``'s pending intents from outside the agent callbacks, exactly as an
+        agent's answer would (clamped to the present): how a driver that decides between
+        events, such as the learning environments of :mod:`ratscrew.rl`, schedules its seat."""
+        if not 0 <= seat < len(self.agents):
+            raise ValueError(f"no seat {seat} at this table of {len(self.agents)}")
+        self._apply(seat, intents)
+
     def replace_agent(self, seat: int, agent: Agent | None) -> None:
         """Seat ``agent`` in place of whoever acts for ``seat`` (a bot taking over from a
         person who was removed, say). The seat's pending intents are dropped and, once the

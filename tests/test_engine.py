@@ -3,7 +3,7 @@
 import dataclasses
 
 import pytest
-from scenario import kinds, play_seats
+from scenario import kinds, play_seats, the
 
 from ratscrew.cards import format_cards, parse_cards
 from ratscrew.engine import Game
@@ -14,6 +14,7 @@ from ratscrew.errors import (
     SlapNotAllowedError,
     TimeOrderError,
 )
+from ratscrew.events import SlapIgnored
 from ratscrew.ruleset import Ruleset
 
 CLASSIC = Ruleset.preset("classic")
@@ -127,7 +128,8 @@ def test_a_valid_slap_during_the_grace_window_takes_the_pile() -> None:
 @pytest.mark.parametrize(("slap_at", "expected"), [
     (1299, ["slap_won", "pile_won"]),
     (1300, ["pile_won", "slap_ignored"]),  # just too late: the pile was taken, no penalty
-    (1330, ["pile_won", "misslap"]),       # outside the tie window: slapping an empty table
+    (1799, ["pile_won", "slap_ignored"]),  # still too slow, not wrong (too_slow_ms = 500)
+    (1800, ["pile_won", "misslap"]),       # outside the too-slow window: slapping an empty table
 ])
 def test_slap_in_grace_on_a_pattern_wins_over_the_challenger(slap_at: int, expected: list[str]) -> None:
     game = Game(CLASSIC, hands=["5C JC 9C", "2H 2D 3D 4D"], leader=0)
@@ -244,13 +246,57 @@ def test_resigning_burns_the_whole_hand() -> None:
 # --- ties ----------------------------------------------------------------------------------
 
 def test_earliest_slap_wins_and_a_slap_within_the_tie_window_is_just_late() -> None:
-    # Windows are half-open: a 30 ms window opened at 300 covers 300..329.
-    game = Game(CLASSIC, hands=["7H 2C 8C", "7S 3D", "4H 5H"], leader=0)
+    # Windows are half-open: with no too-slow allowance a 30 ms window opened at 300 covers 300..329.
+    game = Game(classic(too_slow_ms=0), hands=["7H 2C 8C", "7S 3D", "4H 5H"], leader=0)
     play_seats(game, "01")
     assert kinds(game.slap(2, at=300)) == ["slap_won", "pile_won"]
     late = game.slap(0, at=329)
     assert kinds(late) == ["slap_ignored"] and late[0].to_dict()["reason"] == "late"
     assert kinds(game.slap(0, at=330)) == ["misslap"]
+
+
+# --- too slow, not wrong -------------------------------------------------------------------
+
+def test_the_slower_hand_on_a_won_double_is_too_slow_and_keeps_its_cards() -> None:
+    game = Game(CLASSIC, hands=["7H 2C 8C", "7S 3D", "4H 5H"], leader=0)
+    play_seats(game, "01")  # 7H 7S: a double
+    assert kinds(game.slap(2, at=300)) == ["slap_won", "pile_won"]
+    slower = the(SlapIgnored, game.slap(0, at=338))
+    assert (slower.reason, slower.margin_ms, slower.beaten_by) == ("late", 38, 2)
+    assert game.hand_size(0) == 2 and game.burned == []  # nothing paid
+
+
+def test_a_slap_after_the_too_slow_window_on_the_empty_table_is_a_misslap() -> None:
+    game = Game(CLASSIC, hands=["7H 2C 8C", "7S 3D", "4H 5H"], leader=0)
+    play_seats(game, "01")
+    game.slap(2, at=300)
+    assert kinds(game.slap(0, at=799)) == ["slap_ignored"]
+    assert kinds(game.slap(1, at=800))[0] == "misslap"  # 500 ms later: slapping an empty table
+    assert game.hand_size(1) == 0 and format_cards(game.burned) == "3D"
+
+
+def test_once_a_card_covers_the_won_pile_a_slap_answers_the_new_pile() -> None:
+    game = Game(CLASSIC, hands=["7H 2C 8C", "7S 3D", "4H 5H"], leader=0)
+    play_seats(game, "01")
+    game.slap(2, at=300)
+    game.play(2, at=350)  # the winner leads 4H
+    assert kinds(game.slap(0, at=400)) == ["misslap"]
+
+
+def test_too_slow_names_no_winner_when_the_pile_was_taken_without_a_slap() -> None:
+    game = Game(CLASSIC, hands=["JC 5C", "5D 8D", "9H"], leader=0)
+    game.play(0, at=0)
+    game.play(1, at=100)  # 5D fails the jack: seat 0 takes the pile at 1100
+    game.advance(at=1100)
+    slower = the(SlapIgnored, game.slap(2, at=1250))
+    assert (slower.margin_ms, slower.beaten_by) == (150, None)
+
+
+def test_too_slow_window_is_a_setting_that_round_trips_through_toml() -> None:
+    rules = classic(too_slow_ms=250)
+    assert Ruleset.from_toml(rules.to_toml()).too_slow_ms == 250
+    with pytest.raises(ValueError, match="too_slow_ms"):
+        classic(too_slow_ms=-1)
 
 
 def test_void_tie_plays_on_as_if_nobody_slapped() -> None:

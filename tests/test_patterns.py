@@ -2,8 +2,16 @@
 
 import pytest
 
-from ratscrew.cards import parse_cards
-from ratscrew.patterns import PATTERNS, PatternOptions, find_slap
+from ratscrew.cards import format_cards, parse_cards
+from ratscrew.patterns import (
+    PATTERN_DESCRIPTIONS,
+    PATTERN_EXAMPLES,
+    PATTERNS,
+    PatternOptions,
+    example_pile,
+    find_slap,
+)
+from ratscrew.ruleset import PRESET_NAMES, Ruleset
 
 FOUR = PatternOptions(run_length=4)
 WRAP3 = PatternOptions(run_length=3, run_wraps=True)
@@ -61,3 +69,19 @@ def test_first_named_pattern_is_reported() -> None:
     assert find_slap(pile, ("double", "triple")) == "double"
     assert find_slap(pile, ("triple", "double")) == "triple"
     assert find_slap(pile, ("sandwich",)) == "sandwich"
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_every_teaching_example_shows_its_own_pattern_under_every_preset(preset: str) -> None:
+    rules = Ruleset.preset(preset)
+    for name in rules.slaps:
+        pile = example_pile(name, rules.pattern_options)
+        assert PATTERNS[name](pile, rules.pattern_options), f"{name}: {format_cards(pile)}"
+
+
+def test_every_pattern_has_a_teaching_example() -> None:
+    assert set(PATTERN_EXAMPLES) == set(PATTERNS) == set(PATTERN_DESCRIPTIONS)
+    for name in PATTERNS:
+        for length in (3, 4, 5):
+            options = PatternOptions(run_length=length)
+            assert PATTERNS[name](example_pile(name, options), options)

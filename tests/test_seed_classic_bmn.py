@@ -30,6 +30,7 @@ from ratscrew.ruleset import Ruleset
 CLASSIC = Ruleset.preset("classic")
 BMN = Ruleset.preset("bmn")
 GRACE = CLASSIC.grace_ms
+TOO_SLOW = CLASSIC.too_slow_ms
 TIE = CLASSIC.tie_window_ms
 
 
@@ -58,8 +59,8 @@ def test_classic_a_misslap_burns_one_card() -> None:
 @pytest.mark.parametrize(("slap_at", "slapper_wins"), [
     (300 + GRACE - 1, True),  # the last moment of the grace window
     (300 + GRACE, False),  # exactly at its end the challenger has collected: simply late
-    (300 + GRACE + TIE - 1, False),  # still within the tie window of that collection: late
-    (300 + GRACE + TIE, False),  # after it, slapping the empty table is a misslap
+    (300 + GRACE + TOO_SLOW - 1, False),  # still within the too-slow window: no penalty
+    (300 + GRACE + TOO_SLOW, False),  # after it, slapping the empty table is a misslap
 ])
 def test_classic_grace_window_a_valid_slap_beats_the_challenger(slap_at: int, slapper_wins: bool) -> None:
     game = Game(CLASSIC, hands=["5C JC 9C", "2H 2D 3D 4D"], leader=0)
@@ -76,16 +77,17 @@ def test_classic_grace_window_a_valid_slap_beats_the_challenger(slap_at: int, sl
         won = the(PileWon, events)
         assert (won.seat, won.reason, won.at) == (0, "challenge", 300 + GRACE)
         assert game.hand_size(0) == 5
-        if slap_at < 300 + GRACE + TIE:
+        if slap_at < 300 + GRACE + TOO_SLOW:
             assert the(SlapIgnored, events).reason == "late"
         else:
             assert the(Misslap, events).seat == 1
 
 
 @pytest.mark.parametrize(("late_at", "verdict"), [
-    (300 + TIE - 1, "slap_ignored"),  # too close behind the winner: simply late
-    (300 + TIE, "misslap"),  # the pile is gone; slapping the empty table is a misslap
-    (300 + TIE + 1, "misslap"),
+    (300 + TIE - 1, "slap_ignored"),  # too close behind the winner to tell apart: simply late
+    (300 + TIE, "slap_ignored"),  # the slower hand on the quicker one: too slow, not wrong
+    (300 + TOO_SLOW - 1, "slap_ignored"),
+    (300 + TOO_SLOW, "misslap"),  # the pile is long gone; slapping the empty table is a misslap
 ])
 def test_classic_the_first_slap_wins_and_a_slap_just_behind_it_is_late(late_at: int, verdict: str) -> None:
     game = Game(CLASSIC, hands=["7H 2C 8C", "7S 3D", "4H 5H"], leader=0)

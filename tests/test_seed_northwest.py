@@ -453,12 +453,13 @@ def test_the_misslap_limit_resets_after_slapping_in_and_running_out_again() -> N
     play_seats(game, "02", start=300)  # 7C 7H
     assert kinds(slap_and_settle(game, 1, 450))[-1] == "slapped_in"
     assert game.hand_size(1) == 5
-    game.slap(1, at=600)  # burns three of five
-    assert the(PlayerOut, game.slap(1, at=700)).seat == 1  # burns the last two: out again
-    game.slap(1, at=800)
-    game.slap(1, at=900)
+    # (each misslap comes after the too-slow window of the pile just won: 500 ms)
+    game.slap(1, at=1000)  # burns three of five
+    assert the(PlayerOut, game.slap(1, at=1100)).seat == 1  # burns the last two: out again
+    game.slap(1, at=1200)
+    game.slap(1, at=1300)
     assert game.status(1) == "out"  # the count started again
-    assert kinds(game.slap(1, at=1000)) == ["misslap", "player_barred"]
+    assert kinds(game.slap(1, at=1400)) == ["misslap", "player_barred"]
 
 
 def test_people_who_were_not_dealt_in_may_slap_in() -> None:

@@ -333,10 +333,10 @@ def test_a_good_slap_starts_the_misslap_count_again() -> None:
         game.slap(2, at=10 * n)  # five misslaps on the empty pile
     play_seats(game, "01", start=100)  # 7C 7D
     assert the(SlapWon, slap_and_settle(game, 2, 300)).seat == 2
-    for n in range(5):
-        game.slap(2, at=400 + 10 * n)
+    for n in range(5):  # after the too-slow window of the pile just won (500 ms)
+        game.slap(2, at=900 + 10 * n)
     assert game.status(2) == "in"  # ten misslaps, but never more than five in a row
-    assert the(PlayerOut, game.slap(2, at=500)).reason == "misslaps"
+    assert the(PlayerOut, game.slap(2, at=1000)).reason == "misslaps"
 
 
 # --- Miscellaneous rules and notes ------------------------------------------------------------

@@ -14,6 +14,7 @@ from ratscrew.server.protocol import (
     Ready,
     Rematch,
     SetSeat,
+    Stand,
     Start,
     Watch,
 )
@@ -23,20 +24,23 @@ from ratscrew.tui.stats import game_stats
 # ---------------------------------------------------------------------------------- seats
 
 
-def test_the_first_to_join_is_host_and_later_joiners_sit_in_open_seats_then_watch() -> None:
+def test_the_first_to_join_is_host_and_later_joiners_sit_in_open_seats_then_bot_seats() -> None:
     room, _ = make_room(seats=3, bots=["expert"])
-    ann, bob, cat = FakeConnection(room), FakeConnection(room), FakeConnection(room)
+    ann, bob, cat, dan = (FakeConnection(room) for _ in range(4))
     assert ann.join("Ann") | {"token": None} == {
         "type": "welcome", "protocol": 1, "code": room.code, "seat": 0, "token": None,
-        "host": True, "name": "Ann"}
+        "host": True, "name": "Ann", "status": "player"}
     assert bob.join("Bob")["seat"] == 1 and not bob.last("welcome")["host"]
-    welcome = cat.join("Cat")
-    assert welcome["seat"] is None and welcome["token"]  # seats full: Cat watches
+    assert cat.join("Cat")["seat"] == 2  # no open seat: Cat replaces the bot
     seats = ann.last("room")["seats"]
-    assert [(s["kind"], s["name"]) for s in seats] == [
-        ("human", "Ann"), ("human", "Bob"), ("bot", "Expert bot")]
-    assert ann.last("room")["you"] == {"seat": 0, "host": True}
-    assert cat.last("room")["spectators"] == 1
+    assert [(s["kind"], s["name"], s["you"]) for s in seats] == [
+        ("human", "Ann", True), ("human", "Bob", False), ("human", "Cat", False)]
+    assert ann.last("room")["you"] == {"seat": 0, "host": True, "status": "player", "name": "Ann"}
+    welcome = dan.join("Dan")
+    assert welcome["seat"] is None and welcome["token"] and welcome["status"] == "waiting"
+    assert ann.last("room")["waiting"] == [{"name": "Dan", "you": False}]
+    assert dan.last("room")["waiting"] == [{"name": "Dan", "you": True}]
+    assert dan.last("room")["spectators"] == 0  # waiting to play is not watching
 
 
 def test_tokens_are_unguessable_and_never_sent_to_anyone_else() -> None:
@@ -70,7 +74,8 @@ def test_a_forged_or_kicked_token_acts_for_nobody() -> None:
         FakeConnection(room).join("Mallory", token="A" * 32)
     assert forged.value.code == "bad_token"
     host.do(Kick(1))
-    assert bob.last("kicked") and bob.last("room")["you"] == {"seat": None, "host": False}
+    assert bob.last("kicked") and bob.last("room")["you"] == {
+        "seat": None, "host": False, "status": "watching", "name": None}
     assert room.seats[1].kind == "open"
     with pytest.raises(ProtocolError, match="removed") as kicked:
         FakeConnection(room).join("Bob", token=bob_token)
@@ -187,7 +192,9 @@ def test_a_kicked_player_is_replaced_by_a_bot_that_plays_on() -> None:
 def test_a_finished_game_is_stored_replays_and_counts_in_the_statistics() -> None:
     room, wall = make_room(seats=2, bots=["expert", "casual"], seed=3)
     watcher = FakeConnection(room)
-    watcher.join("Ann")  # seats are all bots: the host watches
+    assert watcher.join("Ann")["seat"] == 1  # seats are all bots: Ann takes the last one...
+    watcher.do(Stand())  # ...and gives it back to watch; the open seat gets a casual bot
+    assert watcher.last("room")["you"]["host"]
     watcher.do(Start())
     run_until(room, wall, 3_600_000)
     assert room.game is not None and room.game.over and room.phase == "over"
@@ -270,7 +277,7 @@ def test_the_quicker_reaction_wins_the_double_whoever_is_nearer(judging: str, wi
     winner_seat = 0 if winner == "Ann" else 1
     assert room.game.hand_size(winner_seat) > room.game.hand_size(1 - winner_seat)
     judgement = ann.last("judgement")
-    assert judgement["text"].endswith(f"{winner} takes the double")
+    assert f"{winner} takes the double" in judgement["text"]
     assert judgement["pile"] == ["7H", "7S"]  # the pile slapped, not the empty one after it
     bob_slap = next(s for s in judgement["slaps"] if s["name"] == "Bob")
     if judging == "fair":

@@ -57,6 +57,22 @@ async def test_a_slap_on_a_double_is_won() -> None:
         assert "4 cards" in shown(app.query_one("#seat-0", SeatPanel))
 
 
+async def test_the_slower_hand_on_a_won_double_is_too_slow_and_pays_nothing() -> None:
+    app = people_only(["7H 2C 9D", "7S 3D 4D"])
+    async with app.run_test() as pilot:
+        await pilot.press("a")
+        app.advance_to(600)
+        await pilot.press("l")  # 7H 7S: a double
+        app.advance_to(900)
+        await pilot.press("s")  # Player 1 slaps first...
+        app.advance_to(1020)
+        await pilot.press("k")  # ...and Player 2's hand lands 120 ms later
+        await pilot.pause()
+        assert not [e for e in app.events if isinstance(e, Misslap)]
+        assert app.game.hand_size(1) == 2  # Player 2 kept every card
+        assert "Player 2 slapped too: Player 1 was 120 ms quicker (no penalty)" in verdict_shown(app)
+
+
 async def test_a_slap_on_nothing_burns_a_card_under_classic_rules() -> None:
     app = people_only(["7H 2C 9D", "8S 3D 4D"])
     async with app.run_test() as pilot:
@@ -68,7 +84,8 @@ async def test_a_slap_on_nothing_burns_a_card_under_classic_rules() -> None:
         await pilot.pause()
         misslaps = [e for e in app.events if isinstance(e, Misslap)]
         assert [(e.seat, e.penalty, [str(c) for c in e.cards]) for e in misslaps] == [(1, "burn", ["3D"])]
-        assert "Player 2 misslaps (no pattern on 7H 8S): burns 3♦ under the pile" in verdict_shown(app)
+        line = "Player 2 slapped 7♥ 8♠: no pattern. Player 2 burns 1 card (3♦) under the pile"
+        assert line in verdict_shown(app)
         assert "burned 1" in shown(app.query_one(InfoPanel))
         assert app.game.hand_size(1) == 1
 
@@ -85,7 +102,7 @@ async def test_a_misslap_feeds_the_penalty_pile_under_paranoid_rules() -> None:
         misslap = next(e for e in app.events if isinstance(e, Misslap))
         assert misslap.penalty == "penalty_pile" and len(misslap.cards) == 5
         assert "penalty pile 5" in shown(app.query_one(InfoPanel))
-        assert "puts 5 card(s) in the penalty pile" in verdict_shown(app)
+        assert "Player 2 puts 5 cards on the penalty pile" in verdict_shown(app)
 
 
 async def test_a_misslap_gives_the_pile_away_under_ratscrew_rules() -> None:
@@ -99,7 +116,7 @@ async def test_a_misslap_gives_the_pile_away_under_ratscrew_rules() -> None:
         await pilot.pause()
         misslap = next(e for e in app.events if isinstance(e, Misslap))
         assert (misslap.penalty, misslap.pile_to) == ("give_pile", 0)
-        assert "the pile goes to Player 1" in verdict_shown(app)
+        assert "no pattern. The pile goes to Player 1" in verdict_shown(app)
 
 
 async def test_a_lost_challenge_counts_down_then_the_challenger_collects() -> None:

@@ -144,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
     server = uvicorn.Server(config)
     addresses = _addresses(args.host, port)
     print(f"ratscrew server running; open {addresses[0]} in a browser", flush=True)
+    lan = next((a for a in addresses if "//127." not in a), addresses[0]).rstrip("/")
+    print(f"  or from a terminal: ratscrew join CODE --server {lan}  (CODE: the room's code)", flush=True)
     for other in addresses[1:]:
         print(f"  friends on your network: {other}", flush=True)
     print(f"database: {store.description}" + (f"   shard: {shard}" if shard else "")

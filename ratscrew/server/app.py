@@ -149,7 +149,9 @@ class WebSocketConnection:
         self.bucket = TokenBucket(limits.messages_per_second, limits.message_burst, time.monotonic())
         self._limits = limits
         self._room_clock = room_clock
-        self._queue: deque[dict[str, Any]] = deque()
+        self._queue: deque[dict[str, Any] | tuple[int, str] | str] = deque()
+        """Messages to send: a dict, a state already encoded as (version, JSON text), or a
+        message already encoded."""
         self._ready = asyncio.Event()
         self._shown: dict[int, float] = {}
         self._close: tuple[int, str] = (1000, "")
@@ -157,13 +159,24 @@ class WebSocketConnection:
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message; a client whose queue is full is disconnected."""
+        self._enqueue(message)
+
+    def send_state(self, version: int, encoded: str) -> None:
+        """Queue a state encoded once for its whole audience (``sent_at`` is added on the way out)."""
+        self._enqueue((version, encoded))
+
+    def send_encoded(self, encoded: str) -> None:
+        """Queue a message already encoded as JSON text."""
+        self._enqueue(encoded)
+
+    def _enqueue(self, item: dict[str, Any] | tuple[int, str] | str) -> None:
         if self.closed:
             return
         if len(self._queue) >= self._limits.send_queue:
             log.info("closing a connection from %s: it does not read its messages", self.address)
             self.close(1013, "too slow: messages were not read")
             return
-        self._queue.append(message)
+        self._queue.append(item)
         self._ready.set()
 
     def close(self, code: int = 1000, reason: str = "") -> None:
@@ -192,18 +205,23 @@ class WebSocketConnection:
                 await self._ready.wait()
                 self._ready.clear()
                 while self._queue:
-                    message = self._queue.popleft()
-                    kind = message.get("type")
-                    if kind == "state":
+                    item = self._queue.popleft()
+                    if isinstance(item, tuple):  # a state: stamp when it went out on this socket
+                        version, encoded = item
                         sent = self._room_clock()
-                        version = int(message["version"])
                         self._shown[version] = sent
                         self._shown.pop(version - SHOWN_VERSIONS, None)
-                        message = {**message, "sent_at": round(sent),
-                                   "server_time_ms": round(time.time() * 1000.0, 1)}
-                    elif kind == "ping":
-                        self.pinger.sent(int(message["id"]), time.monotonic() * 1000.0)
-                    await asyncio.wait_for(websocket.send_text(json.dumps(message)), timeout)
+                        text = (f'{{"sent_at":{round(sent)},"server_time_ms":'
+                                f'{round(time.time() * 1000.0, 1)},{encoded[1:]}')
+                    elif isinstance(item, str):
+                        text = item
+                    else:
+                        if item.get("type") == "ping":
+                            self.pinger.sent(int(item["id"]), time.monotonic() * 1000.0)
+                        text = json.dumps(item)
+                    # (asyncio.timeout rather than wait_for: no task made per message)
+                    async with asyncio.timeout(timeout):
+                        await websocket.send_text(text)
                 if self.closed:
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(websocket.close(*self._close), 2.0)

@@ -116,8 +116,34 @@ class Kick:
 
 
 @dataclass(frozen=True)
+class MoveSeat:
+    """The host swaps what sits in two seats (people, bots or nobody) before a game."""
+
+    from_seat: int
+    to_seat: int
+
+
+OpenSeats = Literal["bots", "remove"]
+
+
+@dataclass(frozen=True)
 class Start:
-    """The host starts the game."""
+    """The host starts the game; seats still open get a ``bot`` of that level, or are removed."""
+
+    open_seats: OpenSeats = "bots"
+    bot: str = "casual"
+
+
+@dataclass(frozen=True)
+class Stand:
+    """Leave your seat, or stop waiting, and watch (not during a game)."""
+
+
+@dataclass(frozen=True)
+class HistoryRequest:
+    """Ask for the entries after state ``since`` (``None``: all that is kept)."""
+
+    since: int | None
 
 
 @dataclass(frozen=True)
@@ -141,7 +167,8 @@ class Pong:
     id: int
 
 
-ClientMessage = Join | Watch | Ready | Configure | SetSeat | Kick | Start | Rematch | Act | Pong
+ClientMessage = (Join | Watch | Ready | Configure | SetSeat | MoveSeat | Kick | Start | Stand | Rematch
+                 | Act | Pong | HistoryRequest)
 
 
 # ---------------------------------------------------------------------------------- fields
@@ -286,9 +313,26 @@ def parse_client_message(frame: str | bytes) -> ClientMessage:
         if token is not None and not _TOKEN.fullmatch(token):
             raise ProtocolError("bad_token", "join: that is not a token this server issued")
         return Join(name=name, token=token)
-    if kind in ("watch", "start", "rematch"):
+    if kind in ("watch", "rematch", "stand"):
         _Fields(kind, data, set())
-        return Watch() if kind == "watch" else Start() if kind == "start" else Rematch()
+        return Watch() if kind == "watch" else Rematch() if kind == "rematch" else Stand()
+    if kind == "start":
+        f = _Fields("start", data, {"open_seats", "bot"})
+        open_seats = f.choice("open_seats", get_args(OpenSeats)) or "bots"
+        level = "casual" if data.get("bot") is None else _bot_level(data["bot"], "start")
+        return Start(open_seats=open_seats, bot=level)  # type: ignore[arg-type]
+    if kind == "history":
+        f = _Fields("history", data, {"since"})
+        if "since" not in data:
+            raise f.fail("since is missing (a state version, or null for everything)")
+        since = None if data["since"] is None else f.integer("since", 0, 2**53)
+        return HistoryRequest(since=since)
+    if kind == "move_seat":
+        f = _Fields("move_seat", data, {"from", "to"})
+        from_seat = f.integer("from", 0, MAX_SEATS - 1)
+        to_seat = f.integer("to", 0, MAX_SEATS - 1)
+        assert from_seat is not None and to_seat is not None
+        return MoveSeat(from_seat=from_seat, to_seat=to_seat)
     if kind == "ready":
         return Ready(ready=_Fields("ready", data, {"ready"}).boolean("ready"))
     if kind in ("play", "slap", "resign"):

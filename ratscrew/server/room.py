@@ -27,31 +27,29 @@ import contextlib
 import hashlib
 import heapq
 import hmac
+import json
 import logging
 import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from statistics import median
 from typing import Any, Protocol
 
 from ratscrew.bots.agent import BotAgent
-from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, LEVELS, paced
+from ratscrew.bots.profile import LEVELS, paced
 from ratscrew.cards import format_cards
 from ratscrew.engine import RECORD_FORMAT, RECORD_VERSION, Game
 from ratscrew.events import (
     CardPlayed,
     Event,
-    Misslap,
-    SlapIgnored,
-    SlapTie,
     SlapWon,
 )
 from ratscrew.narrate import describe_event
-from ratscrew.rulebook import explain
+from ratscrew.rulebook import explain, pattern_examples
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.runtime import SUBMITTED, Rejection, Table
 from ratscrew.server.agents import RemoteSeat, Shown
+from ratscrew.server.history import History
 from ratscrew.server.judging import Verdict, allowance_ms, judge_action, settle_window_ms
 from ratscrew.server.link import Pinger
 from ratscrew.server.protocol import (
@@ -60,9 +58,11 @@ from ratscrew.server.protocol import (
     Act,
     ClientMessage,
     Configure,
+    HistoryRequest,
     Join,
     Judging,
     Kick,
+    MoveSeat,
     Pace,
     Pong,
     ProtocolError,
@@ -70,11 +70,13 @@ from ratscrew.server.protocol import (
     Rematch,
     RoomRequest,
     SetSeat,
+    Stand,
     Start,
     Watch,
     load_rules,
 )
 from ratscrew.server.store import RoomRow, SeatResult, SeatRow, Store, StoreUnavailable
+from ratscrew.server.tally import ContestTally, judgement_slaps, judgement_text
 from ratscrew.sim.summary import game_seed
 
 log = logging.getLogger("ratscrew.server")
@@ -83,18 +85,23 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 """Room codes use letters and digits that cannot be mistaken for one another (no I, O, 0, 1)."""
 CODE_LENGTH = 6
 """32**6, about a billion codes: with join limits per address, too many to guess."""
-CONTEST_WINDOW_MS = 1000
-"""Slaps on the same pile state this close together make a contested slap worth explaining."""
 DEFAULT_BOT = "casual"
 """The level of the bots that fill open seats at the start, or take over a kicked player."""
 SHOWN_VERSIONS = 64
 """How many recent states a connection remembers the send time of (for judging reactions)."""
-ROOM_UPDATE_GAP_MS = 1000
-"""The least time between two ``room`` messages sent only because a ping changed."""
+ROOM_UPDATE_GAP_MS = 5000
+"""The least time between two ``room`` messages sent only because a ping changed (a room
+message carries the rules and is the largest the room sends: at one a second it was a fifth of
+a loaded server's work)."""
 
 
 def _deal(rules: Ruleset, players: int, seed: int) -> Game:
     return Game.deal(rules, players=players, seed=seed)
+
+
+def _encode(message: dict[str, Any]) -> str:
+    """Compact JSON text, as every message goes on the wire."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 
 def new_code() -> str:
@@ -119,6 +126,13 @@ class Connection(Protocol):
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message; never blocks (a connection that cannot keep up is closed)."""
+
+    def send_state(self, version: int, encoded: str) -> None:
+        """Queue state ``version``, already encoded as a JSON object (the same text goes to
+        everyone in its audience); the connection adds ``sent_at`` when it goes out."""
+
+    def send_encoded(self, encoded: str) -> None:
+        """Queue a message already encoded as a JSON object."""
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Close the connection."""
@@ -170,7 +184,8 @@ class Seat:
 
 @dataclass
 class Member:
-    """Who a connection is: a seat (or ``None`` to watch), and the token hash it holds."""
+    """Who a connection is: a seat (or ``None``), and the token hash it holds (``None`` for
+    someone who only watches)."""
 
     seat: int | None
     token_hash: str | None
@@ -214,45 +229,6 @@ class PendingAction:
     verdict: Verdict = field(compare=False)
 
 
-@dataclass
-class SlapRecord:
-    """One slap on the current pile state: who, when, how quickly, what came of it."""
-
-    seat: int
-    at: int
-    reaction_ms: int | None
-    link_ms: int
-    result: str | None = None
-    pattern: str | None = None
-
-
-@dataclass
-class Contest:
-    """The slaps made on one pile state (``cards_played`` says which)."""
-
-    cards_played: int
-    first_at: int
-    pile: list[str]
-    slaps: list[SlapRecord] = field(default_factory=list)
-
-
-@dataclass
-class Tally:
-    """One seat's figures in the current game."""
-
-    slaps: int = 0
-    misslaps: int = 0
-    reactions: list[int] = field(default_factory=list)
-
-    def public(self) -> dict[str, Any]:
-        """Slaps, misslaps, median and best reaction (anticipations are not reactions)."""
-        times = [r for r in self.reactions if r >= ANTICIPATION_FLOOR_MS]
-        return {"slaps": self.slaps, "misslaps": self.misslaps,
-                "median_reaction_ms": round(median(times)) if times else None,
-                "best_reaction_ms": min(times) if times else None}
-
-
-_SLAP_RESULTS = {"late": "late", "void": "void", "repeat": "ignored"}
 
 
 class Room:
@@ -290,11 +266,11 @@ class Room:
         self._tracked_actions = 0
         self._judged: list[dict[str, Any]] = []
         self._saved_judged = 0
-        self._verdicts: dict[tuple[int, int], PendingAction] = {}
+        self._links: dict[tuple[int, int], int] = {}  # (seat, judged at) -> link ms of a slap
         self._card_version = 0
-        self._contest: Contest | None = None
         self._shown_pile: list[str] = []  # the live pile as of the last step shown
-        self._tallies: list[Tally] = []
+        self.tally = ContestTally(0)
+        """The slaps on each pile state, the judgements, every seat's figures (one per game)."""
         self._names: list[str] = []
         self._last_room_update = -1e18
         self._wake: asyncio.Event | None = None
@@ -303,6 +279,9 @@ class Room:
         self._game_over: dict[str, Any] | None = None  # the last game's end, for pages joining later
         self.paused: str | None = None
         """Why the room takes no actions now (its store is unavailable), or ``None``."""
+        self.waiting: list[str] = []
+        """Token hashes of people waiting to be dealt into the next game, first come first."""
+        self.history = History()
 
     # ------------------------------------------------------------------ creation
 
@@ -377,16 +356,30 @@ class Room:
                 raise ProtocolError("not_seated", "send join or watch first")
             if isinstance(message, Act):
                 self._act(conn, member, message)
+            elif isinstance(message, HistoryRequest):
+                conn.send(self.history.message(message.since))
             elif isinstance(message, Ready):
                 seat = self._own_seat(member, "ready")
                 seat.ready = message.ready
                 self._broadcast_room()
+            elif isinstance(message, Stand):
+                self._stand(conn, member)
             else:
                 self._host_command(member, message)
 
     def _join(self, conn: Connection, message: Join) -> None:
-        if conn in self.connections:
+        known = self.connections.get(conn)
+        if known is not None and self._status(known) != "watching":
             raise ProtocolError("wrong_phase", "this connection has already joined")
+        if message.token is None and known is not None and known.token_hash is not None:
+            # someone who stood up to watch sits down again as themselves (the host stays host)
+            self.connections.pop(conn)
+            seat = self._seat_person(known.token_hash, message.name, conn)
+            self.known_members[known.token_hash] = message.name
+            self.save()
+            self._welcome(conn, Member(None if seat is None else seat.index, known.token_hash,
+                                       message.name), None)
+            return
         if message.token is not None:
             token_hash = hash_token(message.token)
             if token_hash in self.kicked:
@@ -405,35 +398,98 @@ class Room:
                     old.close(4001, "replaced")
                 seat.conn = conn
                 seat.name = message.name
-                self.save()
+            else:
+                self.known_members[token_hash] = message.name
+                seat = self._seat_person(token_hash, message.name, conn)
+            self.save()
         else:
             token = secrets.token_urlsafe(24)
             token_hash = hash_token(token)
-            seat = next((s for s in self.seats if s.kind == "open"), None) \
-                if self.phase != "playing" else None
-            if seat is not None:
-                seat.kind, seat.name, seat.token_hash, seat.conn = "human", message.name, token_hash, conn
             if self.host_hash is None:
                 self.host_hash = token_hash
-            if seat is None:
-                self.known_members[token_hash] = message.name
-                self.store.add_member(self.code, token_hash, message.name)
+            self.known_members[token_hash] = message.name
+            self.store.add_member(self.code, token_hash, message.name)
+            seat = self._seat_person(token_hash, message.name, conn)
             self.save()
             log.info("room %s: %s joined %s", self.code, message.name,
-                     f"seat {seat.index}" if seat is not None else "as a spectator")
-        self.connections[conn] = Member(None if seat is None else seat.index, token_hash, message.name)
+                     f"seat {seat.index}" if seat is not None else "and waits for the next game")
+        self._welcome(conn, Member(None if seat is None else seat.index, token_hash, message.name), token)
+
+    def _welcome(self, conn: Connection, member: Member, token: str | None) -> None:
+        """Take ``conn`` in as ``member``: ``welcome`` (the token only to its owner), the room
+        for everyone, then the game so far for this page."""
+        self.connections[conn] = member
         conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
-                   "seat": None if seat is None else seat.index, "token": token,
-                   "host": self._is_host(token_hash), "name": message.name})
+                   "seat": member.seat, "token": token, "host": self._is_host(member.token_hash),
+                   "name": member.name, "status": self._status(member)})
         self._broadcast_room()
         self._send_current_state(conn)
+
+    def _seat_person(self, token_hash: str, name: str, conn: Connection | None) -> Seat | None:
+        """Give a person a seat: outside a game the first open seat, or else the last bot's;
+        during a game (or with no such seat) they wait for the next game."""
+        seat = None if self.phase == "playing" else self._seat_for_a_person()
+        if seat is None:
+            if token_hash not in self.waiting:
+                self.waiting.append(token_hash)
+            return None
+        if token_hash in self.waiting:
+            self.waiting.remove(token_hash)
+        seat.kind, seat.name, seat.bot, seat.token_hash, seat.conn = "human", name, None, token_hash, conn
+        seat.ready = False
+        self._name_bots()
+        return seat
+
+    def _seat_for_a_person(self) -> Seat | None:
+        """The first open seat, or else the last seat a bot sits in (the bot gives it up)."""
+        open_seat = next((s for s in self.seats if s.kind == "open"), None)
+        if open_seat is not None:
+            return open_seat
+        return next((s for s in reversed(self.seats) if s.kind == "bot"), None)
+
+    def _seat_the_waiting(self) -> None:
+        """Outside a game, deal the people who wait into open seats, then bots' seats."""
+        for token_hash in list(self.waiting):
+            conn = next((c for c, m in self.connections.items() if m.token_hash == token_hash), None)
+            seat = self._seat_person(token_hash, self.known_members.get(token_hash, "Player"), conn)
+            if seat is None:
+                break
+            if conn is not None:
+                self.connections[conn].seat = seat.index
+            log.info("room %s: %s takes seat %d", self.code, seat.name, seat.index)
+
+    def _stand(self, conn: Connection, member: Member) -> None:
+        if self._status(member) == "watching":
+            raise ProtocolError("wrong_phase", "stand: you are already watching")
+        if self.phase == "playing" and member.seat is not None:
+            raise ProtocolError("wrong_phase", "stand: you cannot leave your seat during a game; resign "
+                                "to stop playing")
+        if member.seat is not None:
+            seat = self.seats[member.seat]
+            seat.kind, seat.name, seat.token_hash, seat.conn, seat.ready = "open", None, None, None, False
+            if member.token_hash is not None:
+                self.known_members[member.token_hash] = member.name or "Player"
+        elif member.token_hash in self.waiting:
+            self.waiting.remove(member.token_hash)
+        self.connections[conn] = Member(None, member.token_hash, member.name)  # still the host if so
+        self._seat_the_waiting()
+        self.save()
+        self._broadcast_room()
+
+    def _status(self, member: Member) -> str:
+        """``player``, ``waiting`` (for the next game) or ``watching``."""
+        if member.seat is not None:
+            return "player"
+        if member.token_hash is not None and member.token_hash in self.waiting:
+            return "waiting"
+        return "watching"
 
     def _watch(self, conn: Connection) -> None:
         if conn in self.connections:
             raise ProtocolError("wrong_phase", "this connection has already joined")
         self.connections[conn] = Member(None, None, None)
         conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
-                   "seat": None, "token": None, "host": False, "name": None})
+                   "seat": None, "token": None, "host": False, "name": None, "status": "watching"})
         self._broadcast_room()
         self._send_current_state(conn)
 
@@ -463,10 +519,12 @@ class Room:
         elif isinstance(message, Start):
             if self.phase != "lobby":
                 raise ProtocolError("wrong_phase", "the game has already started; use rematch after it ends")
+            self._fill_or_remove_open_seats(message)
             self._start_game()
         elif isinstance(message, Rematch):
             if self.phase != "over":
                 raise ProtocolError("wrong_phase", "a rematch comes after a game has ended")
+            self._seat_the_waiting()
             self._start_game()
         elif self.phase == "playing":
             raise ProtocolError("wrong_phase", "settings cannot change during a game")
@@ -474,6 +532,8 @@ class Room:
             self._configure(message)
         elif isinstance(message, SetSeat):
             self._set_seat(message)
+        elif isinstance(message, MoveSeat):
+            self._move_seat(message)
         self.save()
         self._broadcast_room()
 
@@ -489,6 +549,7 @@ class Room:
                                 "removed; kick them first")
         self.settings.rules = rules
         self.seats = self.seats[:seats] + [Seat(i) for i in range(len(self.seats), seats)]
+        self._seat_the_waiting()
         if message.pace is not None:
             self.settings.pace = message.pace
         if message.turn_timeout_ms is not None:
@@ -506,6 +567,40 @@ class Room:
         seat.bot = message.bot
         seat.name = None
         self._name_bots()
+        if message.bot is None:
+            self._seat_the_waiting()
+
+    def _move_seat(self, message: MoveSeat) -> None:
+        last = len(self.seats) - 1
+        if message.from_seat > last or message.to_seat > last:
+            raise ProtocolError("bad_message", f"move_seat: seats are numbered 0 to {last}")
+        order = list(self.seats)
+        order[message.from_seat], order[message.to_seat] = order[message.to_seat], order[message.from_seat]
+        self._renumber(order)
+
+    def _renumber(self, order: list[Seat]) -> None:
+        """Seat ``order`` as the room's seats, numbered afresh; connections follow their seats."""
+        for index, seat in enumerate(order):
+            seat.index = index
+            if seat.conn is not None and seat.conn in self.connections:
+                self.connections[seat.conn].seat = index
+        self.seats = order
+        self._name_bots()
+
+    def _fill_or_remove_open_seats(self, message: Start) -> None:
+        open_seats = [seat for seat in self.seats if seat.kind == "open"]
+        if not open_seats:
+            return
+        if message.open_seats == "bots":
+            for seat in open_seats:
+                seat.kind, seat.bot = "bot", message.bot
+            self._name_bots()
+            return
+        left = [seat for seat in self.seats if seat.kind != "open"]
+        if len(left) < 2:
+            raise ProtocolError("bad_message", "start: a game needs at least two players; fill the "
+                                "open seats with bots or wait for a friend")
+        self._renumber(left)
 
     def _kick(self, member: Member, index: int) -> None:
         if index >= len(self.seats) or self.seats[index].kind != "human":
@@ -515,6 +610,8 @@ class Room:
             raise ProtocolError("bad_message", "kick: the host cannot kick themselves")
         assert seat.token_hash is not None
         self.kicked.add(seat.token_hash)
+        if seat.token_hash in self.waiting:
+            self.waiting.remove(seat.token_hash)
         self.store.add_kicked(self.code, seat.token_hash)
         if seat.conn is not None:
             self.connections[seat.conn] = Member(None, None, None)
@@ -583,11 +680,11 @@ class Room:
         self._saved_actions = self._tracked_actions = game.action_count
         self._judged = list(judged)
         self._saved_judged = len(self._judged)
-        self._verdicts = {}
-        self._contest = None
+        self._links = {}
         self._shown_pile = [str(card) for card in game.live_pile]
-        self._tallies = [Tally() for _ in self.seats]
+        self.tally = ContestTally(len(self.seats))
         self._finished = False
+        self.history.start_game(self.games_played)
         self.phase = "playing"
         self.save()
         self.table.start()
@@ -661,7 +758,8 @@ class Room:
                 await asyncio.sleep(0)
                 continue
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), timeout)
+                async with asyncio.timeout(timeout):  # (no task made per wake-up, as wait_for would)
+                    await wake.wait()
 
     def _poke(self) -> None:
         if self._wake is not None:
@@ -769,16 +867,17 @@ class Room:
             table.fire_due(horizon)
         self._track_slaps([])  # slaps the engine took silently (held in a tie window)
         self._save_new_actions()
-        contest = self._contest
-        if contest is not None and (game.over or horizon >= contest.first_at + CONTEST_WINDOW_MS):
-            self._close_contest()
+        due = self.tally.due_at()
+        if due is not None and (game.over or horizon >= due):
+            self.tally.close()
+        self._send_judgements()
         if game.over and not self._finished:
             self._finish()
 
     def _commit(self, action: PendingAction) -> None:
         assert self.table is not None and self.game is not None
         if action.kind == "slap":
-            self._verdicts[(action.seat, int(action.judged_at))] = action
+            self._links[(action.seat, int(action.judged_at))] = round(action.verdict.link_ms)
         before = self.game.action_count
         self.table.submit(action.seat, action.kind, at=action.judged_at)  # type: ignore[arg-type]
         accepted = self.game.action_count > before and self.game.actions_since(before)[-1][0] == action.kind
@@ -799,8 +898,9 @@ class Room:
         upcoming = self.table.next_due()
         if upcoming is not None:
             due.append(upcoming[0])
-        if self._contest is not None:
-            due.append(self._contest.first_at + CONTEST_WINDOW_MS)
+        contest_due = self.tally.due_at()
+        if contest_due is not None:
+            due.append(contest_due)
         return min(due) + self.settle_ms if due else None
 
     def _save_new_actions(self) -> None:
@@ -841,20 +941,26 @@ class Room:
             self._card_version = self.version
         event_dicts = [event.to_dict() for event in events]
         lines = [self._line(event) for event in events]
-        settle = round(self.settle_ms)
-        views: dict[int | None, dict[str, Any]] = {}
+        self.history.add_state(self.games_played, self.version, event_dicts, lines)
+        # Encode once per audience: the public part (events, lines, versions) once per step,
+        # each seat's view once, and the same text to every connection of that audience.
+        public = _encode({"type": "state", "version": self.version, "game": self.games_played,
+                          "settle_ms": round(self.settle_ms), "events": event_dicts, "lines": lines})
+        encoded: dict[int | None, str] = {}
         for conn, member in list(self.connections.items()):
-            view = views.get(member.seat)
-            if view is None:
-                view = views[member.seat] = game.observe(member.seat)
-            conn.send({"type": "state", "version": self.version, "settle_ms": settle,
-                       "observation": view, "events": event_dicts, "lines": lines})
+            text = encoded.get(member.seat)
+            if text is None:
+                view = _encode(game.observe(member.seat))
+                text = encoded[member.seat] = f'{public[:-1]},"observation":{view}}}'
+            conn.send_state(self.version, text)
 
     def _send_current_state(self, conn: Connection) -> None:
         if self.game is None or self.phase == "lobby":
             return
         member = self.connections[conn]
-        conn.send({"type": "state", "version": self.version, "settle_ms": round(self.settle_ms),
+        conn.send(self.history.message(None))  # the log so far, so a reloaded page redraws it
+        conn.send({"type": "state", "version": self.version, "game": self.games_played,
+                   "settle_ms": round(self.settle_ms),
                    "observation": self.game.observe(member.seat), "events": [], "lines": []})
         if self.phase == "over" and self._game_over is not None:
             conn.send(self._game_over)  # a page opened after the end still shows the results
@@ -880,8 +986,8 @@ class Room:
     # ------------------------------------------------------------------ contested slaps
 
     def _track_slaps(self, events: Sequence[Event]) -> None:
-        """Follow the slaps on each pile state: every slap action the engine accepted since
-        the last call (``events`` are the step's), and what came of each."""
+        """Hand the tally every slap action the engine accepted since the last call and the
+        step's events (``events``), then send the judgements of the contests that closed."""
         game = self.game
         assert game is not None
         actions = game.actions_since(self._tracked_actions)
@@ -889,72 +995,21 @@ class Room:
         # Slaps never play a card, so every slap here came before any card this step played.
         cards_before = game.cards_played - sum(isinstance(e, CardPlayed) for e in events)
         for kind, seat, at in actions:
-            if kind != "slap" or seat is None:
-                continue
-            contest = self._contest
-            if contest is None or contest.cards_played != cards_before:
-                self._close_contest()
+            if kind == "slap" and seat is not None:
                 # the pile the slap was made on: the step being tracked may have taken it
-                contest = self._contest = Contest(cards_before, at, list(self._shown_pile))
-            pending = self._verdicts.pop((seat, at), None)
-            link = 0 if pending is None else round(pending.verdict.link_ms)
-            contest.slaps.append(SlapRecord(seat, at, self._reaction_ms(seat, at), link))
-        for event in events:
-            if isinstance(event, SlapWon) and event.seat is not None:
-                self._settle_slap(event.seat, "won", event.pattern)
-                if event.pattern != "claim":
-                    tally = self._tallies[event.seat]
-                    tally.slaps += 1
-                    reaction = self._reaction_ms(event.seat, event.at)
-                    if reaction is not None:
-                        tally.reactions.append(reaction)
-            elif isinstance(event, Misslap) and event.seat is not None:
-                self._settle_slap(event.seat, "misslap")
-                self._tallies[event.seat].misslaps += 1
-            elif isinstance(event, SlapIgnored) and event.seat is not None:
-                self._settle_slap(event.seat, _SLAP_RESULTS.get(event.reason, "ignored"))
-            elif isinstance(event, SlapTie):
-                for seat in event.seats:
-                    if seat != event.winner:
-                        self._settle_slap(seat, "void" if event.outcome == "void" else "tie")
-            elif isinstance(event, CardPlayed) and self._contest is not None:
-                self._close_contest()
+                self.tally.slap(cards_before, seat, at, self._shown_pile, self._reaction_ms(seat, at),
+                                self._links.pop((seat, at), 0))
+        self.tally.events(events, self._reaction_ms)
+        self._send_judgements()
 
-    def _settle_slap(self, seat: int, result: str, pattern: str | None = None) -> None:
-        contest = self._contest
-        if contest is None:
-            return
-        for record in contest.slaps:
-            if record.seat == seat and record.result is None:
-                record.result, record.pattern = result, pattern
-                return
-
-    def _close_contest(self) -> None:
-        contest, self._contest = self._contest, None
-        if contest is None or len({s.seat for s in contest.slaps}) < 2:
-            return
-        names = self._names
-        parts = []
-        for slap in sorted(contest.slaps, key=lambda s: s.at):
-            timing = f"{slap.reaction_ms} ms" if slap.reaction_ms is not None else "no stamp"
-            if slap.link_ms >= 1:
-                timing += f" (+{slap.link_ms} ms link, compensated)"
-            parts.append(f"{names[slap.seat]} {timing}")
-        winner = next((s for s in contest.slaps if s.result == "won"), None)
-        if winner is not None:
-            what = "the pile" if winner.pattern in (None, "claim") else \
-                f"the {(winner.pattern or '').replace('_', ' ')}"
-            outcome = f"{names[winner.seat]} takes {what}"
-        elif any(s.result == "void" for s in contest.slaps):
-            outcome = "a tie: play on"
-        else:
-            outcome = "nobody wins the pile"
-        self._broadcast({
-            "type": "judgement", "pile": contest.pile,
-            "slaps": [{"seat": s.seat, "name": names[s.seat], "reaction_ms": s.reaction_ms,
-                       "link_ms": s.link_ms, "compensated": s.link_ms >= 1,
-                       "result": s.result or "ignored"} for s in contest.slaps],
-            "text": f"{', '.join(parts)}: {outcome}"})
+    def _send_judgements(self) -> None:
+        """A ``judgement`` for each contested slap the tally closed, kept in the history."""
+        for contest in self.tally.take_closed():
+            judgement = {"type": "judgement", "version": self.version, "game": self.games_played,
+                         "pile": contest.pile, "slaps": judgement_slaps(contest, self._names),
+                         "text": judgement_text(contest, self._names)}
+            self.history.add_judgement(self.version, judgement)
+            self._broadcast(judgement)
 
     # ------------------------------------------------------------------ the end
 
@@ -962,19 +1017,20 @@ class Room:
         game, game_id = self.game, self.game_id
         assert game is not None and game_id is not None
         self._finished = True
-        self._close_contest()
+        self.tally.close()
+        self._send_judgements()
         self._save_new_actions()
         record = game.to_record()
         record["names"] = list(self._names)
         record["room"] = self._room_info()
         record["judging"] = list(self._judged)
-        tallies = [t.public() for t in self._tallies]
+        tallies = [t.public() for t in self.tally.tallies]
         results = [SeatResult(seat.index, seat.kind if seat.kind != "open" else "bot",
                               self._names[seat.index],
                               seat.token_hash if seat.kind == "human" else None,
-                              game.winner == seat.index, self._tallies[seat.index].slaps,
-                              self._tallies[seat.index].misslaps,
-                              tuple(self._tallies[seat.index].reactions)) for seat in self.seats]
+                              game.winner == seat.index, tallies[seat.index]["slaps"],
+                              tallies[seat.index]["misslaps"],
+                              tuple(self.tally.tallies[seat.index].reactions)) for seat in self.seats]
         self.store.finish_game(game_id, record, game.winner, game.end_reason, results)
         self.phase = "over"
         self.save()
@@ -988,6 +1044,9 @@ class Room:
             "results": [{"seat": seat.index, "name": self._names[seat.index], "kind": seat.kind,
                          **tallies[seat.index]} for seat in self.seats]}
         self._broadcast(self._game_over)
+        if self.waiting:
+            self._seat_the_waiting()  # people who waited sit down now, for the rematch
+            self.save()
         self._broadcast_room()
 
     # ------------------------------------------------------------------ room messages
@@ -1009,25 +1068,46 @@ class Room:
         message: dict[str, Any] = {
             "type": "room", "code": self.code, "phase": self.phase,
             "rules": {"name": rules.name, "summary": rules.summary, "toml": rules.to_toml(),
-                      "lines": explain(rules), "preset": rules.name in PRESET_NAMES},
+                      "lines": explain(rules), "preset": rules.name in PRESET_NAMES,
+                      "patterns": pattern_examples(rules)},
             "settings": {"seats": len(self.seats), "pace": self.settings.pace,
                          "turn_timeout_ms": self.settings.turn_timeout_ms,
                          "judging": self.settings.judging, "seeded": self.settings.seed is not None},
             "seats": seats,
-            "spectators": sum(1 for m in self.connections.values() if m.seat is None),
+            "spectators": sum(1 for m in self.connections.values()
+                              if m.seat is None and m.token_hash not in self.waiting),
+            "waiting": [{"name": self.known_members.get(token_hash, "Player")}
+                        for token_hash in self.waiting],
+            "open_seats": sum(1 for seat in self.seats if seat.kind == "open"),
             "games_played": self.games_played, "game_id": self.game_id,
             "settle_ms": round(self.settle_ms),
         }
         if member is not None:
-            message["you"] = {"seat": member.seat, "host": self._is_host(member.token_hash)}
+            message = self._for_member(message, member)
         return message
+
+    def _for_member(self, public: dict[str, Any], member: Member) -> dict[str, Any]:
+        """The ``room`` message for one member: ``you`` (seat, host, status, name), and ``you``
+        marked on their own seat and in the waiting list."""
+        return {
+            **public,
+            "seats": [{**entry, "you": entry["seat"] == member.seat} for entry in public["seats"]],
+            "waiting": [{**entry, "you": member.token_hash == token_hash}
+                        for entry, token_hash in zip(public["waiting"], self.waiting, strict=True)],
+            "you": {"seat": member.seat, "host": self._is_host(member.token_hash),
+                    "status": self._status(member), "name": member.name},
+        }
 
     def _broadcast_room(self) -> None:
         self._last_room_update = self.clock.now()
         public = self.summary()
+        # the bulk (rules, settings) is the same for everyone: encode it once, and only the
+        # parts that say "you" once per member
+        shared = _encode({key: value for key, value in public.items() if key not in ("seats", "waiting")})
         for conn, member in list(self.connections.items()):
-            conn.send({**public, "you": {"seat": member.seat,
-                                         "host": self._is_host(member.token_hash)}})
+            own = self._for_member(public, member)
+            personal = _encode({"seats": own["seats"], "waiting": own["waiting"], "you": own["you"]})
+            conn.send_encoded(f"{shared[:-1]},{personal[1:]}")
 
     def _maybe_update_room(self) -> None:
         if self.clock.now() - self._last_room_update >= ROOM_UPDATE_GAP_MS:

@@ -78,6 +78,7 @@ from ratscrew.sim.kernel_compiled import (
     R_HAS_TRIPLE,
     R_HIGHEST_BOTTOM_LEADS,
     R_LAST_HOLDER_PLAYS,
+    R_LATE_WINDOW,
     R_MISSLAP_CARDS,
     R_NEXT_PAYS,
     R_OUT_AFTER,
@@ -161,6 +162,7 @@ def _rules_array(rules: Ruleset, players: int) -> npt.NDArray[np.int64]:
     conf[R_BAR_AFTER] = rules.slap_in_bar_after
     conf[R_FAILURE] = rules.failure_rule
     conf[R_TIE_WINDOW] = rules.tie_window_ms
+    conf[R_LATE_WINDOW] = max(rules.tie_window_ms, rules.too_slow_ms)
     conf[R_SLAP_IN] = rules.out_of_cards == "slap_in"
     conf[R_FINISHING_OUT] = rules.finishing_out
     conf[R_LAST_HOLDER_PLAYS] = rules.last_holder_plays_turn

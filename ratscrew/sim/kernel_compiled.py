@@ -343,7 +343,8 @@ R_TIE_RANDOM = 24  # tie_policy random (with R_TIE_WINDOW > 0)
 R_OUT_OF_TURN_BURN = 25
 R_DOUBLE_BURN = 26
 R_COUNTING = 27  # some bot remembers cards: log the hand moves of each action
-R_SIZE = 28
+R_LATE_WINDOW = 28  # a slap this soon after the pile was taken is too slow: max(tie_window, too_slow)
+R_SIZE = 29
 # The ruleset array ``conf`` holds the settings (``R_*``) and then three tables:
 C_PATTERNS = R_SIZE  # the slap pattern codes in the ruleset's order (R_PATTERNS of them)
 C_CHANCES = C_PATTERNS + 10  # chances by rank (0 for number cards)
@@ -1380,7 +1381,7 @@ def slap(
     claim = game[G_AWARD] == 1 and game[G_AW_WINNER] == seat
     if not claim:
         late = game[G_LAST_WIN_CARDS] == game[G_CARDS] and (
-            at - game[G_LAST_WIN_AT] < conf[R_TIE_WINDOW])
+            at - game[G_LAST_WIN_AT] < conf[R_LATE_WINDOW])
         if late or game[G_VOID_TOP] == game[G_CARDS] or _in_tie(game, seat):
             game[E_COUNT] += 1  # ignored: late, voided or a repeat
             game[E_SLAPPERS] |= np.int64(1) << seat

@@ -11,7 +11,7 @@ ruleset's deck, dealt round-robin from seat 0.
 
 **Random numbers.** The bot at ``seat`` draws from its own ``random.Random(bot_seed(seed,
 seat))`` (the same generators as the project's reference simulation,
-:func:`ratscrew.sim.runner.bot_rng`), with the standard library's ``random()``, ``gauss()``
+:func:`ratscrew.sim.jobs.bot_rng`), with the standard library's ``random()``, ``gauss()``
 and ``expovariate()``. Each bot consumes its stream in the order below; bots never share one.
 
 **The bots** follow :mod:`ratscrew.bots.profile` as the table bots of
@@ -58,7 +58,7 @@ re-plans. The run stops when the game is over, when ``max_cards`` cards have bee
 ``MAX_REJECTIONS_IN_A_ROW`` refusals in a row.
 
 This is the same game as the table bots play (``tests/test_kernel.py`` checks it against
-:func:`ratscrew.sim.runner.play_reference_game` for every preset and bot level). A slap into an
+:func:`ratscrew.sim.jobs.play_reference_game` for every preset and bot level). A slap into an
 open tie window (``void`` and ``random`` ties) produces no event, so nobody re-plans until the
 window closes, with an event naming every tied seat.
 

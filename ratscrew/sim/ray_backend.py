@@ -13,7 +13,7 @@ from typing import Any
 
 from ratscrew.bots.profile import BotProfile
 from ratscrew.ruleset import Ruleset
-from ratscrew.sim.runner import Batch, run_games
+from ratscrew.sim.jobs import Batch, run_batch
 from ratscrew.sim.summary import GameSummary
 
 
@@ -28,11 +28,6 @@ def _import_ray() -> Any:
         raise RayUnavailableError(
             "--backend ray needs Ray: pip install 'ratscrew[ray]'") from None
     return ray
-
-
-def _play_batch(rules: Ruleset, profiles: tuple[BotProfile, ...], seeds: list[int], engine: str,
-                max_cards: int) -> list[GameSummary]:
-    return run_games(rules, profiles, seeds, engine, max_cards)
 
 
 def run_batches_on_ray(
@@ -57,7 +52,7 @@ def run_batches_on_ray(
             options["num_cpus"] = num_cpus
         ray.init(**options)
     try:
-        play = ray.remote(_play_batch)
+        play = ray.remote(run_batch)
         rules_ref = ray.put(rules)
         refs = {play.remote(rules_ref, profiles, batch.seeds(run_seed), engine, max_cards): batch
                 for batch in parts}

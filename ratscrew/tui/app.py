@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.css.query import NoMatches
 from textual.events import Key
@@ -53,6 +53,7 @@ from ratscrew.tui.screens import (
 )
 from ratscrew.tui.stats import game_stats
 from ratscrew.tui.table import SeatInfo, SeatPanel, TableView
+from ratscrew.tui.view import TableScreen
 
 Clock = Literal["real", "virtual"]
 PACE_STEP = 1.25
@@ -109,8 +110,8 @@ def refusal_text(rejection: Rejection, name: str, observation: dict[str, Any],
     return f"{name}: {error}"
 
 
-class GameScreen(Screen[None]):
-    """The table, the log and the key bar; turns the players' keys into actions."""
+class GameScreen(TableScreen):
+    """The table, the log and the key bar of a local game; turns the players' keys into actions."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pause", "pause"),
@@ -118,24 +119,10 @@ class GameScreen(Screen[None]):
         Binding("minus", "app.pace(-1)", "slower bots"),
     ]
 
-    def __init__(self, table_view: TableView) -> None:
-        super().__init__(id="game")
-        self.table_view = table_view
-
-    def compose(self) -> ComposeResult:
-        yield Static(id="topbar")
-        yield self.table_view
-        log = GameLog(self.table_view.names)
-        log.can_focus = False
-        yield log
-        yield Static(id="keybar")
-
-    def on_key(self, event: Key) -> None:
-        """A player's play or slap key acts at once; any other key is left alone."""
+    def player_key(self, event: Key) -> bool:
+        """A player's play or slap key acts at once."""
         app = self.app
-        if isinstance(app, PlayApp) and app.handle_player_key(event.key):
-            event.stop()
-            event.prevent_default()
+        return isinstance(app, PlayApp) and app.handle_player_key(event.key)
 
 
 class PlayApp(App[None]):

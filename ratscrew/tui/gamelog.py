@@ -76,7 +76,7 @@ def verdict(events: Iterable[Event], names: Sequence[str]) -> Text | None:
     >>> from ratscrew.events import Misslap
     >>> miss = Misslap(at=0, seat=1, penalty="lockout", cards=(), pile_to=None, why="the pile is empty")
     >>> verdict([miss], ["You", "Bot 1"]).plain
-    '✘ Bot 1 misslaps (the pile is empty): may not slap until someone else wins a pile'
+    '✘ Bot 1 slapped an empty pile. Bot 1 may not slap until someone else wins a pile'
     """
     judged = [e for e in events if isinstance(e, (SlapWon, Misslap, SlapIgnored, SlapTie))]
     if not judged:
@@ -97,3 +97,66 @@ class GameLog(RichLog):
         """Write one line per event."""
         for event in events:
             self.write(log_line(event, self.names))
+
+
+# ---------------------------------------------------------------------------------- told lines
+# An online table is told its events as JSON (`Event.to_dict`) with the server's words for them;
+# these give those lines the same time stamp, mark and colour as the events of a local game.
+
+
+def _event_classes(base: type[Event] = Event) -> dict[str, type[Event]]:
+    """Every event class by its ``kind``."""
+    found: dict[str, type[Event]] = {}
+    for sub in base.__subclasses__():
+        found[sub.kind] = sub
+        found.update(_event_classes(sub))
+    return found
+
+
+_KINDS = _event_classes()
+_JUDGED = (SlapWon, Misslap, SlapIgnored, SlapTie)
+
+
+def kind_look(kind: str) -> tuple[str, str]:
+    """The mark and style of an event kind, as :func:`log_line` draws that event.
+
+    >>> kind_look("slap_won"), kind_look("challenge_passed"), kind_look("something_new")
+    (('✔ ', 'bold green'), ('', 'yellow'), ('', ''))
+    """
+    event_class = _KINDS.get(kind)
+    if event_class is not None:
+        for styled, look in _STYLES.items():
+            if issubclass(event_class, styled):
+                return look
+    return "", ""
+
+
+def told_line(event: dict[str, object], text: str) -> Text:
+    """One event told as JSON (with ``kind`` and ``at``) and its words, as a log line.
+
+    >>> told_line({"kind": "slap_won", "at": 61_500}, "Ann slaps a double (7♥ 7♠) in 212 ms").plain
+    '01:01.5 ✔ Ann slaps a double (7♥ 7♠) in 212 ms'
+    """
+    mark, style = kind_look(str(event.get("kind", "")))
+    at = event.get("at")
+    line = Text()
+    if isinstance(at, (int, float)):
+        line.append(clock_label(int(at)) + " ", style="dim")
+    line.append(mark + text, style=style)
+    return line
+
+
+def told_verdict(events: Sequence[dict[str, object]], lines: Sequence[str]) -> Text | None:
+    """Like :func:`verdict`, for events told as JSON with their words: the latest judged slap.
+
+    >>> told_verdict([{"kind": "card_played"}, {"kind": "misslap"}],
+    ...              ["Bob plays 8♠", "Bob misslaps: burns 3♦"]).plain
+    '✘ Bob misslaps: burns 3♦'
+    """
+    judged = [(event, line) for event, line in zip(events, lines, strict=False)
+              if (kind := _KINDS.get(str(event.get("kind", "")))) is not None and issubclass(kind, _JUDGED)]
+    if not judged:
+        return None
+    event, line = judged[-1]
+    mark, style = kind_look(str(event.get("kind", "")))
+    return Text(mark + line, style=style)

@@ -3,7 +3,7 @@ end of the game with each player's figures."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -25,8 +25,10 @@ APP_KEYS = "Esc pause · F1 help · F2 settings · +/- bot pace · ^Q quit"
 """The keys the game keeps for itself, as the key bar shows them."""
 
 
-def rules_text(rules: Ruleset, names: Sequence[str], keys: Sequence[SeatKeys]) -> Text:
-    """The help page: who plays with which keys, the game's own keys, then the rules."""
+def rules_text(rules: Ruleset, names: Sequence[str], keys: Sequence[SeatKeys],
+               own_keys: Mapping[str, str] = RESERVED_KEYS) -> Text:
+    """The help page: who plays with which keys, the game's own keys (``own_keys``: key ->
+    what it does), then the rules."""
     text = Text()
     text.append(f"{rules.name} rules", style="bold underline")
     if rules.summary:
@@ -36,7 +38,7 @@ def rules_text(rules: Ruleset, names: Sequence[str], keys: Sequence[SeatKeys]) -
         text.append(f"- {name}: {key_label(seat_keys.play)} plays your top card, "
                     f"{key_label(seat_keys.slap)} slaps the pile\n")
     reserved: dict[str, list[str]] = {}
-    for key, what in RESERVED_KEYS.items():
+    for key, what in own_keys.items():
         reserved.setdefault(what, []).append(key_label(key))
     for what, labels in reserved.items():
         text.append(f"- {' or '.join(labels)}: {what}\n")
@@ -54,9 +56,10 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,f1,question_mark,q", "close", "close")]
 
-    def __init__(self, rules: Ruleset, names: Sequence[str], keys: Sequence[SeatKeys]) -> None:
+    def __init__(self, rules: Ruleset, names: Sequence[str], keys: Sequence[SeatKeys],
+                 own_keys: Mapping[str, str] = RESERVED_KEYS) -> None:
         super().__init__(classes="dialog-screen")
-        self.body = rules_text(rules, names, keys)
+        self.body = rules_text(rules, names, keys, own_keys)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="help-dialog") as dialog:

@@ -38,7 +38,9 @@ export function drawPile(pile, cards, fanned = 4) {
   });
   pile.dataset.cards = cards.join(" ");
   pile.dataset.count = String(cards.length);
-  pile.setAttribute("aria-label", cards.length
+  // the name comes from the contents (the cards' own labels and this text), so what is seen
+  // and what is read out always agree
+  pile.append(el("span", "sr-only", cards.length
     ? `The pile, ${cards.length} cards, top ${cardFace(cards[cards.length - 1]).label}: tap to slap`
-    : "The pile is empty");
+    : "The pile is empty"));
 }

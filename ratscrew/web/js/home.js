@@ -16,7 +16,7 @@ function renderSeatChoices() {
     const label = el("label", "", `Seat ${seat + 1} `);
     const choice = /** @type {HTMLSelectElement} */ (el("select"));
     choice.dataset.testid = `seat-choice-${seat}`;
-    const person = /** @type {HTMLOptionElement} */ (el("option", "", seat === 0 ? "you" : "a friend"));
+    const person = /** @type {HTMLOptionElement} */ (el("option", "", seat === 0 ? "you" : "a friend (open seat)"));
     person.value = "";
     choice.append(person);
     for (const level of levels) {
@@ -24,7 +24,8 @@ function renderSeatChoices() {
       option.value = level;
       choice.append(option);
     }
-    choice.value = previous[seat] ?? (seat === 0 ? "" : "casual");
+    // the default room waits for friends: every seat is open; bots are there to choose
+    choice.value = previous[seat] ?? "";
     label.append(choice);
     box.append(label);
   }

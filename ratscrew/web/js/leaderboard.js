@@ -15,8 +15,8 @@ async function show() {
       const row = el("tr");
       row.append(el("td", "", String(i + 1)), el("td", "", p.name), el("td", "", String(p.games)),
         el("td", "", String(p.wins)), el("td", "", `${Math.round(p.win_rate * 100)}%`),
-        el("td", "", String(p.slaps)), el("td", "", String(p.misslaps)),
-        el("td", "", formatMs(p.median_reaction_ms)), el("td", "", formatMs(p.best_reaction_ms)));
+        el("td", "wide", String(p.slaps)), el("td", "wide", String(p.misslaps)),
+        el("td", "", formatMs(p.median_reaction_ms)), el("td", "wide", formatMs(p.best_reaction_ms)));
       return row;
     }));
     byId("empty").hidden = board.players.length > 0;

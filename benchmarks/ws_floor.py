@@ -1,0 +1,233 @@
+"""The floor under the room server: what the same uvicorn/Starlette stack costs to send a message.
+
+Runs ``benchmarks/server_load.py``'s measurement of ``ratscrew serve`` (rooms of four scripted
+players), then starts a bare Starlette websocket app on the same uvicorn that does nothing but
+send one pre-encoded text message of the same average size, at the same rate per socket, to the
+same number of sockets (grouped in fours, a "room" at a time, as a room broadcasts a state).
+Both runs measure the server process's CPU over the same window and divide it by the messages
+the clients received: the CPU microseconds one outgoing message costs. It prints both figures
+and their ratio (the room server's cost as a multiple of the floor).
+
+Usage: ``.venv/bin/python benchmarks/ws_floor.py [--rooms N] [--seconds T] [--json]``.
+``--serve`` (internal) runs the bare app itself. It prints figures; nothing is asserted. Every
+run is bounded and stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import os
+import random
+import select
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from server_load import cpu_seconds, rss_mb, run_once
+from websockets.asyncio.client import connect
+
+ROOM_SIZE = 4
+"""Sockets per room: the load benchmark's rooms seat four players."""
+
+
+# ---------------------------------------------------------------------- the bare server
+
+
+def serve(port: int, size: int, per_socket_rate: float) -> None:
+    """Run the bare app: every group of four sockets is sent ``payload`` at random intervals
+    averaging ``per_socket_rate`` messages a second per socket (Poisson arrivals, as states
+    come at human pace)."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import WebSocketRoute
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+
+    payload = json.dumps({"type": "state", "pad": "x" * max(0, size - 27)})
+    groups: list[list[WebSocket]] = [[]]
+
+    async def room_loop(members: list[WebSocket]) -> None:
+        rng = random.Random(id(members))
+        while True:
+            await asyncio.sleep(rng.expovariate(per_socket_rate))
+            # the same bytes to every member, as a room publishes one state to its audience;
+            # one after the other, the cheapest way this stack sends (no task per send)
+            for ws in list(members):
+                try:
+                    await ws.send_text(payload)
+                except Exception:
+                    members.remove(ws)
+
+    async def endpoint(websocket: WebSocket) -> None:
+        await websocket.accept()
+        group = groups[-1]
+        group.append(websocket)
+        if len(group) == ROOM_SIZE:
+            asyncio.get_running_loop().create_task(room_loop(group))
+            groups.append([])
+        try:
+            while True:
+                await websocket.receive_text()
+        except WebSocketDisconnect:
+            with contextlib.suppress(ValueError):
+                group.remove(websocket)
+
+    app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", port))
+    print(f"listening on http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])
+
+
+@dataclass
+class FloorServer:
+    url: str
+    pid: int
+
+
+@contextlib.contextmanager
+def floor_server(size: int, per_socket_rate: float) -> Iterator[FloorServer]:
+    """The bare app as a subprocess on a free loopback port."""
+    process = subprocess.Popen(
+        [sys.executable, __file__, "--serve", "--size", str(size), "--rate", str(per_socket_rate)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert process.stdout is not None
+        deadline, url = time.monotonic() + 30, None
+        while url is None and time.monotonic() < deadline and process.poll() is None:
+            ready, _, _ = select.select([process.stdout], [], [], 0.5)
+            if ready:
+                line = process.stdout.readline()
+                if line.startswith("listening on "):
+                    url = line.split()[-1]
+        if url is None:
+            raise RuntimeError("the bare websocket server did not start")
+        yield FloorServer(url, process.pid)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+# ---------------------------------------------------------------------- its clients
+
+
+async def receive(url: str, sockets: int, ramp_s: float, seconds: float) -> tuple[int, int, float]:
+    """Open ``sockets`` connections over ``ramp_s``, then count what arrives for ``seconds``:
+    (messages, lost connections, this process's CPU seconds while measuring)."""
+    counted = 0
+    lost = 0
+    measuring = False
+
+    async def one(index: int) -> None:
+        nonlocal counted, lost
+        await asyncio.sleep(ramp_s * 0.7 * index / max(1, sockets))
+        try:
+            async with connect(url.replace("http", "ws") + "/ws", open_timeout=30, max_size=2**20) as ws:
+                async for _raw in ws:
+                    if measuring:
+                        counted += 1
+        except Exception:
+            if measuring:
+                lost += 1
+
+    tasks = [asyncio.create_task(one(i)) for i in range(sockets)]
+    await asyncio.sleep(ramp_s)
+    measuring = True
+    cpu = time.process_time()
+    await asyncio.sleep(seconds)
+    measuring = False
+    cpu = time.process_time() - cpu
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return counted, lost, cpu
+
+
+def client_worker(url: str, sockets: int, ramp_s: float, seconds: float,
+                  out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    out.put(asyncio.run(receive(url, sockets, ramp_s, seconds)))
+
+
+def run_floor(sockets: int, size: int, per_socket_rate: float, seconds: float, ramp_s: float,
+              processes: int = 2) -> dict[str, float]:
+    """Measure the bare app: CPU per message sent, messages per second, memory."""
+    with floor_server(size, per_socket_rate) as server:
+        out: multiprocessing.Queue[tuple[int, int, float]] = multiprocessing.Queue()
+        # whole rooms per process, so every group of four is filled
+        rooms = sockets // ROOM_SIZE
+        shares = [ROOM_SIZE * (rooms // processes + (1 if i < rooms % processes else 0))
+                  for i in range(processes)]
+        workers = [multiprocessing.Process(target=client_worker,
+                                           args=(server.url, share, ramp_s, seconds, out))
+                   for share in shares if share]
+        for process in workers:
+            process.start()
+        time.sleep(ramp_s)
+        cpu_before, wall_before = cpu_seconds(server.pid), time.monotonic()
+        time.sleep(seconds)
+        cpu = (cpu_seconds(server.pid) - cpu_before) / (time.monotonic() - wall_before)
+        rss = rss_mb(server.pid)
+        results = [out.get(timeout=60 + ramp_s + seconds) for _ in workers]
+        for process in workers:
+            process.join(timeout=30)
+            if process.is_alive():
+                process.kill()
+    received = sum(r[0] for r in results)
+    return {"sockets": sum(shares), "lost": sum(r[1] for r in results),
+            "msgs_out_per_s": received / seconds, "server_cpu_pct": 100 * cpu, "rss_mb": rss,
+            "load_cpu_pct": 100 * sum(r[2] for r in results) / seconds,
+            "server_cpu_us_per_msg_out": cpu * seconds / received * 1e6 if received else float("nan")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rooms", type=int, default=100, help="rooms of four players (default 100)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measuring time per run (default 20)")
+    parser.add_argument("--processes", type=int, default=2, help="load-generating processes (default 2)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per server")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--size", type=int, default=1000, help=argparse.SUPPRESS)
+    parser.add_argument("--rate", type=float, default=2.0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(0, args.size, args.rate)
+        return
+    if args.rooms < 1 or args.seconds <= 0 or args.processes < 1:
+        parser.error("--rooms, --seconds and --processes must be positive")
+    ramp = 5 + args.rooms / 25
+    room = run_once(args.rooms, args.seconds, args.processes, ramp)
+    size = round(room["bytes_per_msg_out"])
+    per_socket = room["msgs_out_per_s"] / max(1, room["sockets"])
+    floor = run_floor(int(room["sockets"]), size, per_socket, args.seconds, ramp, args.processes)
+    ratio = room["server_cpu_us_per_msg_out"] / floor["server_cpu_us_per_msg_out"]
+    if args.json:
+        for name, figures in (("ratscrew serve", room), ("bare websocket floor", floor)):
+            print(json.dumps({"server": name, **{k: round(v, 2) for k, v in figures.items()
+                                                 if k in floor}}))
+        print(json.dumps({"ratio": round(ratio, 2), "bytes_per_msg": size}))
+        return
+    print(f"machine: {os.cpu_count()} cores; servers and load generator share them")
+    print(f"{args.rooms} rooms, {room['sockets']:.0f} sockets, {size} bytes a message, "
+          f"{per_socket:.2f} messages a second per socket")
+    print(f"{'server':<22}{'msg/s out':>10}{'lost':>6}{'CPU %':>7}{'us/msg':>8}{'RSS MB':>8}"
+          f"{'load CPU %':>11}")
+    for name, figures in (("ratscrew serve", room), ("bare websocket floor", floor)):
+        print(f"{name:<22}{figures['msgs_out_per_s']:>10.0f}{figures['lost']:>6.0f}"
+              f"{figures['server_cpu_pct']:>7.0f}{figures['server_cpu_us_per_msg_out']:>8.1f}"
+              f"{figures['rss_mb']:>8.0f}{figures['load_cpu_pct']:>11.0f}")
+    print(f"ratio: the room server spends {ratio:.1f}x the floor's CPU per outgoing message")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+"""What an online client remembers between runs: the name it plays under and, for every room
+it sat in, the token that takes its seat back.
+
+The file is ``online.json`` in the user's state directory (``platformdirs.user_state_dir``:
+``~/.local/state/ratscrew`` on Linux, or ``$XDG_STATE_HOME/ratscrew``), readable by its owner
+only, because a token is the key to a seat. A file that cannot be read is set aside as
+``online.json.bad`` and the client starts afresh. The same file is the place for anything else a
+player owns on this computer (a player key, later).
+
+>>> import tempfile
+>>> saved = SavedState(Path(tempfile.mkdtemp()) / "online.json")
+>>> saved.token("http://127.0.0.1:8000", "K7QPX2") is None
+True
+>>> saved.save_token("http://127.0.0.1:8000", "K7QPX2", "secret")
+>>> SavedState(saved.path).token("http://127.0.0.1:8000", "K7QPX2")
+'secret'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+FILE_NAME = "online.json"
+MAX_ROOMS = 200
+"""Seats remembered at most; the oldest are forgotten first."""
+
+
+def default_path() -> Path:
+    """``online.json`` in the user's state directory for ratscrew."""
+    return Path(platformdirs.user_state_dir("ratscrew")) / FILE_NAME
+
+
+def _seat_key(server: str, code: str) -> str:
+    return f"{server} {code}"
+
+
+class SavedState:
+    """The client's saved name and seat tokens (see the module docstring)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path if path is not None else default_path()
+        self._data = self._load()
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get("seats", {}), dict):
+            with contextlib.suppress(OSError):
+                self.path.replace(self.path.with_name(self.path.name + ".bad"))
+            return {}
+        return data
+
+    def _write(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_name(self.path.name + ".tmp")
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            json.dump(self._data, file, indent=1, sort_keys=True)
+        partial.replace(self.path)
+
+    @property
+    def name(self) -> str | None:
+        """The name last played under, if any."""
+        name = self._data.get("name")
+        return name if isinstance(name, str) and name else None
+
+    def remember_name(self, name: str) -> None:
+        """Play under ``name`` next time too."""
+        if name != self.name:
+            self._data["name"] = name
+            self._write()
+
+    def _seats(self) -> dict[str, Any]:
+        seats = self._data.setdefault("seats", {})
+        assert isinstance(seats, dict)
+        return seats
+
+    def token(self, server: str, code: str) -> str | None:
+        """The token of the seat held in room ``code`` on ``server``, if any."""
+        entry = self._seats().get(_seat_key(server, code))
+        token = entry.get("token") if isinstance(entry, dict) else None
+        return token if isinstance(token, str) else None
+
+    def save_token(self, server: str, code: str, token: str) -> None:
+        """Keep the token the room issued, to take the seat back after a drop or a restart."""
+        seats = self._seats()
+        seats.pop(_seat_key(server, code), None)
+        seats[_seat_key(server, code)] = {"token": token}
+        while len(seats) > MAX_ROOMS:
+            del seats[next(iter(seats))]
+        self._write()
+
+    def forget_token(self, server: str, code: str) -> None:
+        """The token no longer works there (kicked, or the room forgot it)."""
+        if self._seats().pop(_seat_key(server, code), None) is not None:
+            self._write()

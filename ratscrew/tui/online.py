@@ -1,0 +1,623 @@
+"""``ratscrew join``: the terminal table seated in an online room (or watching it).
+
+The same screen as ``ratscrew play`` (:class:`ratscrew.tui.view.TableScreen`: seats, pile, log,
+key bar, colours) is fed from the room's websocket instead of a local table: each ``state``
+brings the engine's observation for this seat, the step's events and the server's words for
+them; ``judgement`` says who was how fast on a contested slap; ``room`` says who sits where;
+``game_over`` brings everyone's figures. Nothing here decides a rule: the player's keys become
+``play``, ``slap`` and ``resign`` messages and the server answers.
+
+Fair judging needs the player's reaction as the browser measures it: each state is stamped when
+it is on screen (after Textual's refresh), and a key press sends ``reaction_ms`` from the newest
+state on screen before it, with that state's ``version`` (:mod:`ratscrew.client.reaction`).
+
+The websocket (:class:`ratscrew.client.link.RoomLink`) runs in Textual's own event loop,
+answers pings at once and reconnects after a drop; each (re)connection joins with the token
+kept for this room (:mod:`ratscrew.client.saved`), so the seat comes back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from rich.table import Table as RichTable
+from rich.text import Text
+from textual._time import get_time
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.css.query import NoMatches
+from textual.events import Key
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from ratscrew.client.address import RoomAddress
+from ratscrew.client.link import RoomLink
+from ratscrew.client.reaction import ShownStates
+from ratscrew.client.saved import SavedState
+from ratscrew.ruleset import Ruleset, RulesetError
+from ratscrew.server.protocol import PROTOCOL_VERSION
+from ratscrew.tui.gamelog import GameLog, clock_label, told_line, told_verdict
+from ratscrew.tui.keys import DEFAULT_KEYS, SeatKeys, key_label
+from ratscrew.tui.screens import HelpScreen
+from ratscrew.tui.table import SeatInfo, TableView
+from ratscrew.tui.view import TableScreen
+
+ONLINE_KEYS: dict[str, str] = {
+    "escape": "the room: seats, start, results",
+    "f3": "the room: seats, start, results",
+    "f1": "help",
+    "question_mark": "help",
+    "f10": "resign",
+    "ctrl+q": "quit",
+    "ctrl+c": "quit",
+}
+"""Keys the online table keeps for itself, and what they do."""
+ONLINE_KEY_BAR = "Esc room · F1 help · F10 resign · ^Q quit"
+
+
+def replaced_text(why: str) -> str:
+    """What to say when the seat was taken over by another client with the same token.
+
+    >>> replaced_text("taken over")  # doctest: +NORMALIZE_WHITESPACE
+    'taken over: close the other ratscrew join or browser tab, or run this command again to take
+     the seat back here'
+    """
+    return (f"{why or 'this seat was taken over elsewhere'}: close the other ratscrew join or "
+            "browser tab, or run this command again to take the seat back here")
+
+
+def seat_name(seat: dict[str, Any]) -> str:
+    """How a seat of a ``room`` message is named at the table.
+
+    >>> seat_name({"kind": "open", "name": None}), seat_name({"kind": "bot", "name": "Casual bot"})
+    ('open seat', 'Casual bot')
+    """
+    name = seat.get("name")
+    return str(name) if name else ("open seat" if seat.get("kind") == "open" else "?")
+
+
+def seat_lines(room: dict[str, Any], you: int | None) -> list[str]:
+    """The lobby: one line per seat saying who sits there, you marked.
+
+    >>> room = {"seats": [
+    ...     {"seat": 0, "kind": "human", "name": "Ann", "host": True, "connected": True,
+    ...      "ready": True, "ping_ms": 23},
+    ...     {"seat": 1, "kind": "human", "name": "Tess", "host": False, "connected": True,
+    ...      "ready": False, "ping_ms": None},
+    ...     {"seat": 2, "kind": "bot", "name": "Casual bot", "bot": "casual"},
+    ...     {"seat": 3, "kind": "open", "name": None}]}
+    >>> for line in seat_lines(room, you=1): print(line)
+     1  Ann          host · ready · ping 23 ms
+     2  Tess (you)   here
+     3  Casual bot   casual bot
+     4  open seat    a person may sit here (or a bot at the start)
+    """
+    lines: list[str] = []
+    for seat in room.get("seats", []):
+        index = int(seat.get("seat", len(lines)))
+        name = seat_name(seat) + (" (you)" if index == you else "")
+        kind = seat.get("kind")
+        if kind == "bot":
+            what = f"{seat.get('bot')} bot"
+        elif kind == "open":
+            what = "a person may sit here (or a bot at the start)"
+        else:
+            tags = ["host"] if seat.get("host") else []
+            if not seat.get("connected"):
+                tags.append("away")
+            elif seat.get("ready"):
+                tags.append("ready")
+            else:
+                tags.append("here")
+            if seat.get("connected") and seat.get("ping_ms") is not None:
+                tags.append(f"ping {seat['ping_ms']} ms")
+            what = " · ".join(tags)
+        lines.append(f"{index + 1:>2}  {name:<12} {what}")
+    return lines
+
+
+def results_table(over: dict[str, Any]) -> RichTable:
+    """Everyone's figures from a ``game_over`` message."""
+    table = RichTable(box=None, padding=(0, 1), header_style="bold")
+    for column, justify in (("", "left"), ("slaps", "right"), ("misslaps", "right"),
+                            ("median", "right"), ("best", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+
+    def ms(value: object) -> str:
+        return "-" if not isinstance(value, (int, float)) else f"{value:.0f} ms"
+
+    for result in over.get("results", []):
+        table.add_row(Text(str(result.get("name")), style="bold" if result.get("kind") == "human" else "dim"),
+                      str(result.get("slaps", 0)), str(result.get("misslaps", 0)),
+                      ms(result.get("median_reaction_ms")), ms(result.get("best_reaction_ms")))
+    return table
+
+
+class RoomScreen(ModalScreen[None]):
+    """The room over the table: who sits where (you marked), the host's commands, and the
+    results once a game is over."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f3", "close", "table"),
+        Binding("s", "command('start')", "start"),
+        Binding("r", "command('rematch')", "rematch"),
+        Binding("y", "ready", "ready"),
+        Binding("f1,question_mark", "app.help", "help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(classes="dialog-screen")
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="room-dialog") as dialog:
+            dialog.border_title = "Room"
+            yield Static(id="room-text")
+
+    def on_mount(self) -> None:
+        """Show the room as the app knows it."""
+        self.show()
+
+    def show(self) -> None:
+        """Redraw from the app's latest ``room`` (and ``game_over``) message."""
+        app = self.app
+        if not isinstance(app, OnlineApp):
+            return
+        with contextlib.suppress(NoMatches):  # not composed yet: on_mount shows it
+            dialog = self.query_one("#room-dialog", Vertical)
+            dialog.border_title = f"Room {app.address.code}"
+            dialog.border_subtitle = app.room_keys()
+            self.query_one("#room-text", Static).update(app.room_text())
+
+    def action_close(self) -> None:
+        """Back to the table."""
+        self.dismiss(None)
+
+    def action_command(self, command: str) -> None:
+        """A host command: ``start`` in the lobby, ``rematch`` after a game."""
+        app = self.app
+        if isinstance(app, OnlineApp):
+            app.host_command(command)
+
+    def action_ready(self) -> None:
+        """Say you are ready (or not any more)."""
+        app = self.app
+        if isinstance(app, OnlineApp):
+            app.toggle_ready()
+
+
+class ResignScreen(ModalScreen[bool]):
+    """Ask before resigning: y resigns, anything else goes back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "answer(True)", "resign"),
+                                             Binding("n,escape", "answer(False)", "back")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="pause-dialog") as dialog:
+            dialog.border_title = "Resign?"
+            yield Label("Resign this game? Your cards are burned under the pile.\n\n"
+                        "y resign · n or Esc keep playing")
+
+    def action_answer(self, resign: bool) -> None:
+        """Close with the answer."""
+        self.dismiss(resign)
+
+
+class OnlineTableScreen(TableScreen):
+    """The table of an online room; the player's keys go to the server."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,f3", "app.room", "room"),
+        Binding("f10", "app.resign", "resign"),
+    ]
+
+    def player_key(self, event: Key) -> bool:
+        """The play or slap key, stamped with when it was pressed."""
+        app = self.app
+        return isinstance(app, OnlineApp) and app.player_key(event.key, event.time)
+
+
+class OnlineApp(App[None]):
+    """The terminal at an online table (see the module docstring).
+
+    ``connect=False`` opens no websocket (tests feed :meth:`handle_message` themselves);
+    ``saved`` is where tokens and the name are kept (default: the user's state directory).
+    After the app ends, :attr:`exit_message` says why if the room sent it away (the seat was
+    taken over elsewhere, the server speaks another protocol, the room is gone).
+    """
+
+    CSS_PATH = "ratscrew.tcss"
+    TITLE = "ratscrew"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit_game", "quit", priority=True),
+        Binding("ctrl+c", "quit_game", "quit", priority=True, show=False),
+        Binding("f1,question_mark", "help", "help"),
+    ]
+
+    def __init__(self, address: RoomAddress, name: str, *, watch: bool = False,
+                 keys: SeatKeys = DEFAULT_KEYS[0], colour_blind: bool = False,
+                 saved: SavedState | None = None, connect: bool = True) -> None:
+        super().__init__()
+        self.address = address
+        self.player_name = name
+        self.watching = watch
+        self.keys = keys
+        self.colour_blind = colour_blind
+        self.saved = saved if saved is not None else SavedState()
+        self.seat: int | None = None
+        self.host = False
+        self.room: dict[str, Any] | None = None
+        self.state: dict[str, Any] | None = None
+        self.state_arrived = 0.0
+        self.over: dict[str, Any] | None = None
+        self.shown = ShownStates()
+        self.notice: Text | None = None
+        self.status = "connecting…"
+        self.exit_message: str | None = None
+        self.rules = Ruleset.preset("classic")
+        self._seating: tuple[Any, ...] = ()
+        self._room_opened_itself = False
+        self._connect = connect
+        self.table_screen = OnlineTableScreen(TableView(self.rules, [], colour_blind=colour_blind))
+        self.link = RoomLink(address.websocket_url, on_open=self._on_open,
+                             on_message=self.handle_message, on_status=self._on_status, clock=get_time)
+
+    # ------------------------------------------------------------------ setup
+
+    def get_default_screen(self) -> TableScreen:
+        """The table is the screen under every dialog."""
+        return self.table_screen
+
+    def on_mount(self) -> None:
+        """Draw, keep the countdowns moving, and connect."""
+        self._show_keys()
+        self.set_interval(0.1, self.redraw)
+        self.redraw()
+        if self._connect:
+            self.run_worker(self._run_link(), name="link", exclusive=True)
+
+    async def _run_link(self) -> None:
+        reason = await self.link.run()
+        if reason == "closed":
+            return
+        if reason == "replaced":
+            self.leave(self.exit_message or replaced_text("this seat was taken over by a newer "
+                                                          "connection with the same token"))
+        else:
+            self.leave(f"lost room {self.address.code} on {self.address.server}: {reason}")
+
+    def _show_keys(self) -> None:
+        if self.seat is None:
+            players = "watching"
+        else:
+            players = f"{key_label(self.keys.play)} play · {key_label(self.keys.slap)} slap"
+        with contextlib.suppress(NoMatches):
+            self.table_screen.query_one("#keybar", Static).update(f"{players} │ {ONLINE_KEY_BAR}")
+
+    # ------------------------------------------------------------------ the link talks
+
+    def _on_open(self) -> None:
+        """Each (re)connection: sit down again (with the kept token) or watch."""
+        self.shown.clear()
+        token = None if self.watching else self.saved.token(self.address.server, self.address.code)
+        if self.watching:
+            self.link.send({"type": "watch"})
+        else:
+            self.link.send({"type": "join", "name": self.player_name}
+                           | ({"token": token} if token else {}))
+
+    def _on_status(self, status: str) -> None:
+        self.status = status
+        self.redraw()
+
+    def handle_message(self, message: dict[str, Any], arrived: float) -> None:
+        """One message from the room (``arrived``: when, on Textual's clock)."""
+        kind = message.get("type")
+        if kind == "welcome":
+            self._on_welcome(message)
+        elif kind == "room":
+            self._on_room(message)
+        elif kind == "state":
+            self._on_state(message, arrived)
+        elif kind == "judgement":
+            text = str(message.get("text", ""))
+            self.notice = Text(text, style="bold")
+            self.write_log(Text(text, style="bold"))
+        elif kind == "game_over":
+            self.over = message
+            self.show_room(by_itself=True)
+        elif kind == "kicked":
+            self.saved.forget_token(self.address.server, self.address.code)
+            self.seat, self.host = None, False
+            self.say(f"{message.get('message', 'the host removed you')}. Ctrl+Q leaves.", "bold red")
+            self._show_keys()
+        elif kind == "replaced":
+            self.exit_message = replaced_text(str(message.get("message", "")))
+        elif kind == "error":
+            self._on_error(message)
+        # other types are ignored, as the protocol asks
+        self._refresh_room_screen()
+
+    def _on_welcome(self, message: dict[str, Any]) -> None:
+        protocol = message.get("protocol")
+        if protocol != PROTOCOL_VERSION:
+            self.leave(f"the server at {self.address.server} speaks protocol version {protocol}, "
+                       f"this ratscrew speaks version {PROTOCOL_VERSION}: install the same "
+                       "ratscrew version as the server (pip install -U ratscrew)")
+            return
+        seat = message.get("seat")
+        self.seat = seat if isinstance(seat, int) else None
+        self.host = bool(message.get("host"))
+        token = message.get("token")
+        if isinstance(token, str) and token:
+            self.saved.save_token(self.address.server, self.address.code, token)
+        if self.seat is not None:
+            self.saved.remember_name(self.player_name)
+        elif not self.watching and message.get("status") == "waiting":
+            self.say(f"No open seat in room {self.address.code} now (it is full or its game has "
+                     "started): you will be dealt into the next game. Ctrl+Q leaves.", "bold yellow")
+        elif not self.watching:
+            self.say(f"No open seat in room {self.address.code} (it is full or its game has "
+                     "started): you are watching. Ctrl+Q leaves.", "bold yellow")
+        self._show_keys()
+
+    def _on_room(self, message: dict[str, Any]) -> None:
+        self.room = message
+        you = message.get("you")
+        if isinstance(you, dict):
+            seat = you.get("seat")
+            self.seat = seat if isinstance(seat, int) else None
+            self.host = bool(you.get("host"))
+        rules = message.get("rules", {})
+        seats = message.get("seats", [])
+        seating = (rules.get("toml"), self.seat,
+                   tuple((seat_name(s), s.get("kind"), s.get("bot"), s.get("connected")) for s in seats))
+        if seating != self._seating:
+            self._seating = seating
+            try:
+                self.rules = Ruleset.from_toml(str(rules.get("toml", "")))
+            except RulesetError:
+                self.rules = Ruleset.preset("classic")
+            infos = [SeatInfo(seat_name(s), human=index == self.seat,
+                              keys=self.keys if index == self.seat else None,
+                              level=s.get("bot") if s.get("kind") == "bot"
+                              else ("away" if s.get("kind") == "human" and not s.get("connected") else None))
+                     for index, s in enumerate(seats)]
+            view = TableView(self.rules, infos, colour_blind=self.colour_blind)
+            self.call_later(self._replace_table, view)
+            self._show_keys()
+        phase = message.get("phase")
+        if phase != "over":
+            self.over = None
+        if phase == "lobby" or (phase == "over" and self.over is not None):
+            self.show_room(by_itself=True)
+
+    async def _replace_table(self, view: TableView) -> None:
+        await self.table_screen.replace_table(view)
+        self.redraw()
+
+    def _on_state(self, message: dict[str, Any], arrived: float) -> None:
+        self.state, self.state_arrived = message, arrived
+        events = [e for e in message.get("events", []) if isinstance(e, dict)]
+        lines = [str(line) for line in message.get("lines", [])]
+        for event, line in zip(events, lines, strict=False):
+            self.write_log(told_line(event, line))
+        judged = told_verdict(events, lines)
+        if judged is not None:
+            self.notice = judged
+        playing = not message.get("observation", {}).get("over", True)
+        if playing and self._room_opened_itself and isinstance(self.screen, RoomScreen):
+            self.screen.dismiss(None)
+        self.redraw()
+        version = message.get("version")
+        if isinstance(version, int):
+            self.call_after_refresh(self._mark_shown, version)
+
+    def _mark_shown(self, version: int) -> None:
+        """State ``version`` is on screen now."""
+        self.shown.shown(version, get_time())
+
+    def _on_error(self, message: dict[str, Any]) -> None:
+        code, text = message.get("code"), str(message.get("message", "refused"))
+        if code == "bad_token":
+            self.saved.forget_token(self.address.server, self.address.code)
+            self.watching = True
+            self.say(f"{text}: you are watching. Run ratscrew join again to sit down as a new "
+                     "player.", "bold red")
+            self.link.send({"type": "watch"})
+        elif code == "illegal":
+            self.say(text[:1].upper() + text[1:], "italic yellow")
+        else:
+            self.say(text[:1].upper() + text[1:], "bold red")
+
+    def write_log(self, line: Text) -> None:
+        """Add a line to the game log."""
+        with contextlib.suppress(NoMatches):
+            self.table_screen.query_one(GameLog).write(line)
+
+    def say(self, text: str, style: str) -> None:
+        """Show a line under the pile (and in the room screen)."""
+        self.notice = Text(text, style=style)
+        self.redraw()
+
+    # ------------------------------------------------------------------ drawing
+
+    @property
+    def now_ms(self) -> float:
+        """Room time now, as far as this client can tell: the latest state's ``sent_at`` plus
+        the time since it arrived."""
+        if self.state is None:
+            return 0.0
+        observation = self.state.get("observation", {})
+        if observation.get("over"):
+            return float(observation.get("now", 0))
+        return float(self.state.get("sent_at", 0)) + (get_time() - self.state_arrived) * 1000.0
+
+    def redraw(self) -> None:
+        """Draw the table as it is now (also ten times a second, for the countdowns)."""
+        try:
+            topbar = self.table_screen.query_one("#topbar", Static)
+        except NoMatches:
+            return
+        view = self.table_screen.table_view
+        observation = None if self.state is None else self.state.get("observation")
+        if isinstance(observation, dict) and view.is_mounted \
+                and len(observation.get("hand_sizes", [])) == len(view.seats):
+            with contextlib.suppress(NoMatches):
+                view.show(observation, self.now_ms, self.notice)
+        who = "watching" if self.seat is None else f"you: {self.player_name}, seat {self.seat + 1}"
+        phase = (self.room or {}).get("phase", "")
+        clock = f"  {clock_label(int(self.now_ms))}" if self.state is not None else ""
+        topbar.update(Text(f" ratscrew · room {self.address.code} · {self.rules.name} · {who} · "
+                           f"{phase} · {self.status}{clock}", no_wrap=True, overflow="ellipsis"))
+
+    def room_text(self) -> Text:
+        """What the room screen says: rules, seats, how to invite, results, the latest notice."""
+        text = Text()
+        room = self.room
+        if room is None:
+            text.append(f"Connecting to {self.address.server}… ({self.status})")
+            return text
+        rules = room.get("rules", {})
+        text.append(f"{rules.get('name', '?')}", style="bold")
+        if rules.get("summary"):
+            text.append(f": {rules['summary']}")
+        phase = room.get("phase")
+        headline = {"lobby": "Waiting for the host to start.", "playing": "A game is on.",
+                    "over": "The game is over."}.get(str(phase), str(phase))
+        text.append(f"\n{headline}\n\n", style="italic")
+        text.append("\n".join(seat_lines(room, self.seat)) + "\n")
+        spectators = room.get("spectators", 0)
+        if spectators:
+            text.append(f"and {spectators} watching\n", style="dim")
+        if self.over is not None and phase == "over":
+            winner = self.over.get("winner")
+            names = [seat_name(s) for s in room.get("seats", [])]
+            who = "Nobody wins." if not isinstance(winner, int) or winner >= len(names) \
+                else f"{names[winner]} wins!"
+            text.append(f"\n{who}\n", style="bold magenta")
+            text.append("\n")
+            console_table = results_table(self.over)
+            text.append_text(_render(console_table))
+            if self.over.get("replay_url"):
+                text.append(f"\nreplay: {self.address.server}{self.over['replay_url']}\n", style="dim")
+        text.append(f"\nInvite: ratscrew join {self.address.code} --server {self.address.server}"
+                    f"\n    or: {self.address.page_url}\n", style="dim")
+        if self.notice is not None:
+            text.append("\n")
+            text.append_text(self.notice)
+        text.rstrip()
+        return text
+
+    def room_keys(self) -> str:
+        """The room screen's keys, as far as they apply to this player now."""
+        phase = (self.room or {}).get("phase")
+        keys = []
+        if self.host and phase == "lobby":
+            keys.append("s start")
+        if self.host and phase == "over":
+            keys.append("r rematch")
+        if self.seat is not None and phase == "lobby":
+            keys.append("y ready")
+        keys += ["Esc table", "F1 help", "^Q quit"]
+        return " · ".join(keys)
+
+    def show_room(self, by_itself: bool = False) -> None:
+        """Open the room screen (if it is not open already); ``by_itself``: not asked for by
+        the player, so the next game's first state closes it."""
+        if not isinstance(self.screen, RoomScreen):
+            self._room_opened_itself = by_itself
+            self.push_screen(RoomScreen())
+
+    def _refresh_room_screen(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, RoomScreen) and screen.is_mounted:
+                screen.show()
+
+    # ------------------------------------------------------------------ the player acts
+
+    def player_key(self, key: str, pressed_at: float) -> bool:
+        """Send ``play`` or ``slap`` for the player's key; ``False`` if it is not one."""
+        kind = {self.keys.play: "play", self.keys.slap: "slap"}.get(key)
+        if kind is None or self.seat is None:
+            return False
+        self.act(kind, pressed_at)
+        return True
+
+    def act(self, kind: str, pressed_at: float) -> dict[str, Any] | None:
+        """Send ``kind`` with the reaction to the newest state on screen at ``pressed_at`` (on
+        Textual's clock); the message sent, or ``None`` if nothing could be sent."""
+        observation = (self.state or {}).get("observation", {})
+        if self.state is None or observation.get("over"):
+            self.say("There is no game on: the host starts one from the room screen (Esc).",
+                     "italic yellow")
+            return None
+        message: dict[str, Any] = {"type": kind}
+        stamp = self.shown.reaction_to(pressed_at)
+        if stamp is not None:
+            message["version"], message["reaction_ms"] = stamp
+        if not self.link.send(message):
+            self.say(f"Not connected ({self.status}): that key press was not sent.", "bold red")
+            return None
+        return message
+
+    def host_command(self, command: str) -> None:
+        """``start`` or ``rematch``, if this player is the host."""
+        if not self.host:
+            self.say("Only the host can do that.", "italic yellow")
+            return
+        self.link.send({"type": command})
+
+    def toggle_ready(self) -> None:
+        """Tell the room this player is ready (or not any more)."""
+        if self.seat is None or self.room is None:
+            return
+        mine: dict[str, Any] = next((s for s in self.room.get("seats", []) if s.get("seat") == self.seat), {})
+        self.link.send({"type": "ready", "ready": not mine.get("ready", False)})
+
+    # ------------------------------------------------------------------ app keys
+
+    def action_room(self) -> None:
+        """Open the room screen: seats, the host's commands, the results."""
+        self.show_room()
+
+    def action_resign(self) -> None:
+        """Ask, then resign the game."""
+        if self.seat is None or self.state is None or self.state["observation"].get("over"):
+            return
+
+        def answer(resign: bool | None) -> None:
+            if resign:
+                self.link.send({"type": "resign"})
+
+        self.push_screen(ResignScreen(), answer)
+
+    def action_help(self) -> None:
+        """The rules in play and every key."""
+        names: Sequence[str] = [self.player_name] if self.seat is not None else []
+        keys = [self.keys] if self.seat is not None else []
+        self.push_screen(HelpScreen(self.rules, names, keys, ONLINE_KEYS))
+
+    def leave(self, message: str) -> None:
+        """Stop, and say why once the screen is gone."""
+        self.exit_message = message
+        self.link.stop()
+        self.exit()
+
+    async def action_quit_game(self) -> None:
+        """Close the connection and leave."""
+        self.link.stop()
+        self.exit()
+
+
+def _render(renderable: RichTable) -> Text:
+    """A rich table as text (for a Static that shows text and a table together)."""
+    from rich.console import Console
+
+    console = Console(width=72, record=True, color_system=None)
+    with console.capture() as capture:
+        console.print(renderable)
+    return Text(capture.get().rstrip("\n"))

@@ -1,0 +1,51 @@
+// The page's log book: a reloaded or reconnected page draws the same log as one that never
+// left, with no gap and no duplicate, and a divider between games.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { LogBook } from "../../ratscrew/web/js/logbook.js";
+import { splitTerms } from "../../ratscrew/web/js/glossary.js";
+
+const texts = (items) => items.map((item) => `${item.kind}:${item.text}`);
+
+test("states draw their lines once, in order", () => {
+  const book = new LogBook();
+  assert.deepEqual(texts(book.state({ version: 1, game: 1, lines: [] }).items), []);
+  assert.deepEqual(texts(book.state({ version: 2, game: 1, lines: ["Ann plays 7♥"] }).items), ["line:Ann plays 7♥"]);
+  assert.deepEqual(book.state({ version: 2, game: 1, lines: ["Ann plays 7♥"] }).items, []);  // a repeat
+});
+
+test("a skipped version asks the history for what is missing, which then fills the gap", () => {
+  const book = new LogBook();
+  book.state({ version: 4, game: 1, lines: ["a"] });
+  const skipped = book.state({ version: 7, game: 1, lines: ["d"] });
+  assert.deepEqual(skipped, { items: [], missing: 4 });
+  const filled = book.history({ entries: [
+    { version: 5, game: 1, lines: ["b"] }, { version: 6, game: 1, lines: ["c"] },
+    { version: 7, game: 1, lines: ["d"] }] });
+  assert.deepEqual(texts(filled), ["line:b", "line:c", "line:d"]);
+  assert.equal(book.lastVersion, 7);
+});
+
+test("a judgement is drawn once, whether it comes live or again in the history", () => {
+  const book = new LogBook();
+  book.state({ version: 3, game: 1, lines: [] });
+  const judgement = { version: 3, game: 1, text: "Ann 212 ms, Bob 250 ms: Ann takes the double" };
+  assert.equal(book.judgement(judgement).length, 1);
+  assert.deepEqual(book.history({ entries: [{ version: 3, game: 1, judgement }] }), []);
+});
+
+test("a rematch starts a new, divided section of the log", () => {
+  const book = new LogBook();
+  book.history({ entries: [{ version: 9, game: 1, lines: ["Ann wins the game"] }] });
+  assert.deepEqual(texts(book.state({ version: 10, game: 2, lines: ["Bob plays 3♣"] }).items),
+    ["divider:Game 2", "line:Bob plays 3♣"]);
+});
+
+test("words a newcomer may not know are picked out of a line", () => {
+  const parts = splitTerms("Cara slapped 7♥ 4♣: no pattern. Cara burns 1 card under the pile");
+  assert.deepEqual(parts.filter((p) => p.term).map((p) => [p.text, p.term]), [["burns", "burn"]]);
+  assert.equal(parts.map((p) => p.text).join(""), "Cara slapped 7♥ 4♣: no pattern. Cara burns 1 card under the pile");
+  assert.deepEqual(splitTerms("King! Bob has 3 chances to play a face card").filter((p) => p.term).map((p) => p.term),
+    ["chance", "face card"]);
+  assert.deepEqual(splitTerms("Ann misslapped").map((p) => p.term), [null, "misslap"]);
+});

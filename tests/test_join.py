@@ -1,0 +1,424 @@
+"""``ratscrew join``: the terminal at an online table, against a real ``ratscrew serve``.
+
+The terminal player is the Textual app driven by its pilot; the other player is a raw websocket
+client (`serving.Player`) or a real browser. The terminal sits down, plays, slaps a double and
+is judged by the reaction it measured from the screen; after a dropped connection and after a
+restart it takes its seat back with its kept token. Errors say what to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from serving import Player, ServerProcess
+from test_play_cli import ratscrew_command
+from textual.pilot import Pilot
+
+from ratscrew.cli import main
+from ratscrew.client.address import RoomAddress
+from ratscrew.client.saved import SavedState
+from ratscrew.engine import Game
+from ratscrew.ruleset import Ruleset
+from ratscrew.tui.online import OnlineApp, RoomScreen
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    with ServerProcess(tmp_path_factory.mktemp("join") / "ratscrew.db") as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Keep tokens and names in the test's own state directory."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    return tmp_path / "state"
+
+
+def early_double(players: int = 2) -> tuple[int, int]:
+    """A seed whose deal, played in turn, shows a double within eight cards and no face card
+    before it; and how many cards that takes."""
+    classic = Ruleset.preset("classic")
+    for seed in range(2000):
+        game = Game.deal(classic, players=players, seed=seed)
+        for played in range(1, 9):
+            game.play(game.observe(None)["turn"], at=200 * played)
+            pile = game.observe(None)["pile"]
+            if pile[-1][0] in "JQKA":
+                break
+            if len(pile) >= 2 and pile[-1][0] == pile[-2][0]:
+                return seed, played
+    raise AssertionError("no seed with an early double")
+
+
+class Heard:
+    """Every message the app was sent (pings aside), recorded on the way in."""
+
+    def __init__(self, app: OnlineApp) -> None:
+        self.messages: list[dict[str, Any]] = []
+        handle = app.link.on_message
+
+        def record(message: dict[str, Any], arrived: float) -> None:
+            self.messages.append(message)
+            handle(message, arrived)
+
+        app.link.on_message = record
+
+    def events(self, kind: str) -> list[dict[str, Any]]:
+        return [e for m in self.messages if m["type"] == "state" for e in m["events"] if e["kind"] == kind]
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
+    """Let the app run until ``condition`` holds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def cards_played(app: OnlineApp) -> int:
+    return int(app.state["observation"]["cards_played"]) if app.state else -1
+
+
+def room(app: OnlineApp) -> dict[str, Any]:
+    """The latest ``room`` message (empty before the first)."""
+    return app.room or {"seats": [{}, {}]}
+
+
+def room_text(app: OnlineApp) -> str:
+    return app.room_text().plain
+
+
+async def take_turns(pilot: Pilot[Any], app: OnlineApp, other: Player, cards: int) -> None:
+    """The terminal (seat 1) and ``other`` (seat 0) play ``cards`` cards in turn."""
+    for _ in range(cards):
+        before = cards_played(app)
+        if app.state is not None and app.state["observation"]["turn"] == 1:
+            await pilot.press("a")
+        else:
+            other.send({"type": "play"})
+        await until(pilot, lambda before=before: cards_played(app) == before + 1,  # type: ignore[misc]
+                    f"card {before + 1}")
+
+
+def seated_app(server: ServerProcess, code: str, saved: SavedState, name: str = "Tess") -> OnlineApp:
+    return OnlineApp(RoomAddress(server.url, code), name, saved=saved)
+
+
+async def test_a_terminal_player_sits_plays_slaps_and_takes_the_seat_back(
+        server: ServerProcess, tmp_path: Path) -> None:
+    seed, to_double = early_double()
+    code = server.new_room(seats=2, seed=seed, turn_timeout_ms=60_000)
+    ann = server.player(code)
+    assert ann.join("Ann")["seat"] == 0
+    saved = SavedState(tmp_path / "online.json")
+    app = seated_app(server, code, saved)
+    heard = Heard(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.seat == 1 and isinstance(app.screen, RoomScreen), "a seat")
+        token = saved.token(server.url, code)
+        assert token is not None
+        assert "Tess (you)" in room_text(app) and "Ann " in room_text(app)
+        assert "s start" not in app.room_keys()  # Ann is the host
+        ann.send({"type": "start"})
+        await until(pilot, lambda: app.state is not None and not isinstance(app.screen, RoomScreen),
+                    "the table")
+        await take_turns(pilot, app, ann, to_double)
+        pile = app.state["observation"]["pile"] if app.state else []
+        assert pile[-1][0] == pile[-2][0], f"expected a double on {pile}"
+        shown_version = app.state["version"] if app.state else -1
+        await until(pilot, lambda: (app.shown.reaction_to(time.monotonic()) or (0, 0))[0] == shown_version,
+                    "the paint")
+        await asyncio.sleep(0.25)  # a person's reaction
+        await pilot.press("s")
+        await until(pilot, lambda: any(e["seat"] == 1 for e in heard.events("slap_won")), "the slap")
+        slap = next(m for m in app.link.sent if m["type"] == "slap")
+        assert slap["version"] == shown_version
+        assert 250 <= slap["reaction_ms"] < 5000
+        await pilot.pause(0.1)
+        assert "Tess slaps a double" in str(app.notice)
+        assert app.state and app.state["observation"]["hand_sizes"][1] > 26 - to_double
+
+        # The connection drops: the link reconnects and the token takes seat 1 back.
+        app.link.drop()
+        await until(pilot, lambda: app.link.connections == 2 and app.link.connected, "the reconnection")
+        await until(pilot, lambda: app.seat == 1 and room(app)["seats"][1].get("connected"), "the seat back")
+        await take_turns(pilot, app, ann, 2)
+
+    # A restarted client takes the seat back too (the token was kept in the state file).
+    again = seated_app(server, code, SavedState(tmp_path / "online.json"))
+    heard = Heard(again)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: again.seat == 1 and again.state is not None, "the seat after a restart")
+        assert again.saved.token(server.url, code) == token
+        await pilot.press("f10")
+        await pilot.press("y")  # resign: Ann wins
+        await until(pilot, lambda: again.over is not None and isinstance(again.screen, RoomScreen),
+                    "the results")
+        assert "Ann wins!" in room_text(again)
+        assert "r rematch" not in again.room_keys()
+        game_id = again.over["game_id"] if again.over else None
+    record = server.get(f"/api/games/{game_id}/record").json()
+    [judged] = [j for j in record["judging"] if j["seat"] == 1 and j["kind"] == "slap"]
+    assert judged["version"] == slap["version"] and judged["clamped"] != "unstamped"
+    if judged["clamped"] is None:  # else the server bounded it by the link it measured
+        assert judged["reaction_ms"] == round(slap["reaction_ms"])
+
+
+async def test_the_host_at_a_terminal_starts_and_asks_for_a_rematch(
+        server: ServerProcess, tmp_path: Path) -> None:
+    code = server.new_room(seats=2, bots=["casual"], seed=3, pace="fast", turn_timeout_ms=60_000)
+    app = seated_app(server, code, SavedState(tmp_path / "online.json"), name="Hana")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.host and isinstance(app.screen, RoomScreen), "the lobby")
+        assert "s start" in app.room_keys()
+        assert "Casual bot" in room_text(app)
+        await pilot.press("s")
+        await until(pilot, lambda: app.state is not None, "the game")
+        await pilot.press("f10", "y")
+        await until(pilot, lambda: app.over is not None, "the end")
+        assert "r rematch" in app.room_keys()
+        await pilot.press("r")
+        await until(pilot, lambda: app.over is None and room(app).get("games_played") == 2
+                    and room(app).get("phase") == "playing", "the rematch")
+        await until(pilot, lambda: not isinstance(app.screen, RoomScreen), "the new game's table")
+
+
+async def test_a_kicked_player_is_told_and_forgets_the_seat(server: ServerProcess, tmp_path: Path) -> None:
+    code = server.new_room(seats=3)
+    host = server.player(code)
+    host.join("Ann")
+    saved = SavedState(tmp_path / "online.json")
+    app = seated_app(server, code, saved)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.seat == 1, "a seat")
+        host.send({"type": "kick", "seat": 1})
+        await until(pilot, lambda: app.seat is None and app.notice is not None, "the kick")
+        assert "removed you" in str(app.notice)
+        assert saved.token(server.url, code) is None
+        assert "watching" in str(app.table_screen.query_one("#keybar").render())
+
+
+async def test_a_token_the_room_did_not_issue_is_forgotten(server: ServerProcess, tmp_path: Path) -> None:
+    code = server.new_room(seats=2)
+    saved = SavedState(tmp_path / "online.json")
+    saved.save_token(server.url, code, "not-a-token-of-this-room")
+    app = seated_app(server, code, saved)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.notice is not None and app.room is not None, "the refusal")
+        assert "not from this room" in str(app.notice) and "Run ratscrew join again" in str(app.notice)
+        assert app.seat is None and saved.token(server.url, code) is None
+
+
+async def test_a_seat_taken_over_elsewhere_ends_with_a_message(server: ServerProcess, tmp_path: Path) -> None:
+    code = server.new_room(seats=2)
+    saved = SavedState(tmp_path / "online.json")
+    app = seated_app(server, code, saved)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.seat == 0, "a seat")
+        other = server.player(code)
+        token = saved.token(server.url, code)
+        await asyncio.to_thread(other.join, "Tess", token)
+        await until(pilot, lambda: app.exit_message is not None and not app.is_running, "the end")
+    assert app.exit_message is not None and "taken over" in app.exit_message
+    assert "run this command again" in app.exit_message
+
+
+async def test_a_full_room_makes_a_newcomer_wait_for_the_next_game(server: ServerProcess,
+                                                                   tmp_path: Path) -> None:
+    code = server.new_room(seats=2)
+    server.player(code).join("Ann")
+    server.player(code).join("Bob")  # both seats taken by people: no bot can give one up
+    app = seated_app(server, code, SavedState(tmp_path / "online.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.room is not None and app.notice is not None, "the welcome")
+        assert app.seat is None and "dealt into the next game" in str(app.notice)
+        watcher = OnlineApp(RoomAddress(server.url, code), "Eve", watch=True,
+                            saved=SavedState(tmp_path / "other.json"))
+        async with watcher.run_test(size=(80, 24)) as watching:
+            await until(watching, lambda: watcher.room is not None, "the room")
+            assert watcher.seat is None and watcher.notice is None
+            await watching.press("a")
+            assert not [m for m in watcher.link.sent if m["type"] == "play"]
+
+
+async def test_a_server_speaking_another_protocol_is_left_with_a_message(tmp_path: Path) -> None:
+    app = OnlineApp(RoomAddress("http://127.0.0.1:9", "K7QPX2"), "Tess",
+                    saved=SavedState(tmp_path / "online.json"), connect=False)
+    async with app.run_test() as pilot:
+        app.handle_message({"type": "welcome", "protocol": 2, "code": "K7QPX2", "seat": 0,
+                            "token": "t", "host": True, "name": "Tess"}, 0.0)
+        await pilot.pause()
+    assert app.exit_message is not None and "protocol version 2" in app.exit_message
+    assert "install the same ratscrew version" in app.exit_message
+    assert app.saved.token("http://127.0.0.1:9", "K7QPX2") is None
+
+
+def test_a_key_press_answers_the_newest_state_on_screen_before_it(tmp_path: Path) -> None:
+    app = OnlineApp(RoomAddress("http://127.0.0.1:9", "K7QPX2"), "Tess",
+                    saved=SavedState(tmp_path / "online.json"), connect=False)
+    app.state = {"version": 8, "observation": {"over": False}}
+    app.seat = 0
+    sent: list[dict[str, Any]] = []
+
+    def send(message: dict[str, Any]) -> bool:
+        sent.append(message)
+        return True
+
+    app.link.send = send  # type: ignore[method-assign]
+    app.shown.shown(7, at=100.0)
+    app.shown.shown(8, at=100.5)
+    app.act("slap", pressed_at=100.4)
+    assert sent == [{"type": "slap", "version": 7, "reaction_ms": 400.0}]
+
+
+# ---------------------------------------------------------------------------------- the command
+
+
+def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """Run the command, expect exit status 2, return the error line."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ratscrew: error: ") and "\n" not in err and "Traceback" not in err
+    return err.removeprefix("ratscrew: error: ")
+
+
+def test_an_unknown_room_is_named(server: ServerProcess, capsys: pytest.CaptureFixture[str]) -> None:
+    message = refused(["join", "ZZZZ99", "--server", server.url], capsys)
+    assert message.startswith(f"there is no room ZZZZ99 on {server.url}: check the code")
+
+
+def test_an_unreachable_server_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    message = refused(["join", "http://127.0.0.1:9/r/K7QPX2"], capsys)
+    assert message.startswith("cannot reach a ratscrew server at http://127.0.0.1:9")
+    assert "ratscrew serve" in message
+
+
+def test_a_full_room_offers_to_watch(server: ServerProcess, capsys: pytest.CaptureFixture[str]) -> None:
+    code = server.new_room(seats=2, bots=["casual"])
+    server.player(code).join("Ann")
+    message = refused(["join", code, "--server", server.url, "--name", "Tess"], capsys)
+    assert f"room {code} has no open seat" in message
+    assert f"ratscrew join {code} --server {server.url} --watch" in message
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["K7 QPX"], "is neither a room code (like K7QPX2) nor a room link"),
+    (["K7QPX2", "--server", "ftp://x"], "--server must be an http:// or https:// address"),
+    (["K7QPX2", "--name", "  "], "--name: a name needs at least one visible character"),
+    (["K7QPX2", "--keys", "slap:escape"], "key 'Esc' for slap is kept for the room"),
+])
+def test_bad_arguments_are_refused_before_connecting(argv: list[str], message: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert message in refused(["join", *argv, "--server", "http://127.0.0.1:9"]
+                              if "--server" not in argv else ["join", *argv], capsys)
+
+
+def test_serve_prints_the_join_line_beside_the_browser_link(server: ServerProcess) -> None:
+    assert server.process is not None and server.process.stdout is not None
+    line = server.process.stdout.readline()
+    assert f"ratscrew join CODE --server {server.url}" in line
+
+
+# ---------------------------------------------------------------------------------- a browser too
+
+
+CHROMIUM = os.environ.get("RATSCREW_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}")
+async def test_a_browser_and_a_terminal_play_at_one_table(server: ServerProcess, tmp_path: Path) -> None:
+    async_api = pytest.importorskip("playwright.async_api")
+    seed, to_double = early_double()
+    code = server.new_room(seats=2, seed=seed, turn_timeout_ms=60_000)
+    async with async_api.async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM,
+                                                   args=["--no-sandbox", "--headless", "--disable-gpu"])
+        try:
+            page = await (await browser.new_context(reduced_motion="reduce")).new_page()
+            await page.goto(f"{server.url}/r/{code}")
+            await page.fill("[data-testid=name]", "Bea")
+            await page.click("[data-testid=join]")
+            await page.wait_for_selector("[data-testid=join-panel]", state="hidden")
+            app = seated_app(server, code, SavedState(tmp_path / "online.json"))
+            heard = Heard(app)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await until(pilot, lambda: app.seat == 1, "a seat")
+                await page.wait_for_selector("[data-testid=lobby-seats] li:nth-child(2):has-text('Tess')")
+                await page.click("[data-testid=start]")
+                await until(pilot, lambda: app.state is not None, "the table")
+                await page.wait_for_selector("body[data-phase=playing] [data-testid=table]:visible")
+                for played in range(1, to_double + 1):
+                    if app.state is not None and app.state["observation"]["turn"] == 1:
+                        await pilot.press("a")
+                    else:
+                        await page.keyboard.press("a")
+                    await until(pilot, lambda played=played: cards_played(app) == played,  # type: ignore[misc]
+                                f"card {played}")
+                    await page.wait_for_selector(f"[data-testid=table][data-cards-played='{played}']")
+                    shown = await page.get_attribute("[data-testid=pile]", "data-cards")
+                    assert app.state is not None and shown == " ".join(app.state["observation"]["pile"])
+                await page.keyboard.press("s")  # the browser slaps the double
+                await until(pilot, lambda: any(e["seat"] == 0 for e in heard.events("slap_won")),
+                            "the browser's slap")
+                await pilot.pause(0.1)
+                assert "Bea slaps a double" in str(app.notice)
+                await page.wait_for_selector("[data-testid=seat-1]:has-text('Tess')")
+        finally:
+            await browser.close()
+
+
+# ---------------------------------------------------------------------------------- a real terminal
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None,
+                    reason="tmux is not installed (CI installs it with apt-get; apt-get install tmux)")
+def test_the_real_join_command_sits_down_starts_plays_and_quits(server: ServerProcess,
+                                                               tmp_path: Path) -> None:
+    code = server.new_room(seats=2, bots=["casual"], seed=3, pace="slow", turn_timeout_ms=60_000)
+    state = tmp_path / "terminal-state"
+    exit_file = tmp_path / "exit-status"
+    command = " ".join(["env", f"XDG_STATE_HOME={state}", *ratscrew_command(), "join", code,
+                        "--server", server.url, "--name", "Tess"])
+    tmux = ["tmux", "-L", f"ratscrew-join-{os.getpid()}"]
+
+    def screen() -> str:
+        return subprocess.run([*tmux, "capture-pane", "-p", "-t", "smoke"], capture_output=True,
+                              text=True, check=False).stdout
+
+    def wait_for(condition: Callable[[], bool], what: str, seconds: float = 30.0) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if condition():
+                return
+            time.sleep(0.2)
+        pytest.fail(f"timed out waiting for {what}; the screen shows:\n{screen()}")
+
+    subprocess.run([*tmux, "new-session", "-d", "-s", "smoke", "-x", "80", "-y", "24",
+                    f"{command}; echo $? > {exit_file}; sleep 5"], check=True)
+    try:
+        wait_for(lambda: f"Room {code}" in screen() and "Tess (you)" in screen() and "s start" in screen(),
+                 "the lobby")
+        subprocess.run([*tmux, "send-keys", "-t", "smoke", "s"], check=True)
+        wait_for(lambda: "Casual bot" in screen() and "a play · s slap" in screen(), "the table")
+        deadline = time.monotonic() + 30
+        while "Tess plays" not in screen() and time.monotonic() < deadline:
+            subprocess.run([*tmux, "send-keys", "-t", "smoke", "a"], check=True)
+            time.sleep(0.7)
+        assert "Tess plays" in screen(), screen()
+        subprocess.run([*tmux, "send-keys", "-t", "smoke", "C-q"], check=True)
+        wait_for(exit_file.exists, "the program to exit")
+        assert exit_file.read_text().strip() == "0"
+        assert (state / "ratscrew" / "online.json").exists()
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True, check=False)
