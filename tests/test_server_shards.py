@@ -13,10 +13,10 @@ from contextlib import ExitStack
 from typing import Any
 
 import pytest
+from postgres import PostgresCluster, free_port
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from postgres import PostgresCluster, free_port
 from ratscrew.server.app import Limits, create_app
 from ratscrew.server.pgstore import PostgresStore
 from ratscrew.server.store import SqliteStore, Store

@@ -309,14 +309,23 @@ class Room:
     def restore(cls, row: RoomRow, store: Store, **options: Any) -> Room:
         """A room from the store after a restart; a game that was in progress is rebuilt by
         replaying its stored actions, and goes on from the time of its last action."""
+        room = cls._from_row(row, store, **options)
+        room._resume_stored_game()
+        return room
+
+    @classmethod
+    def _from_row(cls, row: RoomRow, store: Store, **options: Any) -> Room:
+        """The room as stored, its game (if any) not rebuilt yet."""
         seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash) for s in row.seats]
         room = cls(row.code, RoomSettings.from_json(row.settings), seats, store,
                    host_hash=row.host_hash, phase=row.phase, games_played=row.games_played,
                    members=row.members, kicked=row.kicked, **options)
         room.game_id = row.game_id
-        if row.phase == "playing" and row.game_id is not None:
-            room._resume_game(row.game_id)
         return room
+
+    def _resume_stored_game(self) -> None:
+        if self.phase == "playing" and self.game_id is not None:
+            self._resume_game(self.game_id)
 
     def save(self) -> None:
         """Write the room's settings and seats to the store."""
@@ -790,12 +799,16 @@ class Room:
                 conn.close(4404, "this room was lost with the database")
             self.connections.clear()
             return
-        fresh = Room.restore(row, self.store, wall=self.clock._wall, drive=False, deal=self.deal)
-        connections, version, drive, game_over = self.connections, self.version, self.drive, self._game_over
-        clock = self.clock  # the connections stamp their sends with this clock: keep it
+        # Start again from the stored room, in place (the table's listeners are this room's
+        # bound methods), keeping what the people connected to it know: the connections, the
+        # versions they have seen, the clock their sends are stamped with, the history.
+        fresh = Room._from_row(row, self.store, wall=self.clock._wall, drive=self.drive,
+                               deal=self.deal)
+        connections, version, game_over = self.connections, self.version, self._game_over
+        clock, history = self.clock, self.history
         self.__dict__.update(fresh.__dict__)
-        clock.restart(fresh.clock.now())
-        self.clock, self.drive, self.version = clock, drive, max(version, fresh.version)
+        self.clock, self.version, self.history = clock, version, history
+        self._resume_stored_game()
         if self.phase == "over":
             self._game_over = self._game_over or game_over
         self.connections = {}
