@@ -295,8 +295,11 @@ def open_store(db: str | Path) -> Store:
     """The store ``--db`` names: a ``postgresql://`` URL, or a SQLite file (``":memory:"`` for
     tests); `StoreError` when it cannot be used."""
     if is_database_url(db):
-        from ratscrew.server.pgstore import PostgresStore
-
+        try:
+            from ratscrew.server.pgstore import PostgresStore
+        except ImportError:
+            raise StoreError("a postgresql:// database needs the PostgreSQL driver: "
+                             "pip install 'ratscrew[postgres]'") from None
         return PostgresStore(str(db))
     return SqliteStore(db)
 
