@@ -9,14 +9,11 @@ fail (``.ci/run`` installs both; see ``postgres.py``).
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,69 +21,15 @@ from typing import Any
 
 import httpx
 import pytest
+from nginx import COMPOSE_SHARDS, DEPLOY, SHIPPED_NGINX, NginxProxy, shipped_routing
 from postgres import free_port, unavailable
 from serving import Player, ServerProcess, latest, play_cards, public
 
 from ratscrew.server.nginx import render_http
 
-DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
-SHIPPED_NGINX = DEPLOY / "nginx" / "ratscrew.conf"
-COMPOSE_SHARDS = [("A", "shard-a:8000"), ("B", "shard-b:8000")]
 
-
-def nginx_binary() -> str | None:
-    return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.path.exists(p)), None)
-
-
-class Nginx:
-    """nginx in the foreground with the shipped routing, on a free loopback port."""
-
-    def __init__(self, upstreams: dict[str, int]) -> None:
-        binary = nginx_binary()
-        if binary is None:
-            unavailable("nginx is not installed (Debian: apt-get install -y nginx)")
-        assert binary is not None
-        self.folder = Path(tempfile.mkdtemp(prefix="ratscrew-nginx-"))
-        self.folder.chmod(0o755)
-        self.port = free_port()
-        routing = SHIPPED_NGINX.read_text()
-        for (_, address), port in zip(COMPOSE_SHARDS, upstreams.values(), strict=True):
-            routing = routing.replace(f"server {address};", f"server 127.0.0.1:{port};")
-        routing = routing.replace("listen 80;", f"listen 127.0.0.1:{self.port};")
-        temp = "".join(f"    {name}_temp_path {self.folder}/{name};\n"
-                       for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-        config = (f"daemon off;\nworker_processes 1;\npid {self.folder}/nginx.pid;\n"
-                  f"error_log {self.folder}/error.log warn;\n"
-                  "events { worker_connections 1024; }\n"
-                  f"http {{\n    access_log off;\n{temp}{routing}\n}}\n")
-        (self.folder / "nginx.conf").write_text(config)
-        self.log = self.folder / "error.log"
-        command = [binary, "-p", str(self.folder), "-c", str(self.folder / "nginx.conf"), "-e", str(self.log)]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        self.url = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                error = self.process.stderr.read() if self.process.stderr else ""
-                self.remove()
-                unavailable(f"nginx cannot start here: {error.strip()[-1500:]}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.url + "/healthz", timeout=2).status_code < 500:
-                    return
-            time.sleep(0.1)
-        self.remove()
-        unavailable("nginx did not answer within 15 s")
-
-    def remove(self) -> None:
-        """Stop nginx by its pid and delete its folder."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)  # fast shutdown: open websockets are cut
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        shutil.rmtree(self.folder, ignore_errors=True)
+class Nginx(NginxProxy):
+    """The proxy as the tests talk to it: HTTP and websockets through nginx only."""
 
     def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
         return httpx.post(self.url + path, json=body, timeout=10)
@@ -109,7 +52,11 @@ def deployment(fresh_database: str, tmp_path: Path) -> Iterator[tuple[Nginx, dic
     try:
         for shard in shards.values():
             shard.start()
-        proxy = Nginx(ports)
+        try:
+            proxy = Nginx(shipped_routing(list(ports.values())))
+        except RuntimeError as error:
+            unavailable(str(error))
+        assert proxy is not None
         yield proxy, shards
     finally:
         if proxy is not None:
