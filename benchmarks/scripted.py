@@ -33,6 +33,7 @@ from ratscrew.engine import Game
 from ratscrew.ruleset import Ruleset
 
 ADDRESS = re.compile(r"open (http://127\.0\.0\.1:(\d+)/)")
+TESTS = Path(__file__).resolve().parent.parent / "tests"
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,47 @@ class RunningServer:
     pid: int
 
 
+@dataclass(frozen=True)
+class RunningDeployment:
+    """Shards behind nginx on one PostgreSQL, started by `running_deployment`: the proxy's URL,
+    the shards' process ids, and the process ids of nginx's and PostgreSQL's main processes."""
+
+    url: str
+    shard_pids: tuple[int, ...]
+    proxy_pid: int
+    database_pid: int
+
+
 @contextlib.contextmanager
-def running_server(*extra: str, db: Path | None = None) -> Iterator[RunningServer]:
+def running_deployment(shards: int) -> Iterator[RunningDeployment]:
+    """A throwaway PostgreSQL, ``shards`` shard processes (letters A, B, …) and nginx in front
+    with the shipped routing (the same helpers as the deployment tests: ``tests/postgres.py``,
+    ``tests/nginx.py``), all on loopback and stopped at the end."""
+    if str(TESTS) not in sys.path:
+        sys.path.insert(0, str(TESTS))
+    from nginx import NginxProxy, rendered_routing
+    from postgres import PostgresCluster
+
+    from ratscrew.server.shards import shard_letters
+
+    cluster = PostgresCluster()
+    try:
+        cluster.start()
+        url = cluster.create_database()
+        with contextlib.ExitStack() as stack:
+            servers = [stack.enter_context(running_server("--shard", letter, db=url))
+                       for letter in shard_letters(shards)]
+            ports = [int(server.url.rsplit(":", 1)[1]) for server in servers]
+            proxy = NginxProxy(rendered_routing(ports), workers=1)
+            stack.callback(proxy.remove)
+            assert cluster.pid is not None
+            yield RunningDeployment(proxy.url, tuple(s.pid for s in servers), proxy.pid, cluster.pid)
+    finally:
+        cluster.remove()
+
+
+@contextlib.contextmanager
+def running_server(*extra: str, db: Path | str | None = None) -> Iterator[RunningServer]:
     """A ``ratscrew serve`` subprocess on a free loopback port with no per-address limits to
     speak of (every scripted client comes from 127.0.0.1)."""
     with tempfile.TemporaryDirectory() as folder:

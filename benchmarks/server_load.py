@@ -11,7 +11,15 @@ clock), the server's CPU (share of one core) and memory per room, the load gener
 connection lost.
 
 Usage: ``.venv/bin/python benchmarks/server_load.py [--rooms N | --sweep 50,100,200]
-[--seconds T] [--processes P] [--json]``. It prints figures (a table, or with ``--json`` one JSON
+[--seconds T] [--processes P] [--json] [--shards S | --url URL [--pids PID,...]]``.
+
+Past one process: ``--shards S`` starts a throwaway PostgreSQL, S shard processes and nginx with
+the shipped routing (as the deployment tests do; needs Debian's postgresql and nginx) and drives
+the rooms through nginx; the server figures are then the shards' together, and
+``proxy_db_cpu_pct`` is what nginx and PostgreSQL (with their worker processes) used. ``--url``
+drives a deployment that is already running (its limits on rooms and joins per address must be
+raised, as every client comes from one address); give ``--pids`` (the shard processes) to get
+the server's CPU figures. It prints figures (a table, or with ``--json`` one JSON
 object per row); nothing is asserted. Every run is bounded and stops by itself.
 
 ``server_cpu_us_per_msg_out`` is the server's CPU time over the measuring window divided by the
@@ -32,6 +40,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,7 +50,7 @@ from rich.progress import Progress
 from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scripted import running_server
+from scripted import running_deployment, running_server
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -190,6 +199,42 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds of a process and its children (nginx's workers, PostgreSQL's backends)."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(stat.parent.name) == pid or int(fields[1]) == pid:
+                total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return total
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the load is sent to: a URL, the server processes whose CPU and memory are measured
+    (none: not measured), and helper processes (proxy, database) measured with their children."""
+
+    url: str
+    server_pids: tuple[int, ...] = ()
+    helper_pids: tuple[int, ...] = ()
+
+
+@contextlib.contextmanager
+def target_of(shards: int, url: str | None, pids: tuple[int, ...]) -> Iterator[Target]:
+    """A fresh single server (``shards`` 0), a fresh deployment of ``shards`` shards behind
+    nginx, or the running deployment at ``url``."""
+    if url is not None:
+        yield Target(url.rstrip("/"), pids)
+    elif shards == 0:
+        with running_server() as server:
+            yield Target(server.url, (server.pid,))
+    else:
+        with running_deployment(shards) as deployment:
+            yield Target(deployment.url, deployment.shard_pids,
+                         (deployment.proxy_pid, deployment.database_pid))
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -202,11 +247,22 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
-def run_once(rooms: int, seconds: float, processes: int, ramp_s: float) -> dict[str, float]:
-    """One measurement: a fresh server, ``rooms`` rooms of four, ``ramp_s`` to start them, then
-    ``seconds`` measured. The figures are keyed as in ``--json`` (see :data:`JSON_KEYS`)."""
-    with running_server() as server:
-        base_rss = rss_mb(server.pid)
+def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: int = 0,
+             url: str | None = None, pids: tuple[int, ...] = ()) -> dict[str, float]:
+    """One measurement: a fresh server (or deployment, see `target_of`), ``rooms`` rooms of four,
+    ``ramp_s`` to start them, then ``seconds`` measured. The figures are keyed as in ``--json``
+    (see :data:`JSON_KEYS`)."""
+    with target_of(shards, url, pids) as server:
+        def server_cpu() -> float:
+            return sum(cpu_seconds(pid) for pid in server.server_pids)
+
+        def helper_cpu() -> float:
+            return sum(tree_cpu_seconds(pid) for pid in server.helper_pids)
+
+        def server_rss() -> float:
+            return sum(rss_mb(pid) for pid in server.server_pids) if server.server_pids else float("nan")
+
+        base_rss = server_rss()
         out: multiprocessing.Queue[WorkerReport] = multiprocessing.Queue()
         shares = [rooms // processes + (1 if i < rooms % processes else 0) for i in range(processes)]
         workers = [multiprocessing.Process(target=worker, args=(server.url, share, ramp_s, seconds, i, out))
@@ -219,13 +275,15 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float) -> dict[
             while time.monotonic() - begin < ramp_s:
                 time.sleep(0.5)
                 progress.update(task, completed=time.monotonic() - begin)
-            cpu_before, wall_before = cpu_seconds(server.pid), time.monotonic()
+            cpu_before, helpers_before, wall_before = server_cpu(), helper_cpu(), time.monotonic()
             progress.update(task, description=f"{rooms} rooms: measuring")
             while time.monotonic() - begin < ramp_s + seconds:
                 time.sleep(0.5)
                 progress.update(task, completed=time.monotonic() - begin)
-            cpu = (cpu_seconds(server.pid) - cpu_before) / (time.monotonic() - wall_before)
-            rss = rss_mb(server.pid)
+            wall = time.monotonic() - wall_before
+            cpu = (server_cpu() - cpu_before) / wall if server.server_pids else float("nan")
+            helpers = (helper_cpu() - helpers_before) / wall if server.helper_pids else float("nan")
+            rss = server_rss()
         reports = [out.get(timeout=60 + ramp_s + seconds) for _ in workers]
         for process in workers:
             process.join(timeout=30)
@@ -246,12 +304,13 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float) -> dict[
         "rss_mb": rss, "rss_mb_per_room": (rss - base_rss) / max(1, started),
         "server_cpu_us_per_msg_out": cpu * seconds / received * 1e6 if received else float("nan"),
         "bytes_per_msg_out": sum(r.received_bytes for r in reports) / received if received else float("nan"),
+        "shards": float(shards), "proxy_db_cpu_pct": 100 * helpers,
     }
 
 
 JSON_KEYS = ("rooms", "sockets", "lost", "msgs_out_per_s", "msgs_in_per_s", "p50_ms", "p95_ms",
              "p99_ms", "server_cpu_pct", "rss_mb", "load_cpu_pct", "server_cpu_us_per_msg_out",
-             "mean_ms", "rss_mb_per_room", "bytes_per_msg_out")
+             "mean_ms", "rss_mb_per_room", "bytes_per_msg_out", "shards", "proxy_db_cpu_pct")
 """The fields of a ``--json`` row, in order (the first twelve are the benchmark's contract)."""
 
 
@@ -261,7 +320,7 @@ def json_row(figures: dict[str, float]) -> str:
     >>> json_row({key: 1.23456 for key in JSON_KEYS})[:38]
     '{"rooms": 1, "sockets": 1, "lost": 1, '
     """
-    whole = {"rooms", "sockets", "lost"}
+    whole = {"rooms", "sockets", "lost", "shards"}
     row: dict[str, float | int | None] = {}
     for key in JSON_KEYS:
         value = figures[key]
@@ -280,7 +339,20 @@ def main() -> None:
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object per row instead of a table (fields: "
                         + ", ".join(JSON_KEYS) + ")")
+    parser.add_argument("--shards", type=int, default=0,
+                        help="0 (default): one server process on SQLite; S: a throwaway PostgreSQL, "
+                             "S shard processes and nginx in front, driven through nginx")
+    parser.add_argument("--url", default=None,
+                        help="drive a deployment that is already running at this URL instead")
+    parser.add_argument("--pids", default="",
+                        help="with --url: the shard processes' ids (comma-separated), to measure their CPU")
     args = parser.parse_args()
+    try:
+        pids = tuple(int(p) for p in args.pids.split(",") if p.strip())
+    except ValueError:
+        parser.error(f"--pids takes process ids separated by commas, not {args.pids!r}")
+    if args.shards < 0 or (args.url is not None and args.shards):
+        parser.error("--shards is a count (0 or more) and does not go with --url")
     try:
         counts = [int(c) for c in args.sweep.split(",")] if args.sweep else [args.rooms]
     except ValueError:
@@ -288,13 +360,18 @@ def main() -> None:
     if any(count < 1 for count in counts) or args.seconds <= 0 or args.processes < 1:
         parser.error("rooms, --seconds and --processes must be positive")
     if not args.json:
-        print(f"machine: {os.cpu_count()} cores; server and load generator share them")
+        where = (args.url or ("one process (SQLite)" if not args.shards
+                              else f"{args.shards} shards behind nginx on PostgreSQL"))
+        print(f"machine: {os.cpu_count()} cores; server and load generator share them; target: {where}")
         print(f"{'rooms':>6}{'sockets':>8}{'lost':>6}{'msg/s out':>11}{'msg/s in':>10}"
               f"{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'CPU %':>7}{'us/msg':>8}{'RSS MB':>8}"
-              f"{'MB/room':>9}{'load CPU %':>11}")
+              f"{'MB/room':>9}{'load CPU %':>11}{'nginx+PG CPU %':>15}")
     for rooms in counts:
         ramp = args.ramp if args.ramp is not None else 5 + rooms / 25
-        figures = run_once(rooms, args.seconds, args.processes, ramp)
+        try:
+            figures = run_once(rooms, args.seconds, args.processes, ramp, args.shards, args.url, pids)
+        except RuntimeError as error:  # PostgreSQL or nginx missing or unable to start
+            sys.exit(f"server_load: {error}")
         if args.json:
             print(json_row(figures), flush=True)
             continue
@@ -303,7 +380,7 @@ def main() -> None:
               f"{figures['p50_ms']:>8.1f}{figures['p95_ms']:>8.1f}{figures['p99_ms']:>8.1f}"
               f"{figures['server_cpu_pct']:>7.0f}{figures['server_cpu_us_per_msg_out']:>8.0f}"
               f"{figures['rss_mb']:>8.0f}{figures['rss_mb_per_room']:>9.2f}"
-              f"{figures['load_cpu_pct']:>11.0f}", flush=True)
+              f"{figures['load_cpu_pct']:>11.0f}{figures['proxy_db_cpu_pct']:>15.0f}", flush=True)
 
 
 if __name__ == "__main__":

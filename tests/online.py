@@ -21,7 +21,7 @@ from ratscrew.runtime import Table
 from ratscrew.server.link import Pinger
 from ratscrew.server.protocol import Act, ClientMessage, Join, parse_room_request
 from ratscrew.server.room import Room
-from ratscrew.server.store import Store
+from ratscrew.server.store import SqliteStore
 
 
 class FakeWall:
@@ -107,7 +107,7 @@ def make_room(rules: str = "classic", seats: int = 2, bots: Sequence[str] = (),
         assert hands is not None
         return Game(ruleset, list(hands), leader=leader, seed=deal_seed)
 
-    room = Room.create(request, Store(":memory:"), wall=wall, drive=False,
+    room = Room.create(request, SqliteStore(":memory:"), wall=wall, drive=False,
                        deal=None if hands is None else fixed_deal)
     return room, wall
 

@@ -30,13 +30,16 @@ ADDRESS = re.compile(r"open (http://127\.0\.0\.1:(\d+)/)")
 class ServerProcess:
     """A ``ratscrew serve`` subprocess on a free loopback port (a context manager)."""
 
-    def __init__(self, db: Path, *extra: str) -> None:
+    def __init__(self, db: Path | str, *extra: str, log: Path | None = None) -> None:
         self.db = db
         self.extra = extra
         self.url = ""
         self.port = 0
         self.process: subprocess.Popen[str] | None = None
-        self.log = db.with_suffix(".log")
+        if log is None:
+            assert isinstance(db, Path), "a server on a database URL needs log= (a file)"
+            log = db.with_suffix(".log")
+        self.log = log
 
     def start(self, timeout: float = 30.0) -> ServerProcess:
         """Start the server and wait until it prints its address."""
@@ -143,3 +146,40 @@ class Player:
 
     def close(self) -> None:
         self._stack.close()
+
+
+def latest(players: list[Player]) -> dict[str, Any]:
+    """The newest state any of ``players`` has."""
+    states = [p.state for p in players if p.state is not None]
+    assert states, "nobody has a state yet"
+    return max(states, key=lambda s: int(s["version"]))
+
+
+def play_cards(seats: dict[int, Player], cards: int, timeout: float = 60.0) -> None:
+    """Each player plays when it is their turn until ``cards`` more cards were played (or the
+    game ends); timed windows (a won challenge, a grace period) run out on the server."""
+    everyone = list(seats.values())
+    for player in everyone:
+        player.drain()
+    target = latest(everyone)["observation"]["cards_played"] + cards
+    acted: set[int] = set()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = latest(everyone)
+        observation = state["observation"]
+        if observation["over"] or observation["cards_played"] >= target:
+            return
+        turn = observation["turn"]
+        if turn in seats and state["version"] not in acted:
+            acted.add(state["version"])
+            seats[turn].send({"type": "play"})
+        for player in everyone:
+            player.poll(0.02)
+    raise AssertionError(f"only {latest(everyone)['observation']['cards_played']} of {target} "
+                         "cards were played in time")
+
+
+def public(observation: dict[str, Any]) -> dict[str, Any]:
+    """What every seat sees alike."""
+    return {k: observation[k] for k in ("pile", "burned", "penalty_pile", "hand_sizes", "turn",
+                                        "cards_played", "challenge", "status")}

@@ -15,14 +15,14 @@ from ratscrew.engine import Game
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.app import Limits, create_app
 from ratscrew.server.protocol import PROTOCOL_VERSION
-from ratscrew.server.store import Store
+from ratscrew.server.store import SqliteStore
 
 Socket = Any  # starlette.testclient.WebSocketTestSession
 
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(Store(":memory:"))) as test_client:
+    with TestClient(create_app(SqliteStore(":memory:"))) as test_client:
         yield test_client
 
 
@@ -139,7 +139,7 @@ def test_presets_and_bot_levels_are_listed(client: TestClient) -> None:
 
 
 def test_rooms_per_address_are_limited() -> None:
-    with TestClient(create_app(Store(":memory:"), limits=Limits(rooms_per_hour=3))) as client:
+    with TestClient(create_app(SqliteStore(":memory:"), limits=Limits(rooms_per_hour=3))) as client:
         codes = [client.post("/api/rooms", json={"rules": "classic", "seats": 2}) for _ in range(4)]
     assert [r.status_code for r in codes] == [201, 201, 201, 429]
     assert "rooms an hour" in codes[-1].json()["error"]
@@ -250,7 +250,7 @@ def test_names_are_cleaned_and_limited(client: TestClient) -> None:
 
 def test_a_flood_of_messages_is_throttled_then_closed() -> None:
     limits = Limits(messages_per_second=5, message_burst=5, flood_drops=20, flood_window_s=60)
-    with TestClient(create_app(Store(":memory:"), limits=limits)) as client:
+    with TestClient(create_app(SqliteStore(":memory:"), limits=limits)) as client:
         code = new_room(client)
         with client.websocket_connect(f"/ws/{code}") as ws:
             for _ in range(40):
@@ -266,7 +266,7 @@ def test_a_flood_of_messages_is_throttled_then_closed() -> None:
 
 
 def test_joins_per_address_are_limited() -> None:
-    with TestClient(create_app(Store(":memory:"), limits=Limits(joins_per_minute=3))) as client:
+    with TestClient(create_app(SqliteStore(":memory:"), limits=Limits(joins_per_minute=3))) as client:
         code = new_room(client)
         with client.websocket_connect(f"/ws/{code}") as ws:
             for _ in range(4):

@@ -23,14 +23,14 @@ import uvicorn
 from websockets.sync.client import connect
 
 from ratscrew.server.app import Limits, create_app
-from ratscrew.server.store import Store
+from ratscrew.server.store import SqliteStore
 
 
 @pytest.fixture
 def server_url() -> Iterator[str]:
     limits = Limits(send_queue=32, send_timeout_s=1.0, messages_per_second=100_000,
                     message_burst=100_000, flood_drops=10**9)
-    app = create_app(Store(":memory:"), limits=limits)
+    app = create_app(SqliteStore(":memory:"), limits=limits)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

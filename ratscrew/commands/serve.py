@@ -1,7 +1,13 @@
 """``ratscrew serve``: run the online server, so friends can play from their browsers.
 
 The listening socket is opened here, before the server starts, so a port already in use or a
-database that cannot be used is one clear line on stderr (exit status 2), never a traceback.
+database that cannot be used (a damaged file, an unreachable PostgreSQL) is one clear line on
+stderr (exit status 2), never a traceback.
+
+Past one process (docs/online.md, "Shards"): ``--db postgresql://…`` shares finished games,
+statistics and limits between processes, ``--shard LETTER`` makes this process own the rooms
+whose code begins with that letter, and ``--workers N`` starts N such processes on consecutive
+ports (`run_workers`), to be fronted by nginx (``--nginx-config``).
 """
 
 from __future__ import annotations
@@ -10,8 +16,11 @@ import argparse
 import contextlib
 import logging
 import os
+import signal
 import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +43,21 @@ def register(subparsers: Any) -> None:
                              "0.0.0.0 lets other computers on your network join)")
     parser.add_argument("--port", type=int, default=8000,
                         help="port to listen on (default: 8000; 0 picks a free one)")
-    parser.add_argument("--db", type=Path, default=DEFAULT_DB, metavar="FILE",
-                        help=f"SQLite database file, created when missing (default: {DEFAULT_DB})")
+    parser.add_argument("--db", default=str(DEFAULT_DB), metavar="FILE|URL",
+                        help="SQLite database file, created when missing (default: "
+                             f"{DEFAULT_DB}), or a postgresql://USER:PASSWORD@HOST/DB URL that "
+                             "several server processes share")
+    parser.add_argument("--shard", default=None, metavar="LETTER",
+                        help="own only the rooms whose code begins with LETTER (a room-code "
+                             "letter); new rooms get such codes. For several processes behind "
+                             "a proxy that routes by code (deploy/, docs/online.md)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="start N shard processes (letters A, B, C, ...) on ports PORT, "
+                             "PORT+1, ...; needs a postgresql:// --db. Front them with nginx: "
+                             "see --nginx-config")
+    parser.add_argument("--nginx-config", type=Path, default=None, metavar="FILE",
+                        help="with --workers: write the nginx configuration that routes each "
+                             "room to its shard to FILE (include it in nginx's http block)")
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                         help="also accept browser websockets from this origin, e.g. "
                              "https://ers.example.org when a proxy changes the host name (repeatable)")
@@ -81,30 +103,39 @@ def run(args: argparse.Namespace) -> int:
 
     from ratscrew.server.app import Limits, create_app
     from ratscrew.server.protocol import MAX_FRAME_BYTES
-    from ratscrew.server.store import Store, StoreError
+    from ratscrew.server.shards import check_shard
+    from ratscrew.server.store import StoreError, is_database_url, open_store
 
+    if args.workers is not None:
+        return run_workers(args)
+    if args.nginx_config is not None:
+        raise ValueError("--nginx-config goes with --workers")
+    shard = None if args.shard is None else check_shard(args.shard)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     limits = Limits()
     if args.rooms_per_hour is not None or args.joins_per_minute is not None:
         limits = Limits(rooms_per_hour=args.rooms_per_hour or limits.rooms_per_hour,
                         joins_per_minute=args.joins_per_minute or limits.joins_per_minute)
+    db: str | Path = args.db if is_database_url(args.db) else Path(args.db)
+    if isinstance(db, Path):
+        try:
+            db.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ValueError(f"cannot create the folder for the database {db}: {error.strerror}") from None
     try:
-        args.db.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ValueError(f"cannot create the folder for the database {args.db}: {error.strerror}") from None
-    try:
-        store = Store(args.db)
+        store = open_store(db)
     except StoreError as error:
         raise ValueError(str(error)) from None
     try:
+        store.claim(shard)
         sock = _listen(args.host, args.port)
-    except ValueError:
+    except (ValueError, StoreError) as error:
         store.close()
-        raise
+        raise ValueError(str(error)) from None
     port = sock.getsockname()[1]
     app = create_app(store, limits=limits, allowed_origins=frozenset(args.allow_origin),
-                     close_store=True)
+                     close_store=True, shard=shard)
     config = uvicorn.Config(app, log_level="warning", ws_max_size=MAX_FRAME_BYTES,
                             ws_per_message_deflate=False,
                             proxy_headers=args.forwarded_allow_ips is not None,
@@ -117,9 +148,88 @@ def run(args: argparse.Namespace) -> int:
     print(f"  or from a terminal: ratscrew join CODE --server {lan}  (CODE: the room's code)", flush=True)
     for other in addresses[1:]:
         print(f"  friends on your network: {other}", flush=True)
-    print(f"database: {args.db}   (Ctrl+C stops the server)", flush=True)
+    print(f"database: {store.description}" + (f"   shard: {shard}" if shard else "")
+          + "   (Ctrl+C stops the server)", flush=True)
     try:
         server.run(sockets=[sock])
     finally:
         store.close()
     return 0
+
+
+WORKER_RESTART_S = 1.0
+"""How long a crashed shard process is left down before ``--workers`` starts it again."""
+
+
+def run_workers(args: argparse.Namespace) -> int:
+    """``--workers N``: one ``ratscrew serve --shard L`` process per shard on consecutive ports,
+    kept running (a shard that dies is started again: its rooms come back from the database)
+    until this process is stopped, which stops them all."""
+    from ratscrew.server.nginx import render_http
+    from ratscrew.server.shards import shard_letters
+    from ratscrew.server.store import is_database_url
+
+    if not is_database_url(args.db):
+        raise ValueError("--workers needs a shared database: --db postgresql://USER@HOST/DB "
+                         "(a SQLite file serves one process)")
+    if args.shard is not None:
+        raise ValueError("--workers gives each process its own --shard; leave --shard out")
+    if args.port == 0:
+        raise ValueError("--workers needs a fixed --port (the first shard's; the others follow)")
+    letters = shard_letters(args.workers)
+    ports = [args.port + i for i in range(len(letters))]
+    shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    if args.nginx_config is not None:
+        shards = [(letter, f"{shown_host}:{port}") for letter, port in zip(letters, ports, strict=True)]
+        args.nginx_config.write_text(render_http(shards, "8080"))
+    passed = ["--host", args.host, "--db", args.db, "--log-level", args.log_level]
+    for origin in args.allow_origin:
+        passed += ["--allow-origin", origin]
+    if args.forwarded_allow_ips is not None:
+        passed += ["--forwarded-allow-ips", args.forwarded_allow_ips]
+    if args.rooms_per_hour is not None:
+        passed += ["--rooms-per-hour", str(args.rooms_per_hour)]
+    if args.joins_per_minute is not None:
+        passed += ["--joins-per-minute", str(args.joins_per_minute)]
+
+    def start(letter: str, port: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-m", "ratscrew", "serve", "--shard", letter,
+                                 "--port", str(port), *passed])
+
+    stopping = False
+
+    def stop(signum: int, frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    workers = {letter: start(letter, port) for letter, port in zip(letters, ports, strict=True)}
+    print(f"ratscrew: {len(workers)} shards ({', '.join(letters)}) on {shown_host}:{ports[0]}-{ports[-1]}; "
+          "front them with nginx" + (f" ({args.nginx_config})" if args.nginx_config else
+                                     " (--nginx-config FILE writes its configuration)"), flush=True)
+    status = 0
+    try:
+        while not stopping:
+            time.sleep(0.2)
+            for letter, port in zip(letters, ports, strict=True):
+                code = workers[letter].poll()
+                if code is None or stopping:
+                    continue
+                if code == 2:  # a start-up error (port taken, database refused): said on stderr
+                    stopping, status = True, 2
+                    break
+                print(f"ratscrew: shard {letter} stopped (status {code}); starting it again",
+                      file=sys.stderr, flush=True)
+                time.sleep(WORKER_RESTART_S)
+                workers[letter] = start(letter, port)
+    finally:
+        for process in workers.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in workers.values():
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    return status

@@ -38,6 +38,7 @@ from ratscrew.narrate import describe_event
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server.link import Pinger
+from ratscrew.server.outage import watch_store
 from ratscrew.server.protocol import (
     MAX_FRAME_BYTES,
     Join,
@@ -48,7 +49,8 @@ from ratscrew.server.protocol import (
     parse_room_request,
 )
 from ratscrew.server.room import SHOWN_VERSIONS, Room
-from ratscrew.server.store import Store
+from ratscrew.server.shards import misdirected, new_room_code
+from ratscrew.server.store import RateCounter, Store, StoreUnavailable, open_store
 
 log = logging.getLogger("ratscrew.server")
 
@@ -247,14 +249,19 @@ class Server:
     allowed_origins: frozenset[str] = frozenset()
     rooms: dict[str, Room] = field(default_factory=dict)
     connections: set[WebSocketConnection] = field(default_factory=set)
+    shard: str | None = None
+    """This process's shard letter (`ratscrew.server.shards`): it owns only those rooms."""
 
     def __post_init__(self) -> None:
-        self.room_counter = WindowCounter(self.limits.rooms_per_hour, 3600.0)
-        self.join_counter = WindowCounter(self.limits.joins_per_minute, 60.0)
+        # counted in the database when several processes share it, else in memory
+        self.room_counter: RateCounter = (self.store.rate_counter("rooms", self.limits.rooms_per_hour, 3600.0)
+                                          or WindowCounter(self.limits.rooms_per_hour, 3600.0))
+        self.join_counter: RateCounter = (self.store.rate_counter("joins", self.limits.joins_per_minute, 60.0)
+                                          or WindowCounter(self.limits.joins_per_minute, 60.0))
 
     def restore_rooms(self) -> None:
-        """Bring back every open room from the store (games in progress included)."""
-        for row in self.store.load_rooms():
+        """Bring back every open room of this shard from the store (games in progress included)."""
+        for row in self.store.load_rooms(self.shard):
             try:
                 room = Room.restore(row, self.store)
             except Exception:
@@ -341,6 +348,9 @@ async def home(request: Request) -> Response:
 async def room_page(request: Request) -> Response:
     """``GET /r/CODE``: the room's page."""
     code = str(request.path_params["code"]).upper()
+    wrong_shard = misdirected(code, _server(request).shard)
+    if wrong_shard is not None:
+        return _error(421, wrong_shard)
     if code not in _server(request).rooms:
         return _not_found_page("There is no room with that code. Check the link, or start a new room.")
     return _page("room.html")
@@ -370,14 +380,18 @@ async def create_room(request: Request) -> JSONResponse:
     if not server.room_counter.allow(address, time.monotonic()):
         return _error(429, f"at most {server.limits.rooms_per_hour} rooms an hour from one address; "
                            "try again later")
-    room = Room.create(request_data, server.store)
+    room = Room.create(request_data, server.store, code=new_room_code(server.store, server.shard))
     server.rooms[room.code] = room
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
 
 
 async def room_info(request: Request) -> JSONResponse:
     """``GET /api/rooms/CODE``: the room's public summary."""
-    room = _server(request).rooms.get(str(request.path_params["code"]).upper())
+    code = str(request.path_params["code"]).upper()
+    wrong_shard = misdirected(code, _server(request).shard)
+    if wrong_shard is not None:
+        return _error(421, wrong_shard)
+    room = _server(request).rooms.get(code)
     if room is None:
         return _error(404, "no room with that code")
     return JSONResponse(room.summary())
@@ -439,6 +453,11 @@ async def leaderboard(request: Request) -> JSONResponse:
     return JSONResponse({"rules": rules, "players": _server(request).store.leaderboard(rules)})
 
 
+async def store_unavailable(request: Request, exc: Exception) -> Response:
+    """The database cannot be reached right now: ``503`` with ``{"error": …}``."""
+    return _error(503, "the server cannot reach its database right now; try again in a moment")
+
+
 async def http_error(request: Request, exc: Exception) -> Response:
     """Errors under ``/api`` as ``{"error": …}``; pages as a short HTML page."""
     assert isinstance(exc, HTTPException)
@@ -456,10 +475,16 @@ async def http_error(request: Request, exc: Exception) -> Response:
 async def websocket_endpoint(websocket: WebSocket) -> None:
     """``/ws/CODE``: parse, check limits, forward to the room (see the module docstring)."""
     server = _server(websocket)
-    room = server.rooms.get(str(websocket.path_params["code"]).upper())
+    code = str(websocket.path_params["code"]).upper()
+    room = server.rooms.get(code)
     if not server.origin_allowed(websocket):
         log.info("refused a websocket from origin %s", websocket.headers.get("origin", "")[:80])
         await websocket.close(code=1008)
+        return
+    wrong_shard = misdirected(code, server.shard)
+    if wrong_shard is not None:
+        await websocket.accept()  # so that the close can carry its reason
+        await websocket.close(code=4421, reason=wrong_shard)
         return
     if room is None:
         await websocket.close(code=4404)
@@ -495,6 +520,8 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
                 room.handle(conn, parsed)
             except ProtocolError as error:
                 conn.send(error.to_message())
+            except StoreUnavailable:
+                room.pause_for_store()
     except WebSocketDisconnect:
         pass
     finally:
@@ -510,20 +537,24 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
 
 
 def create_app(store: Store | str | Path, *, limits: Limits | None = None,
-               allowed_origins: frozenset[str] = frozenset(), close_store: bool = False) -> Starlette:
-    """The ratscrew web app over ``store`` (a `Store`, or a database path to open and own).
+               allowed_origins: frozenset[str] = frozenset(), close_store: bool = False,
+               shard: str | None = None) -> Starlette:
+    """The ratscrew web app over ``store`` (a `Store`, or a database path or URL to open and
+    own); with ``shard``, it owns only the rooms whose code begins with that letter.
 
     A store the app opened itself, or any store with ``close_store``, is closed when the app
     shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after
     ``Server.run`` never runs: the close must happen here)."""
-    owned = close_store or not isinstance(store, Store)
-    server = Server(store if isinstance(store, Store) else Store(store), limits or Limits(),
-                    allowed_origins)
+    owned = close_store or isinstance(store, (str, Path))
+    server = Server(open_store(store) if isinstance(store, (str, Path)) else store, limits or Limits(),
+                    allowed_origins, shard=shard)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         server.restore_rooms()
+        watcher = asyncio.create_task(watch_store(server.store, server.rooms))
         yield
+        watcher.cancel()
         for conn in list(server.connections):
             conn.close(1012, "the server is restarting")
         await asyncio.gather(*(room.stop() for room in server.rooms.values()))
@@ -548,7 +579,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             WebSocketRoute("/ws/{code}", websocket_endpoint),
             Mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
         ],
-        exception_handlers={HTTPException: handler},
+        exception_handlers={HTTPException: handler, StoreUnavailable: store_unavailable},
         lifespan=lifespan,
         max_body_size=MAX_FRAME_BYTES,
     )

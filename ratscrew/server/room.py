@@ -75,7 +75,7 @@ from ratscrew.server.protocol import (
     Watch,
     load_rules,
 )
-from ratscrew.server.store import RoomRow, SeatResult, SeatRow, Store
+from ratscrew.server.store import RoomRow, SeatResult, SeatRow, Store, StoreUnavailable
 from ratscrew.server.tally import ContestTally, judgement_slaps, judgement_text
 from ratscrew.sim.summary import game_seed
 
@@ -277,6 +277,8 @@ class Room:
         self._task: asyncio.Task[None] | None = None
         self._finished = False
         self._game_over: dict[str, Any] | None = None  # the last game's end, for pages joining later
+        self.paused: str | None = None
+        """Why the room takes no actions now (its store is unavailable), or ``None``."""
         self.waiting: list[str] = []
         """Token hashes of people waiting to be dealt into the next game, first come first."""
         self.history = History()
@@ -307,14 +309,23 @@ class Room:
     def restore(cls, row: RoomRow, store: Store, **options: Any) -> Room:
         """A room from the store after a restart; a game that was in progress is rebuilt by
         replaying its stored actions, and goes on from the time of its last action."""
+        room = cls._from_row(row, store, **options)
+        room._resume_stored_game()
+        return room
+
+    @classmethod
+    def _from_row(cls, row: RoomRow, store: Store, **options: Any) -> Room:
+        """The room as stored, its game (if any) not rebuilt yet."""
         seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash) for s in row.seats]
         room = cls(row.code, RoomSettings.from_json(row.settings), seats, store,
                    host_hash=row.host_hash, phase=row.phase, games_played=row.games_played,
                    members=row.members, kicked=row.kicked, **options)
         room.game_id = row.game_id
-        if row.phase == "playing" and row.game_id is not None:
-            room._resume_game(row.game_id)
         return room
+
+    def _resume_stored_game(self) -> None:
+        if self.phase == "playing" and self.game_id is not None:
+            self._resume_game(self.game_id)
 
     def save(self) -> None:
         """Write the room's settings and seats to the store."""
@@ -342,6 +353,8 @@ class Room:
             if conn.pinger.pong(message.id, time.monotonic() * 1000.0) is not None:
                 self._maybe_update_room()
             return
+        if self.paused is not None:
+            raise ProtocolError("unavailable", self.paused)
         if isinstance(message, Join):
             self._join(conn, message)
         elif isinstance(message, Watch):
@@ -736,9 +749,12 @@ class Room:
     async def _run(self) -> None:
         wake = self._wake
         assert wake is not None
-        while self.phase == "playing":
+        while self.phase == "playing" and self.paused is None:
             try:
                 self.tick()
+            except StoreUnavailable:
+                self.pause_for_store()
+                return
             except Exception:
                 log.exception("room %s: the game loop failed; the game is stopped", self.code)
                 self.phase = "over"
@@ -757,6 +773,62 @@ class Room:
     def _poke(self) -> None:
         if self._wake is not None:
             self._wake.set()
+
+    # ------------------------------------------------------------------ the store lost and back
+
+    def pause_for_store(self) -> None:
+        """The store failed: take no more actions and tell everyone. What the engine took since
+        the last stored step was never shown (persist before publish), and is dropped when
+        :meth:`reload` rebuilds the room from the store."""
+        if self.paused is None:
+            self.paused = ("the server lost its database: the game is paused, and nothing you do "
+                           "counts until it is back")
+            log.warning("room %s: paused, its store is unavailable", self.code)
+            self._broadcast({"type": "error", "code": "unavailable", "message": self.paused})
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()
+        self._task = None
+
+    def reload(self) -> None:
+        """The store is back: rebuild the room from what it holds, as a restart would (a game
+        in progress resumes at its last stored action), keep the people connected to it, and
+        show everyone where the game stands. `StoreUnavailable` if the store failed again."""
+        row = self.store.load_room(self.code)
+        if row is None:  # never stored: the room was being created when the store went away
+            for conn in list(self.connections):
+                conn.close(4404, "this room was lost with the database")
+            self.connections.clear()
+            return
+        # Start again from the stored room, in place (the table's listeners are this room's
+        # bound methods), keeping what the people connected to it know: the connections, the
+        # versions they have seen, the clock their sends are stamped with, the history.
+        fresh = Room._from_row(row, self.store, wall=self.clock._wall, drive=self.drive,
+                               deal=self.deal)
+        connections, version, game_over = self.connections, self.version, self._game_over
+        clock, history = self.clock, self.history
+        self.__dict__.update(fresh.__dict__)
+        self.clock, self.version, self.history = clock, version, history
+        self._resume_stored_game()
+        if self.phase == "over":
+            self._game_over = self._game_over or game_over
+        self.connections = {}
+        for conn, member in connections.items():
+            index = member.seat
+            seat = self.seats[index] if index is not None and index < len(self.seats) else None
+            if seat is not None and seat.token_hash == member.token_hash:
+                seat.conn = conn
+                self.connections[conn] = member
+            else:
+                self.connections[conn] = Member(None, member.token_hash, member.name)
+        log.info("room %s: the store is back; resumed", self.code)
+        self._broadcast({"type": "notice", "code": "resumed",
+                         "message": "the database is back: the game goes on from its last stored move"})
+        self._broadcast_room()
+        if self.game is not None:
+            self._publish([])
+        if self.phase == "over" and self._game_over is not None:
+            self._broadcast(self._game_over)
+        self.start_driving()
 
     # ------------------------------------------------------------------ judging and the engine
 

@@ -1,4 +1,10 @@
-"""The server's storage: SQLite behind one small class, `Store`.
+"""The server's storage: a small interface, `Store`, and its two implementations.
+
+`SqliteStore` (this module) is the embedded default: one file, one server process.
+`ratscrew.server.pgstore.PostgresStore` keeps the same things in PostgreSQL, so several server
+processes (shards, see :mod:`ratscrew.server.shards`) share finished games, statistics,
+leaderboards, replays and the per-address limits. `open_store` picks one from ``--db``: a file
+path, or a ``postgresql://`` URL.
 
 What is kept: each room (its settings and seats, the hashes of its seats' tokens, never the
 tokens), every game (deal, seed, rules), every accepted action of a game as it happens (the
@@ -7,13 +13,17 @@ server rebuilds a game in progress by replaying them), each finished game's reco
 seat's result (the statistics and leaderboards are drawn from those).
 
 The schema is created and migrated by the app at start-up: the ``schema_version`` table says
-which of `MIGRATIONS` have run. The database is opened in WAL mode with ``synchronous=NORMAL``:
-a transaction is in the write-ahead log when ``commit`` returns, so a killed server process
-loses nothing it committed. Only one server may use a database at a time (a lock file next to
-it says so), and a database that is corrupt, locked or from a newer version is refused with a
-`StoreError` that says what to do, rather than risking the data in it.
+which of `MIGRATIONS` have run (PostgreSQL runs the same numbered migrations in its own
+dialect). Every write is one transaction, committed when the method returns, so an accepted
+action is stored before anyone is shown its effect. SQLite is opened in WAL mode with
+``synchronous=NORMAL``: a transaction is in the write-ahead log when ``commit`` returns, so a
+killed server process loses nothing it committed. Only one server may use a SQLite database at a
+time (a lock file next to it says so), and a database that is corrupt, locked or from a newer
+version is refused with a `StoreError` that says what to do, rather than risking the data in it.
+A database that cannot be reached for a while (PostgreSQL restarting) raises `StoreUnavailable`
+from the method that needed it; the room then pauses until the database is back.
 
->>> store = Store(":memory:")
+>>> store = SqliteStore(":memory:")
 >>> store.schema_version
 1
 """
@@ -25,11 +35,11 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
-from typing import Any
+from typing import Any, Protocol
 
 from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS
 
@@ -117,6 +127,10 @@ class StoreError(Exception):
     """The database cannot be used; the message says why and what to do."""
 
 
+class StoreUnavailable(StoreError):
+    """The database cannot be reached right now (it may come back): nothing was written."""
+
+
 @dataclass(frozen=True)
 class SeatRow:
     """One stored seat."""
@@ -168,7 +182,129 @@ class SeatResult:
     reactions: tuple[int, ...]
 
 
-class Store:
+class RateCounter(Protocol):
+    """How many times each key (an address) did something lately: ``allow`` counts one more
+    unless the key is at its limit (`ratscrew.server.app.WindowCounter` counts in memory)."""
+
+    def allow(self, key: str, now: float) -> bool:
+        """Count one more for ``key`` (``now`` is ``time.monotonic()``) unless it is over."""
+        ...
+
+
+class Store(Protocol):
+    """What rooms and routes may ask of the storage: the methods of `SqliteStore`, each one
+    transaction. Implementations: `SqliteStore`, `ratscrew.server.pgstore.PostgresStore`;
+    ``tests/test_store_contract.py`` runs the same tests against both."""
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version of the open database."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """The database, as shown to people (a URL without its password)."""
+        ...
+
+    def close(self) -> None:
+        """Close the database (and release what this process holds on it)."""
+
+    def claim(self, shard: str | None) -> None:
+        """Make this process the only one serving ``shard``'s rooms on this database (``None``:
+        every room); `StoreError` when another process already does."""
+
+    def reachable(self) -> bool:
+        """Whether the database answers now (blocks for at most a few seconds); after
+        `StoreUnavailable`, True means the store can be used again."""
+        ...
+
+    def rate_counter(self, what: str, limit: int, window_s: float) -> RateCounter | None:
+        """A per-address counter that every process on this database shares, or ``None`` when
+        only one process uses the database (the app then counts in memory)."""
+        ...
+
+    def room_exists(self, code: str) -> bool:
+        """Whether a room with this code was ever created."""
+        ...
+
+    def save_room(self, code: str, settings: dict[str, Any], host_hash: str | None, phase: str,
+                  games_played: int, game_id: int | None, seats: Sequence[SeatRow]) -> None:
+        """Write a room and its seats (created or updated)."""
+
+    def add_member(self, code: str, token_hash: str, name: str) -> None:
+        """Remember the token of someone without a seat (so a watching host stays host)."""
+
+    def add_kicked(self, code: str, token_hash: str) -> None:
+        """A token the host removed: it no longer works in this room."""
+
+    def load_rooms(self, shard: str | None = None) -> list[RoomRow]:
+        """Every room that is not closed (only those whose code begins with ``shard``)."""
+        ...
+
+    def load_room(self, code: str) -> RoomRow | None:
+        """One room as stored, if it exists."""
+        ...
+
+    def start_game(self, code: str, number: int, rules_name: str, start: dict[str, Any],
+                   clock_start: float) -> int:
+        """Record a new game (its deal and everything needed to rebuild it); returns its id."""
+        ...
+
+    def append_actions(self, game_id: int, first: int,
+                       actions: Sequence[tuple[str, int | None, int]]) -> None:
+        """Append accepted actions numbered from ``first``, in one transaction."""
+
+    def append_judged(self, game_id: int, first: int, entries: Sequence[dict[str, Any]]) -> None:
+        """Append how human actions were judged (see docs/protocol.md, "judging")."""
+
+    def game_in_progress(self, game_id: int) -> GameInProgress | None:
+        """A game still being played, with every action stored so far."""
+        ...
+
+    def finish_game(self, game_id: int, record: dict[str, Any], winner: int | None,
+                    reason: str | None, results: Sequence[SeatResult]) -> None:
+        """Store a finished game's record and each seat's result."""
+
+    def game_record(self, game_id: int) -> dict[str, Any] | None:
+        """The stored record of a finished game, or ``None``."""
+        ...
+
+    def game_count(self) -> int:
+        """How many games have finished."""
+        ...
+
+    def player_stats(self, token_hash: str, rules_name: str | None = None) -> dict[str, Any]:
+        """One player's figures over their finished games (all rulesets, or one)."""
+        ...
+
+    def leaderboard(self, rules_name: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The people who played this ruleset, best first (bots are not listed)."""
+        ...
+
+
+def is_database_url(db: str | Path) -> bool:
+    """Whether ``--db`` names a PostgreSQL database rather than a SQLite file.
+
+    >>> is_database_url("postgresql://ratscrew@db/ratscrew"), is_database_url("games.db")
+    (True, False)
+    """
+    return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
+
+
+def open_store(db: str | Path) -> Store:
+    """The store ``--db`` names: a ``postgresql://`` URL, or a SQLite file (``":memory:"`` for
+    tests); `StoreError` when it cannot be used."""
+    if is_database_url(db):
+        try:
+            from ratscrew.server.pgstore import PostgresStore
+        except ImportError:
+            raise StoreError("a postgresql:// database needs the PostgreSQL driver: "
+                             "pip install 'ratscrew[postgres]'") from None
+        return PostgresStore(str(db))
+    return SqliteStore(db)
+
+
+class SqliteStore:
     """The SQLite database of one server (see the module docstring). ``":memory:"`` keeps
     everything in memory, for tests."""
 
@@ -258,6 +394,22 @@ class Store:
         """The schema version of the open database."""
         return int(self._db.execute("SELECT version FROM schema_version").fetchone()[0])
 
+    @property
+    def description(self) -> str:
+        """The database file."""
+        return self.path
+
+    def claim(self, shard: str | None) -> None:
+        """Nothing to do: the lock file already keeps every other server off this file."""
+
+    def reachable(self) -> bool:
+        """A local file is always there."""
+        return True
+
+    def rate_counter(self, what: str, limit: int, window_s: float) -> RateCounter | None:
+        """None: one process uses a SQLite file, so it counts in memory."""
+        return None
+
     def close(self) -> None:
         """Close the database and release its lock."""
         self._db.close()
@@ -316,21 +468,30 @@ class Store:
         self._write([("INSERT OR IGNORE INTO kicked VALUES (?, ?)", (code, token_hash)),
                      ("DELETE FROM members WHERE code = ? AND token_hash = ?", (code, token_hash))])
 
-    def load_rooms(self) -> list[RoomRow]:
-        """Every room that is not closed, with its seats."""
-        rooms = []
-        for row in self._db.execute("SELECT * FROM rooms WHERE phase != 'closed' ORDER BY created_at"):
-            code = row["code"]
-            seats = tuple(SeatRow(r["seat"], r["kind"], r["name"], r["bot"], r["token_hash"])
-                          for r in self._db.execute(
-                              "SELECT * FROM seats WHERE code = ? ORDER BY seat", (code,)))
-            members = {r["token_hash"]: r["name"] for r in self._db.execute(
-                "SELECT token_hash, name FROM members WHERE code = ?", (code,))}
-            kicked = frozenset(r[0] for r in self._db.execute(
-                "SELECT token_hash FROM kicked WHERE code = ?", (code,)))
-            rooms.append(RoomRow(code, json.loads(row["settings"]), row["host_hash"], row["phase"],
-                                 row["games_played"], row["game_id"], seats, members, kicked))
-        return rooms
+    def load_rooms(self, shard: str | None = None) -> list[RoomRow]:
+        """Every room that is not closed, with its seats (only codes beginning with ``shard``)."""
+        sql, params = "SELECT * FROM rooms WHERE phase != 'closed'", []
+        if shard is not None:
+            sql += " AND substr(code, 1, 1) = ?"
+            params.append(shard)
+        return [self._room_row(row) for row in self._db.execute(sql + " ORDER BY created_at", params)]
+
+    def load_room(self, code: str) -> RoomRow | None:
+        """One room as stored, if it exists."""
+        row = self._db.execute("SELECT * FROM rooms WHERE code = ?", (code,)).fetchone()
+        return None if row is None else self._room_row(row)
+
+    def _room_row(self, row: sqlite3.Row) -> RoomRow:
+        code = row["code"]
+        seats = tuple(SeatRow(r["seat"], r["kind"], r["name"], r["bot"], r["token_hash"])
+                      for r in self._db.execute(
+                          "SELECT * FROM seats WHERE code = ? ORDER BY seat", (code,)))
+        members = {r["token_hash"]: r["name"] for r in self._db.execute(
+            "SELECT token_hash, name FROM members WHERE code = ?", (code,))}
+        kicked = frozenset(r[0] for r in self._db.execute(
+            "SELECT token_hash FROM kicked WHERE code = ?", (code,)))
+        return RoomRow(code, json.loads(row["settings"]), row["host_hash"], row["phase"],
+                       row["games_played"], row["game_id"], seats, members, kicked)
 
     # ------------------------------------------------------------------ games
 
@@ -397,29 +558,47 @@ class Store:
 
     def player_stats(self, token_hash: str, rules_name: str | None = None) -> dict[str, Any]:
         """One player's figures over their finished games (all rulesets, or one)."""
-        rows = self._result_rows(rules_name, token_hash)
-        return _summarise(rows)[0] if rows else _empty_stats()
+        return stats_of(self._result_rows(rules_name, token_hash))
 
     def leaderboard(self, rules_name: str, limit: int = 50) -> list[dict[str, Any]]:
         """The people who played this ruleset, best first: most wins, then win rate, then the
         quickest median reaction. Bots are not listed."""
-        players = _summarise(self._result_rows(rules_name, None))
-        players.sort(key=lambda p: (-p["wins"], -p["win_rate"],
-                                    p["median_reaction_ms"] if p["median_reaction_ms"] is not None
-                                    else 1e9))
-        return players[:limit]
+        return rank_players(self._result_rows(rules_name, None), limit)
 
-    def _result_rows(self, rules_name: str | None, token_hash: str | None) -> list[sqlite3.Row]:
-        sql = ("SELECT r.*, g.finished_at FROM results r JOIN games g ON g.id = r.game_id "
-               "WHERE r.token_hash IS NOT NULL AND g.status = 'over'")
-        params: list[Any] = []
-        if rules_name is not None:
-            sql += " AND g.rules_name = ?"
-            params.append(rules_name)
-        if token_hash is not None:
-            sql += " AND r.token_hash = ?"
-            params.append(token_hash)
-        return list(self._db.execute(sql + " ORDER BY g.finished_at", params))
+    def _result_rows(self, rules_name: str | None, token_hash: str | None) -> list[dict[str, Any]]:
+        sql, params = result_rows_query(rules_name, token_hash, "?")
+        return [dict(row) for row in self._db.execute(sql, params)]
+
+
+def result_rows_query(rules_name: str | None, token_hash: str | None,
+                      mark: str) -> tuple[str, list[Any]]:
+    """The finished results of people (one ruleset, one player, or all) in the order they were
+    played, as SQL with ``mark`` for its parameters (``?`` for SQLite, ``%s`` for PostgreSQL)."""
+    sql = ("SELECT r.*, g.finished_at FROM results r JOIN games g ON g.id = r.game_id "
+           "WHERE r.token_hash IS NOT NULL AND g.status = 'over'")
+    params: list[Any] = []
+    if rules_name is not None:
+        sql += f" AND g.rules_name = {mark}"
+        params.append(rules_name)
+    if token_hash is not None:
+        sql += f" AND r.token_hash = {mark}"
+        params.append(token_hash)
+    return sql + " ORDER BY g.finished_at, r.game_id, r.seat", params
+
+
+def rank_players(rows: Sequence[Mapping[str, Any]], limit: int) -> list[dict[str, Any]]:
+    """The leaderboard from result rows: most wins, then win rate, then the quickest median
+    reaction."""
+    players = _summarise(rows)
+    players.sort(key=lambda p: (-p["wins"], -p["win_rate"],
+                                p["median_reaction_ms"] if p["median_reaction_ms"] is not None
+                                else 1e9))
+    return players[:limit]
+
+
+def stats_of(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One player's figures from their result rows."""
+    return _summarise(rows)[0] if rows else _empty_stats()
 
 
 def _empty_stats() -> dict[str, Any]:
@@ -427,7 +606,7 @@ def _empty_stats() -> dict[str, Any]:
             "median_reaction_ms": None, "best_reaction_ms": None}
 
 
-def _summarise(rows: Sequence[sqlite3.Row]) -> list[dict[str, Any]]:
+def _summarise(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Per token: games, wins, slaps, misslaps, median and best reaction (anticipations, under
     the human floor, are not reactions and are left out); named by the latest name used."""
     by_player: dict[str, dict[str, Any]] = {}

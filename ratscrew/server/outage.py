@@ -1,0 +1,40 @@
+"""When the database goes away mid-game: rooms pause, and come back when it does.
+
+A store method that cannot reach its database raises `ratscrew.server.store.StoreUnavailable`;
+the room that called it pauses (:meth:`ratscrew.server.room.Room.pause_for_store`): it tells its
+players, refuses every action with an ``unavailable`` error and stops its game's clock. Nothing
+it accepted is lost, because a step is shown only after it is stored; a step the engine took but
+could not store was never shown, and is dropped. `watch_store` probes the database once a second
+while any room is paused (in a thread, so the rooms that still run are not held up) and, when it
+answers, rebuilds each paused room from the store (:meth:`ratscrew.server.room.Room.reload`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+
+from ratscrew.server.room import Room
+from ratscrew.server.store import Store, StoreUnavailable
+
+log = logging.getLogger("ratscrew.server")
+
+PROBE_EVERY_S = 1.0
+
+
+async def watch_store(store: Store, rooms: Mapping[str, Room], every_s: float = PROBE_EVERY_S) -> None:
+    """Resume paused rooms whenever the store answers again (runs until cancelled)."""
+    while True:
+        await asyncio.sleep(every_s)
+        paused = [room for room in list(rooms.values()) if room.paused is not None]
+        if not paused or not await asyncio.to_thread(store.reachable):
+            continue
+        for room in paused:
+            try:
+                room.reload()
+            except StoreUnavailable:
+                room.pause_for_store()
+                break
+            except Exception:
+                log.exception("room %s could not be rebuilt from the store; it stays paused", room.code)

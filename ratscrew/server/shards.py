@@ -1,0 +1,65 @@
+"""Shards: several server processes, each owning the rooms whose code begins with its letter.
+
+A room lives in exactly one process. ``ratscrew serve --shard A`` makes room codes that begin
+with ``A`` and loads only those rooms on start; a proxy (``deploy/nginx.conf.template``) routes
+``/r/CODE``, ``/ws/CODE`` and ``/api/rooms/CODE`` by the code's first letter, and everything the
+rooms share (finished games, statistics, leaderboards, replays, the per-address limits) lives in
+PostgreSQL. A request for another shard's room that reaches this process (a misconfigured
+proxy) is refused with `misdirected`'s message, never served by a second copy of the room.
+"""
+
+from __future__ import annotations
+
+from ratscrew.server.room import CODE_ALPHABET, new_code
+from ratscrew.server.store import Store
+
+
+def check_shard(letter: str) -> str:
+    """``--shard``'s letter, upper-cased; `ValueError` naming the letters allowed.
+
+    >>> check_shard("b")
+    'B'
+    >>> check_shard("O")
+    Traceback (most recent call last):
+    ...
+    ValueError: --shard: 'O' is not a room-code letter; use one of ABCDEFGHJKLMNPQRSTUVWXYZ23456789
+    """
+    upper = letter.upper()
+    if len(upper) != 1 or upper not in CODE_ALPHABET:
+        raise ValueError(f"--shard: {letter!r} is not a room-code letter; use one of {CODE_ALPHABET}")
+    return upper
+
+
+def shard_letters(count: int) -> list[str]:
+    """The letters of ``count`` shards (``--workers``): the first ones of the code alphabet.
+
+    >>> shard_letters(3)
+    ['A', 'B', 'C']
+    """
+    if not 1 <= count <= len(CODE_ALPHABET):
+        raise ValueError(f"--workers: between 1 and {len(CODE_ALPHABET)} shards, not {count}")
+    return list(CODE_ALPHABET[:count])
+
+
+def misdirected(code: str, shard: str | None) -> str | None:
+    """Why this process must not serve room ``code``, or ``None`` when it owns it.
+
+    >>> misdirected("AB23CD", "A") is None, misdirected("AB23CD", None) is None
+    (True, True)
+    >>> misdirected("BCDEFG", "A")
+    'room BCDEFG belongs to shard B, and this server is shard A: the proxy sent it to the wrong server'
+    """
+    if shard is None or code[:1] == shard:
+        return None
+    return (f"room {code} belongs to shard {code[:1]}, and this server is shard {shard}: "
+            "the proxy sent it to the wrong server")
+
+
+def new_room_code(store: Store, shard: str | None) -> str:
+    """A room code not used yet, beginning with the shard's letter (any code without a shard)."""
+    while True:
+        code = new_code()
+        if shard is not None:
+            code = shard + code[1:]
+        if not store.room_exists(code):
+            return code
