@@ -37,6 +37,7 @@ import json
 import multiprocessing
 import os
 import random
+import socket
 import statistics
 import sys
 import time
@@ -69,14 +70,23 @@ class WorkerReport:
     failed_to_start: int = 0
     cpu_s: float = 0.0
     """CPU time this load process used while measuring."""
+    stalled_room_latencies_ms: list[float] = field(default_factory=list)
+    """Latencies seen by the players who kept reading in rooms with a stalled player."""
+    stalled: int = 0
+    stalled_closed: int = 0
+    """Stalled connections (see ``--stalled``) and how many of them the server closed."""
 
 
 class LoadPlayer:
     """One scripted player of a room (see the module docstring)."""
 
     def __init__(self, ws: ClientConnection, report: WorkerReport, rng: random.Random,
-                 measuring: asyncio.Event) -> None:
+                 measuring: asyncio.Event, *, stalls: bool = False, room_stalled: bool = False) -> None:
         self.ws, self.report, self.rng, self.measuring = ws, report, rng, measuring
+        self.stalls = stalls
+        """This player stops reading (and answering) when the measuring starts: a dead client."""
+        self.room_stalled = room_stalled
+        """Someone else in this player's room stalls."""
         self.seat: int | None = None
         self.acted_version = -1
         self.slapped_version = -1
@@ -98,6 +108,9 @@ class LoadPlayer:
                 received = time.time() * 1000.0
                 message = json.loads(raw)
                 kind = message["type"]
+                if self.measuring.is_set() and self.stalls:
+                    await self.stall(stop_at)
+                    return
                 if self.measuring.is_set():
                     self.report.received += 1
                     self.report.received_bytes += len(raw)
@@ -107,7 +120,10 @@ class LoadPlayer:
                     self.seat = message["seat"]
                 elif kind == "state":
                     if self.measuring.is_set() and "server_time_ms" in message:
-                        self.report.latencies_ms.append(received - message["server_time_ms"])
+                        latency = received - message["server_time_ms"]
+                        self.report.latencies_ms.append(latency)
+                        if self.room_stalled:
+                            self.report.stalled_room_latencies_ms.append(latency)
                     self.react(message, tasks)
                 elif kind == "game_over" and self.seat == 0:
                     tasks.add(asyncio.create_task(self.later(2000, {"type": "rematch"})))
@@ -116,6 +132,20 @@ class LoadPlayer:
         except Exception:
             if time.monotonic() < stop_at:
                 self.report.lost += 1
+
+    async def stall(self, stop_at: float) -> None:
+        """Read nothing until the end (the socket's small receive buffer fills, the server's
+        sends to it block), then see whether the server closed the connection meanwhile."""
+        self.report.stalled += 1
+        await asyncio.sleep(max(0.0, stop_at - time.monotonic()))
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(2.0):
+                try:
+                    async for _ in self.ws:
+                        pass
+                except Exception:
+                    pass
+                self.report.stalled_closed += 1  # the server ended it: nothing more to read
 
     def react(self, state: dict[str, Any], tasks: set[asyncio.Task[None]]) -> None:
         observation, version = state["observation"], int(state["version"])
@@ -139,7 +169,21 @@ class LoadPlayer:
         task.add_done_callback(tasks.discard)
 
 
-async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int) -> WorkerReport:
+async def open_socket(url: str, small_buffer: bool) -> ClientConnection:
+    """A websocket to ``url``; with ``small_buffer`` its TCP receive buffer is 4 KiB and it
+    queues one frame, so a client that stops reading pushes back on the server at once."""
+    if not small_buffer:
+        return await connect(url, open_timeout=30, max_size=2**20)
+    host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
+    return await connect(url, sock=sock, open_timeout=30, max_size=2**20, max_queue=1)
+
+
+async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
+                stalled: int = 0) -> WorkerReport:
     """This process's share of the rooms: create, join, start, play, then measure."""
     report = WorkerReport()
     rng = random.Random(seed)
@@ -159,11 +203,13 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int) 
                                                                "turn_timeout_ms": 10_000})
                 code = response.json()["code"]
                 players = []
+                room_stalls = index < stalled
                 for seat in range(4):
-                    ws = await connect(f"{url.replace('http', 'ws')}/ws/{code}", open_timeout=30,
-                                       max_size=2**20)
+                    stalls = room_stalls and seat == 3
+                    ws = await open_socket(f"{url.replace('http', 'ws')}/ws/{code}", stalls)
                     sockets.append(ws)
-                    player = LoadPlayer(ws, report, rng, measuring)
+                    player = LoadPlayer(ws, report, rng, measuring, stalls=stalls,
+                                        room_stalled=room_stalls and not stalls)
                     players.append(player)
                     runners.append(asyncio.create_task(player.run(stop_at, tasks)))
                     await player.send({"type": "join", "name": f"P{seat}"})
@@ -189,9 +235,9 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int) 
     return report
 
 
-def worker(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
+def worker(url: str, rooms: int, ramp_s: float, seconds: float, seed: int, stalled: int,
            out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
-    out.put(asyncio.run(drive(url, rooms, ramp_s, seconds, seed)))
+    out.put(asyncio.run(drive(url, rooms, ramp_s, seconds, seed, stalled)))
 
 
 def cpu_seconds(pid: int) -> float:
@@ -248,7 +294,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: int = 0,
-             url: str | None = None, pids: tuple[int, ...] = ()) -> dict[str, float]:
+             url: str | None = None, pids: tuple[int, ...] = (), stalled: int = 0) -> dict[str, float]:
     """One measurement: a fresh server (or deployment, see `target_of`), ``rooms`` rooms of four,
     ``ramp_s`` to start them, then ``seconds`` measured. The figures are keyed as in ``--json``
     (see :data:`JSON_KEYS`)."""
@@ -265,7 +311,10 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
         base_rss = server_rss()
         out: multiprocessing.Queue[WorkerReport] = multiprocessing.Queue()
         shares = [rooms // processes + (1 if i < rooms % processes else 0) for i in range(processes)]
-        workers = [multiprocessing.Process(target=worker, args=(server.url, share, ramp_s, seconds, i, out))
+        stalled_shares = [stalled // processes + (1 if i < stalled % processes else 0)
+                          for i in range(processes)]
+        workers = [multiprocessing.Process(target=worker, args=(server.url, share, ramp_s, seconds, i,
+                                                                stalled_shares[i], out))
                    for i, share in enumerate(shares) if share]
         for process in workers:
             process.start()
@@ -305,12 +354,16 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
         "server_cpu_us_per_msg_out": cpu * seconds / received * 1e6 if received else float("nan"),
         "bytes_per_msg_out": sum(r.received_bytes for r in reports) / received if received else float("nan"),
         "shards": float(shards), "proxy_db_cpu_pct": 100 * helpers,
+        "stalled": sum(r.stalled for r in reports),
+        "stalled_closed": sum(r.stalled_closed for r in reports),
+        "stalled_rooms_p99_ms": percentile([x for r in reports for x in r.stalled_room_latencies_ms], .99),
     }
 
 
 JSON_KEYS = ("rooms", "sockets", "lost", "msgs_out_per_s", "msgs_in_per_s", "p50_ms", "p95_ms",
              "p99_ms", "server_cpu_pct", "rss_mb", "load_cpu_pct", "server_cpu_us_per_msg_out",
-             "mean_ms", "rss_mb_per_room", "bytes_per_msg_out", "shards", "proxy_db_cpu_pct")
+             "mean_ms", "rss_mb_per_room", "bytes_per_msg_out", "shards", "proxy_db_cpu_pct",
+             "stalled", "stalled_closed", "stalled_rooms_p99_ms")
 """The fields of a ``--json`` row, in order (the first twelve are the benchmark's contract)."""
 
 
@@ -320,7 +373,7 @@ def json_row(figures: dict[str, float]) -> str:
     >>> json_row({key: 1.23456 for key in JSON_KEYS})[:38]
     '{"rooms": 1, "sockets": 1, "lost": 1, '
     """
-    whole = {"rooms", "sockets", "lost", "shards"}
+    whole = {"rooms", "sockets", "lost", "shards", "stalled", "stalled_closed"}
     row: dict[str, float | int | None] = {}
     for key in JSON_KEYS:
         value = figures[key]
@@ -346,6 +399,11 @@ def main() -> None:
                         help="drive a deployment that is already running at this URL instead")
     parser.add_argument("--pids", default="",
                         help="with --url: the shard processes' ids (comma-separated), to measure their CPU")
+    parser.add_argument("--stalled", type=int, default=0, metavar="N",
+                        help="in N of the rooms one player stops reading when the measuring starts "
+                             "(a dead client with a 4 KiB receive buffer); the server should close it "
+                             "and its room should not slow down (stalled / stalled_closed / "
+                             "stalled_rooms_p99_ms)")
     args = parser.parse_args()
     try:
         pids = tuple(int(p) for p in args.pids.split(",") if p.strip())
@@ -369,7 +427,8 @@ def main() -> None:
     for rooms in counts:
         ramp = args.ramp if args.ramp is not None else 5 + rooms / 25
         try:
-            figures = run_once(rooms, args.seconds, args.processes, ramp, args.shards, args.url, pids)
+            figures = run_once(rooms, args.seconds, args.processes, ramp, args.shards, args.url, pids,
+                               min(args.stalled, rooms))
         except RuntimeError as error:  # PostgreSQL or nginx missing or unable to start
             sys.exit(f"server_load: {error}")
         if args.json:
@@ -381,6 +440,10 @@ def main() -> None:
               f"{figures['server_cpu_pct']:>7.0f}{figures['server_cpu_us_per_msg_out']:>8.0f}"
               f"{figures['rss_mb']:>8.0f}{figures['rss_mb_per_room']:>9.2f}"
               f"{figures['load_cpu_pct']:>11.0f}{figures['proxy_db_cpu_pct']:>15.0f}", flush=True)
+        if args.stalled:
+            print(f"  stalled clients: {figures['stalled']:.0f}, closed by the server: "
+                  f"{figures['stalled_closed']:.0f}; p99 of the others in their rooms: "
+                  f"{figures['stalled_rooms_p99_ms']:.1f} ms", flush=True)
 
 
 if __name__ == "__main__":
