@@ -45,6 +45,7 @@ from ratscrew.server.protocol import (
     ProtocolError,
     Watch,
     decode_json,
+    encode_message,
     parse_client_message,
     parse_room_request,
 )
@@ -218,7 +219,7 @@ class WebSocketConnection:
                     else:
                         if item.get("type") == "ping":
                             self.pinger.sent(int(item["id"]), time.monotonic() * 1000.0)
-                        text = json.dumps(item)
+                        text = encode_message(item)
                     # (asyncio.timeout rather than wait_for: no task made per message)
                     async with asyncio.timeout(timeout):
                         await websocket.send_text(text)

@@ -34,14 +34,33 @@ MAX_OUTSTANDING = 16
 
 
 class LinkEstimate:
-    """A sliding window of round-trip samples and the estimates drawn from it."""
+    """A sliding window of round-trip samples and the estimates drawn from it.
+
+    The estimates are read on every step of a room (the settling window) but change only when a
+    pong adds a sample, so they are worked out once per sample and kept until the next one.
+
+    >>> link = LinkEstimate()
+    >>> for rtt in (40, 38, 90, 41):
+    ...     link.add(rtt)
+    >>> link.rtt_ms, link.jitter_ms, link.median_ms
+    (38, 52, 40.5)
+    """
 
     def __init__(self, window: int = WINDOW) -> None:
         self._samples: deque[float] = deque(maxlen=window)
+        self._rtt: float | None = None
+        self._jitter = 0.0
 
     def add(self, rtt_ms: float) -> None:
         """Add one round-trip sample (ms)."""
         self._samples.append(max(0.0, rtt_ms))
+        ordered = sorted(self._samples)
+        self._rtt = ordered[0]
+        if len(ordered) < 2:
+            self._jitter = 0.0
+        else:
+            p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+            self._jitter = p90 - ordered[0]
 
     @property
     def samples(self) -> int:
@@ -51,16 +70,12 @@ class LinkEstimate:
     @property
     def rtt_ms(self) -> float | None:
         """The minimum-filtered round trip, or ``None`` before the first sample."""
-        return min(self._samples) if self._samples else None
+        return self._rtt
 
     @property
     def jitter_ms(self) -> float:
         """The 90th percentile minus the minimum (0 with fewer than two samples)."""
-        if len(self._samples) < 2:
-            return 0.0
-        ordered = sorted(self._samples)
-        p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
-        return p90 - ordered[0]
+        return self._jitter
 
     @property
     def median_ms(self) -> float | None:

@@ -27,7 +27,6 @@ import contextlib
 import hashlib
 import heapq
 import hmac
-import json
 import logging
 import secrets
 import time
@@ -73,6 +72,7 @@ from ratscrew.server.protocol import (
     Stand,
     Start,
     Watch,
+    encode_message,
     load_rules,
 )
 from ratscrew.server.store import RoomRow, SeatResult, SeatRow, Store, StoreUnavailable
@@ -101,7 +101,7 @@ def _deal(rules: Ruleset, players: int, seed: int) -> Game:
 
 def _encode(message: dict[str, Any]) -> str:
     """Compact JSON text, as every message goes on the wire."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    return encode_message(message)
 
 
 def new_code() -> str:
