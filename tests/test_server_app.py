@@ -201,7 +201,7 @@ def test_each_player_gets_their_own_observation_and_a_spectator_the_public_one(
     ('{"type": "join"}', "bad_message"),
     ('{"type": "join", "name": 7}', "bad_message"),
     ('{"type": "slap", "reaction_ms": NaN}', "bad_json"),
-    ('{"type": "slap", "reaction_ms": 1e999}', "bad_json"),  # a number JSON text cannot hold: not JSON we read
+    ('{"type": "slap", "reaction_ms": 1e999}', "bad_json"),  # too big for a float: not JSON we read
     ('{"type": "slap", "reaction_ms": -5}', "bad_message"),
     ('{"type": "slap", "version": 1.5}', "bad_message"),
     ('{"type": "pong", "id": 99999999999999999999999}', "bad_message"),

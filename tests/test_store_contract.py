@@ -153,6 +153,19 @@ def test_a_batch_of_actions_is_all_or_nothing(store: Store) -> None:
     assert stored.actions == [("play", 0, 0), ("play", 1, 300), ("play", 0, 600)]
 
 
+def test_a_step_stores_its_actions_and_judgements_together_or_not_at_all(store: Store) -> None:
+    a_room(store, "ABCDEF")
+    game_id = a_game(store, "ABCDEF")
+    store.append_step(game_id, 0, [("play", 0, 0)], 0, [{"seat": 0, "kind": "play"}])
+    store.append_step(game_id, 1, [("play", 1, 300)], 1, [])  # a bot's step: nothing judged
+    with pytest.raises(Exception):  # noqa: B017  (each database names the clash its own way)
+        store.append_step(game_id, 2, [("slap", 0, 450)], 0, [{"seat": 0, "kind": "slap"}])
+    stored = store.game_in_progress(game_id)
+    assert stored is not None
+    assert stored.actions == [("play", 0, 0), ("play", 1, 300)]  # the slap went with its clash
+    assert stored.judged == [{"seat": 0, "kind": "play"}]
+
+
 def test_a_finished_game_has_its_record_and_is_no_longer_in_progress(store: Store) -> None:
     a_room(store, "ABCDEF")
     game_id = a_game(store, "ABCDEF")

@@ -411,6 +411,25 @@ class PostgresStore:
             self._run(lambda c: c.execute(
                 f"INSERT INTO judged (game_id, n, entry) VALUES {values}", params))
 
+    def append_step(self, game_id: int, first_action: int,
+                    actions: Sequence[tuple[str, int | None, int]], first_judged: int,
+                    judged: Sequence[dict[str, Any]]) -> None:
+        """`append_actions` and `append_judged` of one step as one statement (a data-modifying
+        ``WITH``), so one round trip and one transaction."""
+        if not actions or not judged:
+            self.append_actions(game_id, first_action, actions)
+            self.append_judged(game_id, first_judged, judged)
+            return
+        action_values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(actions))
+        judged_values = ", ".join(["(%s, %s, %s)"] * len(judged))
+        params = list(itertools.chain.from_iterable(
+            (game_id, first_action + i, kind, seat, at) for i, (kind, seat, at) in enumerate(actions)))
+        params += itertools.chain.from_iterable(
+            (game_id, first_judged + i, json.dumps(entry)) for i, entry in enumerate(judged))
+        self._run(lambda c: c.execute(
+            f"WITH stored AS (INSERT INTO actions (game_id, n, kind, seat, at) VALUES {action_values}) "
+            f"INSERT INTO judged (game_id, n, entry) VALUES {judged_values}", params))
+
     def game_in_progress(self, game_id: int) -> GameInProgress | None:
         """A game still being played, with every action stored so far."""
         games = self._rows("SELECT * FROM games WHERE id = %s AND status = 'playing'", (game_id,))

@@ -920,13 +920,13 @@ class Room:
         game, game_id = self.game, self.game_id
         if game is None or game_id is None:
             return
-        if game.action_count > self._saved_actions:
-            actions = game.actions_since(self._saved_actions)
-            self.store.append_actions(game_id, self._saved_actions, actions)
+        actions = (game.actions_since(self._saved_actions) if game.action_count > self._saved_actions
+                   else [])
+        judged = self._judged[self._saved_judged:]
+        if actions or judged:
+            self.store.append_step(game_id, self._saved_actions, actions, self._saved_judged, judged)
             self._saved_actions += len(actions)
-        if len(self._judged) > self._saved_judged:
-            self.store.append_judged(game_id, self._saved_judged, self._judged[self._saved_judged:])
-            self._saved_judged = len(self._judged)
+            self._saved_judged += len(judged)
 
     def _on_rejected(self, rejection: Rejection) -> None:
         if rejection.intent.note != SUBMITTED:

@@ -257,6 +257,11 @@ class Store(Protocol):
     def append_judged(self, game_id: int, first: int, entries: Sequence[dict[str, Any]]) -> None:
         """Append how human actions were judged (see docs/protocol.md, "judging")."""
 
+    def append_step(self, game_id: int, first_action: int,
+                    actions: Sequence[tuple[str, int | None, int]], first_judged: int,
+                    judged: Sequence[dict[str, Any]]) -> None:
+        """`append_actions` and `append_judged` of one step, in one transaction."""
+
     def game_in_progress(self, game_id: int) -> GameInProgress | None:
         """A game still being played, with every action stored so far."""
         ...
@@ -519,6 +524,25 @@ class SqliteStore:
             self._write_many("INSERT INTO judged (game_id, n, entry) VALUES (?, ?, ?)",
                              [(game_id, first + i, json.dumps(entry))
                               for i, entry in enumerate(entries)])
+
+    def append_step(self, game_id: int, first_action: int,
+                    actions: Sequence[tuple[str, int | None, int]], first_judged: int,
+                    judged: Sequence[dict[str, Any]]) -> None:
+        """`append_actions` and `append_judged` of one step, in one transaction (one commit
+        per step is most of what storing costs a room)."""
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            db.executemany("INSERT INTO actions (game_id, n, kind, seat, at) VALUES (?, ?, ?, ?, ?)",
+                           [(game_id, first_action + i, kind, seat, at)
+                            for i, (kind, seat, at) in enumerate(actions)])
+            db.executemany("INSERT INTO judged (game_id, n, entry) VALUES (?, ?, ?)",
+                           [(game_id, first_judged + i, json.dumps(entry))
+                            for i, entry in enumerate(judged)])
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def game_in_progress(self, game_id: int) -> GameInProgress | None:
         """A game still being played, with every action stored so far."""
