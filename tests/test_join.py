@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from piloting import until
 from serving import Player, ServerProcess
 from test_play_cli import ratscrew_command
 from textual.pilot import Pilot
@@ -74,16 +75,6 @@ class Heard:
 
     def events(self, kind: str) -> list[dict[str, Any]]:
         return [e for m in self.messages if m["type"] == "state" for e in m["events"] if e["kind"] == kind]
-
-
-async def until(pilot: Pilot[Any], condition: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
-    """Let the app run until ``condition`` holds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def cards_played(app: OnlineApp) -> int:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.widgets import Input, Static
+from piloting import until
+from textual.widgets import Button, Input, Static
 
 from ratscrew.engine import Game
 from ratscrew.events import ChallengeLost, GameOver, Misslap, PileWon, SlapWon
@@ -248,14 +249,18 @@ async def test_settings_remap_keys_and_refuse_a_key_mapped_twice() -> None:
         assert isinstance(screen, SettingsScreen)
         screen.query_one("#slap-0", Input).value = "l"  # Player 2 already plays with l
         await pilot.click("#apply")
-        await pilot.pause()
+        await until(pilot, lambda: "mapped twice" in str(screen.query_one("#settings-error").render()),
+                    "the settings error")
         assert isinstance(app.screen, SettingsScreen)
         assert "key 'l' is mapped twice" in str(screen.query_one("#settings-error").render())
         screen.query_one("#slap-0", Input).value = "space"
         screen.query_one("#pace", Input).value = "2"
+        # A Textual button ignores clicks for 0.2 s after a press (its "-active" look); a person
+        # clicking again waits for it, and so does the test.
+        apply = screen.query_one("#apply", Button)
+        await until(pilot, lambda: not apply.has_class("-active"), "the Apply button to come back up")
         await pilot.click("#apply")
-        await pilot.pause()
-        assert not isinstance(app.screen, SettingsScreen)
+        await until(pilot, lambda: not isinstance(app.screen, SettingsScreen), "the settings to close")
         assert app.pace == 2.0
         await pilot.press("a")
         app.advance_to(500)
