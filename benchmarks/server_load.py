@@ -201,6 +201,9 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
             try:
                 response = await http.post("/api/rooms", json={"rules": "classic", "seats": 4,
                                                                "turn_timeout_ms": 10_000})
+                if response.status_code != 201 and response.status_code != 200:
+                    raise RuntimeError(f"POST /api/rooms answered {response.status_code}: "
+                                       f"{response.text[:200]}")
                 code = response.json()["code"]
                 players = []
                 room_stalls = index < stalled
@@ -219,7 +222,8 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
                 report.sockets += 4
             except Exception as error:  # counted and reported, never fatal to the run
                 report.failed_to_start += 1
-                print(f"a room failed to start: {error!r}", file=sys.stderr)
+                if report.failed_to_start <= 3:  # the first few say why; the count says the rest
+                    print(f"a room failed to start: {error}", file=sys.stderr)
 
         await asyncio.gather(*(start_room(i) for i in range(rooms)))
     await asyncio.sleep(max(0.0, started + ramp_s - time.monotonic()))

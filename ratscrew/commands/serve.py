@@ -105,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     from ratscrew.server.protocol import MAX_FRAME_BYTES
     from ratscrew.server.shards import check_shard
     from ratscrew.server.store import StoreError, is_database_url, open_store
+    from ratscrew.server.wsprotocol import BatchedReadProtocol
 
     if args.workers is not None:
         return run_workers(args)
@@ -136,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     app = create_app(store, limits=limits, allowed_origins=frozenset(args.allow_origin),
                      close_store=True, shard=shard)
-    config = uvicorn.Config(app, log_level="warning", ws_max_size=MAX_FRAME_BYTES,
+    config = uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
+                            ws_max_size=MAX_FRAME_BYTES,
                             ws_per_message_deflate=False,
                             proxy_headers=args.forwarded_allow_ips is not None,
                             forwarded_allow_ips=args.forwarded_allow_ips, access_log=False,
