@@ -85,3 +85,19 @@ export function playerId(store = localStorage) {
 export function playerUrl(id) {
   return `/players/${encodeURIComponent(id)}`;
 }
+
+/**
+ * Show the page's "Your page" links (elements marked `data-your-page`: anchors get the address,
+ * the others are shown) once this browser knows its player id; hide them before.
+ * @param {ParentNode} [root]
+ */
+export function showYourPage(root = document) {
+  const id = playerId();
+  for (const node of root.querySelectorAll("[data-your-page]")) {
+    if (node instanceof HTMLAnchorElement) {
+      if (id !== null) node.href = playerUrl(id);
+    } else if (node instanceof HTMLElement) {
+      node.hidden = id === null;
+    }
+  }
+}
