@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  bandPath, commonBins, histogram, linear, linePath, median, niceAxis, niceStep, ratingPoints, stepPath,
+  bandPath, commonBins, histogram, linear, linePath, median, niceAxis, niceStep, quantile, ratingPoints, stepPath,
 } from "../../ratscrew/web/js/charts.js";
 
 test("linear maps the domain onto the range, reversed ranges too", () => {
@@ -56,6 +56,13 @@ test("no reaction at all still gives one bin, not a crash", () => {
   const bins = commonBins([[], []]);
   assert.equal(bins.count, 1);
   assert.equal(histogram([], bins).total, 0);
+});
+
+test("quantiles interpolate between the nearest two values", () => {
+  assert.equal(quantile([10, 20, 30, 40, 50], 0.98), 49.2);
+  assert.equal(quantile([5], 0.9), 5);
+  assert.equal(quantile([1, 2], 2), 2);
+  assert.equal(quantile([], 0.5), null);
 });
 
 test("median", () => {

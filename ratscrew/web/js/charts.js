@@ -93,15 +93,27 @@ export function histogram(values, bins, cap = 2000) {
 }
 
 /**
+ * The q-quantile of a sample (0 ≤ q ≤ 1; linear between the nearest two), null for none.
+ * @param {number[]} values
+ * @param {number} q
+ * @returns {number | null}
+ */
+export function quantile(values, q) {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return null;
+  const at = Math.max(0, Math.min(1, q)) * (sorted.length - 1);
+  const below = Math.floor(at);
+  const above = Math.min(sorted.length - 1, below + 1);
+  return sorted[below] + (sorted[above] - sorted[below]) * (at - below);
+}
+
+/**
  * The median of a sample (null for none).
  * @param {number[]} values
  * @returns {number | null}
  */
 export function median(values) {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return null;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+  return quantile(values, 0.5);
 }
 
 /**
