@@ -28,6 +28,7 @@ import pytest
 import test_browser
 from serving import ServerProcess
 from test_browser import CHROMIUM, Pages, join
+from test_browser_friends import axe_clean
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path(os.environ.get("RATSCREW_SCREENSHOTS") or ROOT / "screenshots")
@@ -187,6 +188,7 @@ def test_a_players_page_draws_ratings_reactions_slaps_and_games(server: ServerPr
     assert page.locator("[data-testid=key-panel]").is_hidden()
     assert page.locator("[data-testid=import-panel]").is_visible()
     no_sideways_scroll(page)
+    axe_clean(page, f"a player's page ({size})")
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
@@ -313,6 +315,12 @@ def test_two_friends_play_to_the_end_and_each_page_shows_it_and_a_code_moves_a_p
     join(bob, "Bob")
     ann_id, bob_id = own_page(ann), own_page(bob)
     assert ann_id != bob_id
+    home = friend(pages, server.url + "/", "desktop")
+    assert home.locator("[data-testid=your-page]").is_hidden()  # a new browser: no page yet
+    ann_home = ann.context.new_page()
+    ann_home.goto(server.url + "/")
+    assert own_page(ann_home) == ann_id  # the home page links Ann's page in her browser
+    ann_home.close()
     ann.click("[data-testid=start]")
     for page in (ann, bob):
         page.wait_for_selector("[data-testid=table]:visible")

@@ -240,8 +240,19 @@ function renderKey(player) {
     byId("key-warning").textContent = `Your record lives in this browser's player key: ${player.export_hint ?? "losing your key loses your record"}. To keep it, copy this code somewhere safe.`;
     byId("export-code", HTMLInputElement).value = playerKey();
   }
+  showImport(mine);
+}
+
+/**
+ * The import field: on someone else's page it asks "is this you?"; this browser's own key (if
+ * it has played) is replaced by an imported one, and the page says so.
+ * @param {boolean} mine
+ */
+function showImport(mine) {
   const own = playerId();
-  byId("import-replaces").hidden = mine || own === null;
+  byId("import-title").textContent = mine ? "Use a code from another browser" : "Is this you? Play as yourself in this browser";
+  byId("import-replaces").hidden = own === null;
+  byId("own-page-link").hidden = mine;
   if (own !== null) byId("own-page", HTMLAnchorElement).href = playerUrl(own);
   byId("import-panel").hidden = false;
 }
@@ -317,7 +328,7 @@ async function load() {
       byId("unknown-id").textContent = id;
       byId("unknown").hidden = false;
       document.title = "ratscrew · no such player";
-      byId("import-panel").hidden = false;
+      showImport(false);
       return;
     }
     const data = await response.json().catch(() => ({ error: `the server answered ${response.status}` }));
