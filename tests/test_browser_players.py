@@ -211,15 +211,15 @@ def test_the_leaderboard_shows_rank_rating_provisional_and_links_players(
 def test_the_export_code_shows_only_in_the_browser_that_holds_the_key(server: ServerProcess,
                                                                      pages: Pages) -> None:
     answers = {f"/api/players/{ANN}": (200, fixture_player())}
-    mine = open_page(pages, f"{server.url}/players/{ANN}", "phone", answers=answers,
+    mine = open_page(pages, f"{server.url}/players/{ANN}", "desktop", answers=answers,
                      storage={"ratscrew.player_key": KEY, "ratscrew.player_id": ANN})
     mine.wait_for_selector("[data-testid=key-panel]:visible")
     assert mine.input_value("[data-testid=export-code]") == KEY
     assert "losing your key loses your record" in mine.inner_text("[data-testid=key-warning]")
     assert mine.locator("[data-testid=you-note]").is_visible()
     no_sideways_scroll(mine)
-    shot(mine, "player-page-own-phone")
-    other = open_page(pages, f"{server.url}/players/{ANN}", "desktop", answers=answers,
+    shot(mine, "player-page-own-desktop")
+    other = open_page(pages, f"{server.url}/players/{ANN}", "phone", answers=answers,
                       storage={"ratscrew.player_key": "x" * 32, "ratscrew.player_id": "Someone"})
     other.wait_for_selector("[data-testid=player-name]:has-text('Ann')")
     assert other.locator("[data-testid=key-panel]").is_hidden()
