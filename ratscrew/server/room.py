@@ -47,6 +47,7 @@ from ratscrew.narrate import describe_event
 from ratscrew.rulebook import explain, pattern_examples
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.runtime import SUBMITTED, Rejection, Table
+from ratscrew.server import players, ratings  # issue 17: player keys and ratings
 from ratscrew.server.agents import RemoteSeat, Shown
 from ratscrew.server.history import History
 from ratscrew.server.judging import Verdict, allowance_ms, judge_action, settle_window_ms
@@ -176,10 +177,13 @@ class Seat:
     token_hash: str | None = None
     ready: bool = False
     conn: Connection | None = None
+    player_id: str | None = None
+    """The keyed player sitting here (only meant while ``kind`` is ``human``)."""
 
     def row(self) -> SeatRow:
         """What the store keeps of the seat."""
-        return SeatRow(self.index, self.kind, self.name, self.bot, self.token_hash)
+        return SeatRow(self.index, self.kind, self.name, self.bot, self.token_hash,
+                       self.player_id if self.kind == "human" else None)
 
 
 @dataclass
@@ -190,6 +194,7 @@ class Member:
     seat: int | None
     token_hash: str | None
     name: str | None
+    player_id: str | None = None
 
 
 @dataclass
@@ -282,6 +287,8 @@ class Room:
         self.waiting: list[str] = []
         """Token hashes of people waiting to be dealt into the next game, first come first."""
         self.history = History()
+        self.player_ids: dict[str, str] = {}
+        """Token hash -> public id of the keyed people who joined (issue 17)."""
 
     # ------------------------------------------------------------------ creation
 
@@ -316,11 +323,14 @@ class Room:
     @classmethod
     def _from_row(cls, row: RoomRow, store: Store, **options: Any) -> Room:
         """The room as stored, its game (if any) not rebuilt yet."""
-        seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash) for s in row.seats]
+        seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash, player_id=s.player_id)
+                 for s in row.seats]
         room = cls(row.code, RoomSettings.from_json(row.settings), seats, store,
                    host_hash=row.host_hash, phase=row.phase, games_played=row.games_played,
                    members=row.members, kicked=row.kicked, **options)
         room.game_id = row.game_id
+        room.player_ids = {s.token_hash: s.player_id for s in row.seats  # issue 17
+                           if s.token_hash is not None and s.player_id is not None}
         return room
 
     def _resume_stored_game(self) -> None:
@@ -380,14 +390,16 @@ class Room:
         known = self.connections.get(conn)
         if known is not None and self._status(known) != "watching":
             raise ProtocolError("wrong_phase", "this connection has already joined")
+        player_id = players.enter(self.store, message.player_key, message.name)  # issue 17
         if message.token is None and known is not None and known.token_hash is not None:
             # someone who stood up to watch sits down again as themselves (the host stays host)
             self.connections.pop(conn)
+            self._note_player(known.token_hash, player_id)  # issue 17
             seat = self._seat_person(known.token_hash, message.name, conn)
             self.known_members[known.token_hash] = message.name
             self.save()
             self._welcome(conn, Member(None if seat is None else seat.index, known.token_hash,
-                                       message.name), None)
+                                       message.name, self.player_ids.get(known.token_hash)), None)
             return
         if message.token is not None:
             token_hash = hash_token(message.token)
@@ -398,6 +410,7 @@ class Room:
                                         for known in self.known_members):
                 raise ProtocolError("bad_token", "that token is not from this room; join without it")
             token = message.token
+            self._note_player(token_hash, player_id)  # issue 17
             if seat is not None:
                 if seat.conn is not None and seat.conn is not conn:
                     old = seat.conn
@@ -407,6 +420,7 @@ class Room:
                     old.close(4001, "replaced")
                 seat.conn = conn
                 seat.name = message.name
+                seat.player_id = self.player_ids.get(token_hash)  # issue 17
             else:
                 self.known_members[token_hash] = message.name
                 seat = self._seat_person(token_hash, message.name, conn)
@@ -417,12 +431,19 @@ class Room:
             if self.host_hash is None:
                 self.host_hash = token_hash
             self.known_members[token_hash] = message.name
+            self._note_player(token_hash, player_id)  # issue 17
             self.store.add_member(self.code, token_hash, message.name)
             seat = self._seat_person(token_hash, message.name, conn)
             self.save()
             log.info("room %s: %s joined %s", self.code, message.name,
                      f"seat {seat.index}" if seat is not None else "and waits for the next game")
-        self._welcome(conn, Member(None if seat is None else seat.index, token_hash, message.name), token)
+        self._welcome(conn, Member(None if seat is None else seat.index, token_hash, message.name,
+                                   self.player_ids.get(token_hash)), token)
+
+    def _note_player(self, token_hash: str, player_id: str | None) -> None:
+        """Issue 17: the holder of this token plays as ``player_id`` (a keyed join)."""
+        if player_id is not None:
+            self.player_ids[token_hash] = player_id
 
     def _welcome(self, conn: Connection, member: Member, token: str | None) -> None:
         """Take ``conn`` in as ``member``: ``welcome`` (the token only to its owner), the room
@@ -430,7 +451,8 @@ class Room:
         self.connections[conn] = member
         conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
                    "seat": member.seat, "token": token, "host": self._is_host(member.token_hash),
-                   "name": member.name, "status": self._status(member)})
+                   "name": member.name, "status": self._status(member),
+                   "player_id": member.player_id})
         self._broadcast_room()
         self._send_current_state(conn)
 
@@ -446,6 +468,7 @@ class Room:
             self.waiting.remove(token_hash)
         seat.kind, seat.name, seat.bot, seat.token_hash, seat.conn = "human", name, None, token_hash, conn
         seat.ready = False
+        seat.player_id = self.player_ids.get(token_hash)  # issue 17
         self._name_bots()
         return seat
 
@@ -498,7 +521,8 @@ class Room:
             raise ProtocolError("wrong_phase", "this connection has already joined")
         self.connections[conn] = Member(None, None, None)
         conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
-                   "seat": None, "token": None, "host": False, "name": None, "status": "watching"})
+                   "seat": None, "token": None, "host": False, "name": None, "status": "watching",
+                   "player_id": None})
         self._broadcast_room()
         self._send_current_state(conn)
 
@@ -1043,8 +1067,11 @@ class Room:
                               seat.token_hash if seat.kind == "human" else None,
                               game.winner == seat.index, tallies[seat.index]["slaps"],
                               tallies[seat.index]["misslaps"],
-                              tuple(self.tally.tallies[seat.index].reactions)) for seat in self.seats]
+                              tuple(self.tally.tallies[seat.index].reactions),
+                              seat.player_id if seat.kind == "human" else None,  # issue 17
+                              seat.bot if seat.kind == "bot" else None) for seat in self.seats]
         self.store.finish_game(game_id, record, game.winner, game.end_reason, results)
+        ratings.rate_finished_game(self.store, game_id)  # issue 17: exactly once, see ratings.py
         self.phase = "over"
         self.save()
         log.info("room %s: game id %d over (%s, winner %s) after %d cards", self.code, game_id,
