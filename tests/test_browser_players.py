@@ -80,7 +80,8 @@ def fixture_player() -> dict[str, Any]:
         "reactions": {"you": ex_gaussian(rng, 330, 40, 90, 60),
                       "bots": {"casual": ex_gaussian(rng, 420, 50, 120, 300),
                                "good": ex_gaussian(rng, 300, 35, 70, 300),
-                               "expert": ex_gaussian(rng, 220, 25, 40, 300)}},
+                               "expert": ex_gaussian(rng, 220, 25, 40, 300),
+                               "referee": [100] * 200}},
         "slaps": [{"pattern": "double", "won": 14, "lost": 6, "misslaps": 2},
                   {"pattern": "sandwich", "won": 5, "lost": 4, "misslaps": 1},
                   {"pattern": "top_bottom", "won": 1, "lost": 3, "misslaps": 0},
@@ -119,10 +120,9 @@ def open_page(pages: Pages, url: str, size: str, *, answers: dict[str, tuple[int
     if storage:
         context.add_init_script(f"for (const [k, v] of Object.entries({json.dumps(storage)})) "
                                 "localStorage.setItem(k, v);")
-    if not PLAYERS_API:
-        html = (ROOT / "ratscrew" / "web" / "player.html").read_text()
-        context.route("**/players/*", lambda route: route.fulfill(
-            status=200, content_type="text/html", body=html))
+    html = (ROOT / "ratscrew" / "web" / "player.html").read_text()
+    context.route(lambda url: urlsplit(url).path.startswith("/players/"), lambda route: route.fulfill(
+        status=200, content_type="text/html", body=html))
     for path, (status, body) in answers.items():
         context.route(lambda url, path=path: urlsplit(url).path == path, answer(status, body))
     page = context.new_page()
@@ -170,13 +170,20 @@ def test_a_players_page_draws_ratings_reactions_slaps_and_games(server: ServerPr
     assert (last < first) == (rating > 0)
     # reactions: an outline for "you" and each bot level, on a ms axis, with a legend of medians
     reactions = page.locator("[data-testid=reactions]")
-    assert [reactions.locator("path.outline").nth(i).get_attribute("data-series") for i in range(4)] == [
-        "you", "casual bot", "good bot", "expert bot"]
+    outlines = reactions.locator("path.outline")
+    assert [outlines.nth(i).get_attribute("data-series") for i in range(outlines.count())] == [
+        "you", "casual bot", "good bot", "expert bot", "referee bot"]
+    # the referee always takes 100 ms: a vertical line, which does not set the height of the axis
+    referee = str(outlines.nth(4).get_attribute("d"))
+    start, end = referee[1:].split("L")
+    assert start.split(",")[0] == end.split(",")[0], referee
+    assert "100%" not in reactions.inner_text()
     assert "reaction time (ms)" in reactions.inner_text()
     ticks = [int(t) for t in reactions.locator("g.axes text").all_text_contents() if t.isdigit()]
     assert ticks and min(ticks) <= 250 and max(ticks) >= 600, ticks
     legend = " ".join(page.inner_text("[data-testid=reactions-legend]").split())
     assert "you: median" in legend and "over 60 slaps" in legend and "expert bot" in legend
+    assert "referee bot: always 100 ms" in legend
     # slaps by pattern and the last games with their replay links
     slaps = page.locator("[data-testid=slaps] tr")
     assert slaps.count() == 4 and slaps.nth(1).inner_text().split("\t") == ["sandwich", "5", "4", "1"]
@@ -210,11 +217,13 @@ def test_the_leaderboard_shows_rank_rating_provisional_and_links_players(
 
 def test_the_export_code_shows_only_in_the_browser_that_holds_the_key(server: ServerProcess,
                                                                      pages: Pages) -> None:
-    answers = {f"/api/players/{ANN}": (200, fixture_player())}
+    answers = {f"/api/players/{ANN}": (200, fixture_player()),
+               "/api/players/export": (200, {"player_id": ANN, "code": f"{KEY}.abc123"})}
     mine = open_page(pages, f"{server.url}/players/{ANN}", "desktop", answers=answers,
                      storage={"ratscrew.player_key": KEY, "ratscrew.player_id": ANN})
     mine.wait_for_selector("[data-testid=key-panel]:visible")
-    assert mine.input_value("[data-testid=export-code]") == KEY
+    mine.wait_for_selector("[data-testid=copy-code]:enabled")
+    assert mine.input_value("[data-testid=export-code]") == f"{KEY}.abc123"
     assert "losing your key loses your record" in mine.inner_text("[data-testid=key-warning]")
     assert mine.locator("[data-testid=you-note]").is_visible()
     no_sideways_scroll(mine)
@@ -238,7 +247,9 @@ def test_an_unknown_player_gets_a_clear_message(server: ServerProcess, pages: Pa
 
 def test_importing_a_code_explains_errors_and_then_moves_the_key(server: ServerProcess,
                                                                   pages: Pages) -> None:
-    answers: dict[str, tuple[int, Any]] = {f"/api/players/{ANN}": (200, fixture_player())}
+    answers: dict[str, tuple[int, Any]] = {
+        f"/api/players/{ANN}": (200, fixture_player()),
+        "/api/players/export": (200, {"player_id": ANN, "code": f"{KEY}.abc123"})}
     page = open_page(pages, f"{server.url}/players/{ANN}", "desktop", answers=answers)
     page.wait_for_selector("[data-testid=import-panel]:visible")
     calls: list[Any] = []
@@ -265,7 +276,8 @@ def test_importing_a_code_explains_errors_and_then_moves_the_key(server: ServerP
     assert calls == ["oops", "x" * 32, KEY]
     stored = page.evaluate("['player_key', 'player_id'].map((k) => localStorage.getItem(`ratscrew.${k}`))")
     assert stored == [KEY, ANN]
-    assert page.input_value("[data-testid=export-code]") == KEY
+    page.wait_for_selector("[data-testid=copy-code]:enabled")
+    assert page.input_value("[data-testid=export-code]") == f"{KEY}.abc123"
 
 
 # --------------------------------------------------------------------- against the real API
@@ -340,7 +352,9 @@ def test_two_friends_play_to_the_end_and_each_page_shows_it_and_a_code_moves_a_p
     assert ann.locator("[data-testid=rating-history] figure[data-rules=classic] circle.dot").count() == 2
     game = ann.locator("[data-testid=games] tr").first
     assert "3rd of 3" in game.inner_text() and "classic" in game.inner_text()
-    bob_page = friend(pages, f"{server.url}/players/{bob_id}", "phone")
+    bob.click("[data-testid=results-your-page]")  # on Bob's phone, which holds his key
+    bob.wait_for_url(f"**/players/{bob_id}")
+    bob_page = bob
     wait_rated(bob_page, "classic", 1)
     assert "2nd of 3" in bob_page.locator("[data-testid=games] tr").first.inner_text()
     assert bob_page.locator("[data-testid=key-panel]").is_visible()  # Bob's own page, on his phone

@@ -157,12 +157,17 @@ function renderReactions(player) {
   // the slowest 2% (someone looked away) would stretch the axis: they go in the last bar
   const all = series.flatMap((s) => s.values);
   const cap = Math.max(100, Math.ceil((quantile(all, 0.98) ?? 2000) / 50) * 50);
-  const bins = commonBins(series.map((s) => s.values), { bins: 14, cap });
+  const found = commonBins(series.map((s) => s.values), { bins: 14, cap });
+  // one empty bar before the fastest, so no outline (or the referee's line) starts on the axis
+  const bins = found.start >= found.width ? { ...found, start: found.start - found.width, count: found.count + 1 } : found;
   const hists = series.map((s) => histogram(s.values, bins, cap));
+  // a level that always reacts in the same time (the referee bot) is a line at that time, not a
+  // bar that would flatten everyone else's shape
+  const constant = series.map((s) => s.values.length > 1 && s.values.every((v) => v === s.values[0]));
   const capped = all.some((v) => v > cap);
   byId("reactions-cap").hidden = !capped;
   byId("reactions-cap").textContent = `Slaps slower than ${formatMs(cap)} are counted in the last bar.`;
-  const top = Math.max(...hists.flatMap((h) => h.shares), 0.01);
+  const top = Math.max(...hists.flatMap((h, i) => (constant[i] ? [] : h.shares)), 0.01);
   const { root, area } = frame(box, 220, `Reaction times: ${series.map((s) => `${s.name} median ${formatMs(median(s.values))}`).join(", ")}`);
   const end = bins.start + bins.width * bins.count;
   const xMs = linear([bins.start, end], [area.left, area.right]);
@@ -175,6 +180,12 @@ function renderReactions(player) {
   const binX = (/** @type {number} */ bin) => xMs(bins.start + bin * bins.width);
   hists.forEach((h, index) => {
     const style = SERIES[index % SERIES.length];
+    if (constant[index]) {
+      const at = xMs(Math.min(series[index].values[0], cap));
+      root.append(svg("path", { d: `M${at},${area.bottom}L${at},${area.top}`, class: "outline", stroke: style.colour,
+        "stroke-dasharray": style.dash, "stroke-width": 3, "data-series": series[index].name }));
+      return;
+    }
     const d = stepPath(h.shares, binX, y);
     if (index === 0) root.append(svg("path", { d, class: "you-fill", fill: style.colour }));
     root.append(svg("path", { d, class: "outline", stroke: style.colour, "stroke-dasharray": style.dash,
@@ -187,9 +198,21 @@ function renderReactions(player) {
     swatch.append(svg("line", { x1: 1, x2: 27, y1: 6, y2: 6, stroke: style.colour, "stroke-width": 3, "stroke-dasharray": style.dash }));
     const item = el("li");
     item.append(swatch, el("span", "", `${s.name}: `),
-      el("span", "meta", s.values.length ? `median ${formatMs(median(s.values))} over ${s.values.length} ${s.values.length === 1 ? "slap" : "slaps"}` : "no timed slap yet"));
+      el("span", "meta", describeSample(s.values, constant[index])));
     return item;
   }));
+}
+
+/**
+ * A legend's words for one sample.
+ * @param {number[]} values
+ * @param {boolean} constant
+ */
+function describeSample(values, constant) {
+  if (values.length === 0) return "no timed slap yet";
+  const slaps = `${values.length} ${values.length === 1 ? "slap" : "slaps"}`;
+  if (constant) return `always ${formatMs(values[0])} (${slaps}): the line`;
+  return `median ${formatMs(median(values))} over ${slaps}`;
 }
 
 /** @param {Player} player */
@@ -203,6 +226,7 @@ function renderSlaps(player) {
     return tr;
   }));
   byId("no-slaps").hidden = player.slaps.length > 0;
+  byId("slaps-table").hidden = player.slaps.length === 0;
   byId("slaps-panel").hidden = false;
 }
 
@@ -221,6 +245,7 @@ function renderGames(player) {
     return tr;
   }));
   byId("no-games").hidden = player.games.length > 0;
+  byId("games-table").hidden = player.games.length === 0;
   byId("games-panel").hidden = false;
 }
 
@@ -238,9 +263,29 @@ function renderKey(player) {
   byId("key-panel").hidden = !mine;
   if (mine) {
     byId("key-warning").textContent = `Your record lives in this browser's player key: ${player.export_hint ?? "losing your key loses your record"}. To keep it, copy this code somewhere safe.`;
-    byId("export-code", HTMLInputElement).value = playerKey();
+    showExportCode();
   }
   showImport(mine);
+}
+
+/** Ask the server for this browser's key's code (the key and a check of this server's id). */
+async function showExportCode() {
+  const field = byId("export-code", HTMLInputElement);
+  const error = byId("export-error");
+  error.textContent = "";
+  try {
+    const response = await fetch("/api/players/export", {
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ player_key: playerKey() }),
+    });
+    const answer = await response.json().catch(() => ({ error: "server", message: `the server answered ${response.status}` }));
+    if (!response.ok || !answer.code) throw new Error(answer.message ?? answer.error ?? `the server answered ${response.status}`);
+    field.value = answer.code;
+    byId("copy-code", HTMLButtonElement).disabled = false;
+  } catch (failure) {
+    field.value = "";
+    byId("copy-code", HTMLButtonElement).disabled = true;
+    error.textContent = `Could not make the code: ${failure instanceof Error ? failure.message : failure}`;
+  }
 }
 
 /**
