@@ -425,3 +425,11 @@ def test_a_damaged_saved_key_is_explained_and_a_new_one_made(server: ServerProce
     assert key != "bad key!" and len(key) == 32
     join(page, "Quinn")
     own_page(page)
+
+
+@needs_api
+def test_an_unknown_player_id_is_a_clear_not_found_page(server: ServerProcess, pages: Pages) -> None:
+    pages.expected.append("status of 404")
+    page = friend(pages, f"{server.url}/players/Nobody42", "phone")
+    assert "no player" in page.inner_text("main").lower()
+    no_sideways_scroll(page)
