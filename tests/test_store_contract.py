@@ -4,6 +4,8 @@ behaviour: rooms and seats, games and their actions, records, statistics, leader
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,34 @@ def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
 @pytest.fixture
 def store(opener: Opener) -> Store:
     return opener()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def version_1(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Callable[[str], None]]]:
+    """An empty database at schema version 1 (before players and ratings), and a way to run SQL
+    in it (``?`` marks)."""
+    if request.param == "sqlite":
+        target = str(tmp_path / "old.db")
+        conn: Any = sqlite3.connect(target, isolation_level=None)
+        script = MIGRATIONS[0]
+    else:
+        import psycopg
+
+        cluster: PostgresCluster = request.getfixturevalue("postgres_cluster")
+        target = cluster.create_database()
+        conn = psycopg.connect(target, autocommit=True)
+        script = PG_MIGRATIONS[0]
+
+    def run(sql: str) -> None:
+        conn.execute(sql)
+
+    run("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    run("INSERT INTO schema_version VALUES (1)")
+    for statement in script.split(";"):
+        if statement.strip():
+            run(statement)
+    yield target, run
+    conn.close()
 
 
 SEATS = (SeatRow(0, "human", "Ann", None, "hash-ann", "ann-public-1"),
@@ -405,3 +435,48 @@ def test_a_seat_names_its_player_and_a_result_keeps_it(store: Store) -> None:
     a_room(store, "ABCDEF")
     row = store.load_room("ABCDEF")
     assert row is not None and row.seats[0].player_id == "ann-public-1" and row.seats[1].player_id is None
+
+
+def test_an_old_database_keeps_its_games_and_they_are_never_rated(
+        version_1: tuple[str, Callable[[str], None]]) -> None:
+    target, run = version_1
+    run("INSERT INTO rooms VALUES ('ABCDEF', 0, 0, '{}', NULL, 'over', 1, 1)")
+    run("INSERT INTO seats VALUES ('ABCDEF', 0, 'human', 'Ann', NULL, 'hash-ann')")
+    run("INSERT INTO games (code, number, rules_name, start, clock_start, started_at, finished_at, "
+        "status, winner, reason, record) VALUES ('ABCDEF', 1, 'classic', '{}', 0, 0, 1, 'over', 0, "
+        "'won', '{}')")
+    run("INSERT INTO results VALUES (1, 0, 'human', 'Ann', 'hash-ann', 1, 2, 0, '[300]')")
+    store = open_store(target)
+    try:
+        assert store.schema_version == 2
+        assert store.unrated_games() == []  # finished before ratings existed: never rated
+        assert store.player_stats("hash-ann")["games"] == 1 and store.leaderboard("classic") == []
+        row = store.load_room("ABCDEF")
+        assert row is not None and row.seats == (SeatRow(0, "human", "Ann", None, "hash-ann", None),)
+    finally:
+        store.close()
+
+
+def test_two_processes_rating_one_game_at_once_rate_it_once(opener: Opener, store: Store) -> None:
+    if isinstance(store, SqliteStore):
+        pytest.skip("one server process per SQLite file (its lock file refuses a second)")
+    a_room(store, "ABCDEF")
+    game_id = a_rated_game(store, [result(0, "Ann", "t", True, player_id="AnnPublic123"),
+                                   result(1, "Bot", None, False, kind="bot", bot="casual")])
+    stores = [store, opener(), opener(), opener()]
+    answers: list[GameRating | None] = []
+    start = threading.Barrier(len(stores))
+
+    def rate(each: Store) -> None:
+        start.wait()
+        answers.append(each.rate_game(game_id, fixed_rater({"AnnPublic123": (27.0, 7.0),
+                                                            "bot:casual": (23.0, 7.0)})))
+
+    threads = [threading.Thread(target=rate, args=(each,)) for each in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert len(answers) == 4 and sum(answer is not None for answer in answers) == 1
+    assert len(store.rating_history("AnnPublic123", "classic")) == 1
+    assert store.ratings_of("bot:casual")[0]["games"] == 1

@@ -894,16 +894,6 @@ def result_rows_query(rules_name: str | None, token_hash: str | None,
     return sql + " ORDER BY g.finished_at, r.game_id, r.seat", params
 
 
-def rank_players(rows: Sequence[Mapping[str, Any]], limit: int) -> list[dict[str, Any]]:
-    """The leaderboard from result rows: most wins, then win rate, then the quickest median
-    reaction."""
-    players = _summarise(rows)
-    players.sort(key=lambda p: (-p["wins"], -p["win_rate"],
-                                p["median_reaction_ms"] if p["median_reaction_ms"] is not None
-                                else 1e9))
-    return players[:limit]
-
-
 def stats_of(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """One player's figures from their result rows."""
     return _summarise(rows)[0] if rows else _empty_stats()
