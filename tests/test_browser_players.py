@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -138,7 +139,10 @@ def shot(page: Any, name: str) -> None:
 
 
 def no_sideways_scroll(page: Any) -> None:
-    width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    # against the size the context was made with: a mobile browser widens its window (innerWidth)
+    # to fit a page that overflows, so comparing with innerWidth would pass the overflow
+    width = page.evaluate("document.documentElement.scrollWidth")
+    inner = page.viewport_size["width"]
     assert width <= inner, f"the page scrolls sideways: {width} px wide in a {inner} px window"
 
 
@@ -361,6 +365,19 @@ def test_two_friends_play_to_the_end_and_each_page_shows_it_and_a_code_moves_a_p
     no_sideways_scroll(bob_page)
     shot(bob_page, "player-page-real-phone")
     shot(ann, "player-page-real-desktop")
+    # the leaderboard ranks both, with their ratings, links their pages and marks them provisional
+    board = friend(pages, f"{server.url}/leaderboard?rules=classic", "phone")
+    board.wait_for_selector(f"[data-testid=leaderboard] a[href='/players/{ann_id}']")
+    rows = {row.locator("td").nth(1).inner_text().split()[0]: row
+            for row in board.locator("[data-testid=leaderboard] tr").all()}
+    assert set(rows) >= {"Ann", "Bob"}, board.inner_text("[data-testid=leaderboard]")
+    assert rows["Bob"].locator("td").first.inner_text() == "1"  # 2nd place beats 3rd
+    assert rows["Ann"].locator("td").first.inner_text() == "2"
+    assert rows["Bob"].locator(f"a[href='/players/{bob_id}']").count() == 1
+    assert re.fullmatch(r"−?\d+\.\d", rows["Ann"].locator("td").nth(2).inner_text())
+    assert rows["Ann"].locator(".provisional").count() == 1
+    no_sideways_scroll(board)
+    shot(board, "leaderboard-real-phone")
     # the replay link works
     game.locator("a").click()
     ann.wait_for_selector("[data-testid=replay-step]:has-text('Step 1 of')")
@@ -432,4 +449,3 @@ def test_an_unknown_player_id_is_a_clear_not_found_page(server: ServerProcess, p
     pages.expected.append("status of 404")
     page = friend(pages, f"{server.url}/players/Nobody42", "phone")
     assert "no player" in page.inner_text("main").lower()
-    no_sideways_scroll(page)

@@ -26,14 +26,14 @@ async function show() {
         const mark = el("span", "tag provisional", "prov.");
         mark.title = "provisional: few games yet, the rating may still move a lot";
         mark.setAttribute("aria-label", "provisional");
-        name.append(mark);
+        name.append(" ", mark);
       }
       const rating = el("td", "num", formatRating(p.rating));
       if (p.rating_sigma !== undefined && p.rating_sigma !== null) rating.title = `± ${formatRating(p.rating_sigma)}`;
       row.append(el("td", "num", String(p.rank ?? i + 1)), name, rating, el("td", "num", String(p.games)),
         el("td", "num wide", String(p.wins)), el("td", "num", `${Math.round(p.win_rate * 100)}%`),
         el("td", "num wide", String(p.slaps)), el("td", "num wide", String(p.misslaps)),
-        el("td", "num", formatMs(p.median_reaction_ms)), el("td", "num wide", formatMs(p.best_reaction_ms)));
+        el("td", "num wide", formatMs(p.median_reaction_ms)), el("td", "num wide", formatMs(p.best_reaction_ms)));
       return row;
     }));
     byId("empty").hidden = board.players.length > 0;

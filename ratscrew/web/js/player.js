@@ -101,7 +101,7 @@ function renderSummary(player) {
     if (rating.provisional) {
       const mark = el("span", "tag provisional", "provisional");
       mark.title = "Few games yet: this rating may still move a lot.";
-      item.append(mark);
+      item.append(" ", mark);
     }
     return item;
   }));
