@@ -228,6 +228,10 @@ def test_the_export_code_shows_only_in_the_browser_that_holds_the_key(server: Se
     mine.wait_for_selector("[data-testid=key-panel]:visible")
     mine.wait_for_selector("[data-testid=copy-code]:enabled")
     assert mine.input_value("[data-testid=export-code]") == f"{KEY}.abc123"
+    mine.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    mine.click("[data-testid=copy-code]")
+    mine.wait_for_selector("[data-testid=copy-code]:has-text('Copied')")
+    assert mine.evaluate("navigator.clipboard.readText()") == f"{KEY}.abc123"
     assert "losing your key loses your record" in mine.inner_text("[data-testid=key-warning]")
     assert mine.locator("[data-testid=you-note]").is_visible()
     no_sideways_scroll(mine)
@@ -331,11 +335,13 @@ def test_two_friends_play_to_the_end_and_each_page_shows_it_and_a_code_moves_a_p
     join(bob, "Bob")
     ann_id, bob_id = own_page(ann), own_page(bob)
     assert ann_id != bob_id
+    shot(ann, "lobby-your-page-desktop")
     home = friend(pages, server.url + "/", "desktop")
     assert home.locator("[data-testid=your-page]").is_hidden()  # a new browser: no page yet
     ann_home = ann.context.new_page()
     ann_home.goto(server.url + "/")
     assert own_page(ann_home) == ann_id  # the home page links Ann's page in her browser
+    shot(ann_home, "home-your-page-desktop")
     ann_home.close()
     ann.click("[data-testid=start]")
     for page in (ann, bob):
@@ -415,9 +421,12 @@ def test_a_name_another_player_holds_is_refused_by_the_name_box(server: ServerPr
     impostor = friend(pages, f"{server.url}/r/{code}", "phone")
     impostor.fill("[data-testid=name]", "Zoe")
     impostor.click("[data-testid=join]")
-    impostor.wait_for_selector("[data-testid=name-error]:has-text('Choose another name')")
+    impostor.wait_for_selector("[data-testid=name-error]:has-text('choose another name')")
+    said = impostor.inner_text("[data-testid=name-error]")
+    assert "Zoe" in said and said[0].isupper() and said.lower().count("another name") == 1, said
     assert impostor.locator("[data-testid=join-panel]").is_visible()
     no_sideways_scroll(impostor)
+    shot(impostor, "name-taken-phone")
     join(impostor, "Zed")
     impostor.wait_for_selector("[data-testid=lobby-seats] li:has-text('Zed')")
     assert own_page(impostor) != own_page(ann)

@@ -136,7 +136,8 @@ function renderHistory(player) {
     root.append(svg("path", { d: linePath(points.map((p) => ({ x: x(p.game), y: y(p.rating) }))), class: "line" }));
     for (const [index, p] of points.entries()) {
       const dot = svg("circle", { cx: x(p.game), cy: y(p.rating), r: points.length > 40 ? 2 : 3.5, class: "dot" });
-      const game = index === 0 ? "start" : `game ${rating.history[index - 1].game_id}`;
+      const entry = index === 0 ? null : rating.history[index - 1];
+      const game = entry === null ? "start" : `game ${entry.game_id}, ${shortDate(entry.at)}`;
       dot.append(svg("title", {}, `${game}: ${formatRating(p.rating)}`));
       root.append(dot);
     }

@@ -215,7 +215,10 @@ function refusedJoin(message) {
   showJoin(true);
   const nameError = byId("name-error");
   if (message.code === "name_taken") {
-    nameError.textContent = `${message.message} Choose another name.`;
+    // the server's words, as a sentence; they ask for another name, and the page says so if not
+    const said = String(message.message ?? "another player already has this name").trim();
+    const sentence = `${said.charAt(0).toUpperCase()}${said.slice(1)}${/[.!?]$/.test(said) ? "" : "."}`;
+    nameError.textContent = /another name/i.test(sentence) ? sentence : `${sentence} Choose another name.`;
     const name = byId("name", HTMLInputElement);
     name.select();
   } else {
