@@ -319,3 +319,23 @@ def test_the_player_page_is_served_for_a_known_player_when_it_exists(
     page = client.get(f"/players/{ann}")
     assert page.status_code == 200 and "player" in page.text
     assert "content-security-policy" in page.headers
+
+
+def test_a_seat_taken_back_with_its_token_after_a_restart_is_still_the_same_player(tmp_path: Path) -> None:
+    db = tmp_path / "ratscrew.db"
+    with TestClient(create_app(db)) as client:
+        code = new_room(client, bots=["casual"], seed=3)
+        with client.websocket_connect(f"/ws/{code}") as ws:
+            ws.send_json({"type": "join", "name": "Ann", "player_key": ANN_KEY})
+            first = receive(ws, "welcome")
+    with TestClient(create_app(db)) as client:  # the same database, a new server
+        with client.websocket_connect(f"/ws/{code}") as ws:
+            ws.send_json({"type": "join", "name": "Ann", "token": first["token"]})  # no key sent
+            again = receive(ws, "welcome")
+            assert again["seat"] == 0 and again["player_id"] == first["player_id"]
+            ws.send_json({"type": "start"})
+            receive(ws, "state")
+            ws.send_json({"type": "resign"})
+            receive(ws, "game_over")
+        page = client.get(f"/api/players/{first['player_id']}").json()
+        assert [g["place"] for g in page["games"]] == [2] and page["ratings"][0]["games"] == 1
