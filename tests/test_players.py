@@ -254,7 +254,7 @@ def test_the_winner_is_first_and_those_who_went_out_follow_the_last_out_best() -
         for event in events:
             if isinstance(event, (PlayerOut, SlappedIn)) and event.seat in gone:
                 gone.remove(event.seat)
-            if isinstance(event, PlayerOut):
+            if isinstance(event, PlayerOut) and event.seat is not None:
                 gone.append(event.seat)
         assert sorted(places[seat] for seat in gone) == list(range(game.players - len(gone) + 1,
                                                                   game.players + 1))
