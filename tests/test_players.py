@@ -4,6 +4,7 @@ opponents and guests left out; the player's record is ``GET /api/players/ID``.""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from ratscrew.runtime import Table
 from ratscrew.server import app as app_module
 from ratscrew.server import ratings
 from ratscrew.server.app import create_app
+from ratscrew.server.outage import watch_store
 from ratscrew.server.players import PUBLIC_ID_PATTERN, export_code, hash_key
 from ratscrew.server.ratings import rate, replay_places
 from ratscrew.server.store import FinishedGame, Rating, SeatResult, SqliteStore
@@ -339,3 +341,36 @@ def test_a_seat_taken_back_with_its_token_after_a_restart_is_still_the_same_play
             receive(ws, "game_over")
         page = client.get(f"/api/players/{first['player_id']}").json()
         assert [g["place"] for g in page["games"]] == [2] and page["ratings"][0]["games"] == 1
+
+
+class PausedRoom:
+    """A room paused by a database outage (what `watch_store` sees of it)."""
+
+    code = "ABCDEF"
+
+    def __init__(self) -> None:
+        self.paused: str | None = "the database is away"
+
+    def reload(self) -> None:
+        self.paused = None
+
+
+async def test_when_the_database_is_back_the_games_the_outage_left_unrated_are_rated() -> None:
+    store = SqliteStore(":memory:")
+    store.save_room("ABCDEF", {}, None, "over", 1, None, [])
+    player = store.enter_player("key", "Ann", "AnnPublic123").player_id
+    game_id = store.start_game("ABCDEF", 1, "classic", {}, 0.0)
+    store.finish_game(game_id, {}, 1, "won", [  # stored; then the database went away: not rated
+        SeatResult(0, "human", "Ann", "t", False, 0, 0, (), player),
+        SeatResult(1, "bot", "Casual bot", None, True, 0, 0, (), bot="casual")])
+    room = PausedRoom()
+    watcher = asyncio.create_task(watch_store(store, {"ABCDEF": room}, every_s=0.01))  # type: ignore[dict-item]
+    try:
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if not store.unrated_games():
+                break
+    finally:
+        watcher.cancel()
+    assert room.paused is None and store.unrated_games() == []
+    assert [h["game_id"] for h in store.rating_history(player, "classic")] == [game_id]
