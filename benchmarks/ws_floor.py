@@ -190,15 +190,37 @@ def run_floor(sockets: int, size: int, per_socket_rate: float, seconds: float, r
             "server_cpu_us_per_msg_out": cpu * seconds / received * 1e6 if received else float("nan")}
 
 
+def floor_by_size(sockets: int, sizes_text: str, rate: float, seconds: float, ramp: float,
+                  processes: int, parser: argparse.ArgumentParser) -> None:
+    """Print the bare floor's CPU per message for each message size in ``sizes_text``."""
+    try:
+        sizes = [int(size) for size in sizes_text.split(",")]
+    except ValueError:
+        parser.error(f"--floor-sizes: whole numbers of bytes separated by commas, not {sizes_text!r}")
+    if any(size < 2 for size in sizes) or rate <= 0:
+        parser.error("--floor-sizes must be at least 2 bytes each and --rate positive")
+    print(f"bare websocket floor, {sockets} sockets, {rate:g} messages a second per socket")
+    print(f"{'bytes':>7}{'msg/s out':>10}{'lost':>6}{'CPU %':>7}{'us/msg':>8}")
+    for size in sizes:
+        figures = run_floor(sockets, size, rate, seconds, ramp, processes)
+        print(f"{size:>7}{figures['msgs_out_per_s']:>10.0f}{figures['lost']:>6.0f}"
+              f"{figures['server_cpu_pct']:>7.0f}{figures['server_cpu_us_per_msg_out']:>8.1f}",
+              flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rooms", type=int, default=100, help="rooms of four players (default 100)")
     parser.add_argument("--seconds", type=float, default=20.0, help="measuring time per run (default 20)")
     parser.add_argument("--processes", type=int, default=2, help="load-generating processes (default 2)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per server")
+    parser.add_argument("--floor-sizes", metavar="BYTES,...",
+                        help="only the bare floor, once per message size (e.g. 150,700,2000), at "
+                        "--rate messages a second per socket: does a smaller message cost less?")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--size", type=int, default=1000, help=argparse.SUPPRESS)
-    parser.add_argument("--rate", type=float, default=2.0, help=argparse.SUPPRESS)
+    parser.add_argument("--rate", type=float, default=2.0,
+                        help="messages a second per socket for --floor-sizes (default 2)")
     args = parser.parse_args()
     if args.serve:
         serve(0, args.size, args.rate)
@@ -206,6 +228,10 @@ def main() -> None:
     if args.rooms < 1 or args.seconds <= 0 or args.processes < 1:
         parser.error("--rooms, --seconds and --processes must be positive")
     ramp = 5 + args.rooms / 25
+    if args.floor_sizes:
+        floor_by_size(args.rooms * ROOM_SIZE, args.floor_sizes, args.rate, args.seconds, ramp,
+                      args.processes, parser)
+        return
     room = run_once(args.rooms, args.seconds, args.processes, ramp)
     size = round(room["bytes_per_msg_out"])
     per_socket = room["msgs_out_per_s"] / max(1, room["sockets"])

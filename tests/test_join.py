@@ -202,7 +202,7 @@ async def test_a_terminal_plays_as_the_player_key_it_keeps_for_that_server(
         await until(pilot, lambda: other.notice is not None and "already goes by" in other.notice.plain,
                     "the name refused")
         assert other.watching and other.seat is None and other.player_id is None
-        assert "--name" in other.notice.plain
+        assert other.notice is not None and "--name" in other.notice.plain
 
 
 async def test_the_host_at_a_terminal_starts_and_asks_for_a_rematch(

@@ -4,6 +4,7 @@ opponents and guests left out; the player's record is ``GET /api/players/ID``.""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,7 @@ from ratscrew.runtime import Table
 from ratscrew.server import app as app_module
 from ratscrew.server import ratings
 from ratscrew.server.app import create_app
+from ratscrew.server.outage import watch_store
 from ratscrew.server.players import PUBLIC_ID_PATTERN, export_code, hash_key
 from ratscrew.server.ratings import rate, replay_places
 from ratscrew.server.store import FinishedGame, Rating, SeatResult, SqliteStore
@@ -254,7 +256,7 @@ def test_the_winner_is_first_and_those_who_went_out_follow_the_last_out_best() -
         for event in events:
             if isinstance(event, (PlayerOut, SlappedIn)) and event.seat in gone:
                 gone.remove(event.seat)
-            if isinstance(event, PlayerOut):
+            if isinstance(event, PlayerOut) and event.seat is not None:
                 gone.append(event.seat)
         assert sorted(places[seat] for seat in gone) == list(range(game.players - len(gone) + 1,
                                                                   game.players + 1))
@@ -319,3 +321,56 @@ def test_the_player_page_is_served_for_a_known_player_when_it_exists(
     page = client.get(f"/players/{ann}")
     assert page.status_code == 200 and "player" in page.text
     assert "content-security-policy" in page.headers
+
+
+def test_a_seat_taken_back_with_its_token_after_a_restart_is_still_the_same_player(tmp_path: Path) -> None:
+    db = tmp_path / "ratscrew.db"
+    with TestClient(create_app(db)) as client:
+        code = new_room(client, bots=["casual"], seed=3)
+        with client.websocket_connect(f"/ws/{code}") as ws:
+            ws.send_json({"type": "join", "name": "Ann", "player_key": ANN_KEY})
+            first = receive(ws, "welcome")
+    with TestClient(create_app(db)) as client:  # the same database, a new server
+        with client.websocket_connect(f"/ws/{code}") as ws:
+            ws.send_json({"type": "join", "name": "Ann", "token": first["token"]})  # no key sent
+            again = receive(ws, "welcome")
+            assert again["seat"] == 0 and again["player_id"] == first["player_id"]
+            ws.send_json({"type": "start"})
+            receive(ws, "state")
+            ws.send_json({"type": "resign"})
+            receive(ws, "game_over")
+        page = client.get(f"/api/players/{first['player_id']}").json()
+        assert [g["place"] for g in page["games"]] == [2] and page["ratings"][0]["games"] == 1
+
+
+class PausedRoom:
+    """A room paused by a database outage (what `watch_store` sees of it)."""
+
+    code = "ABCDEF"
+
+    def __init__(self) -> None:
+        self.paused: str | None = "the database is away"
+
+    def reload(self) -> None:
+        self.paused = None
+
+
+async def test_when_the_database_is_back_the_games_the_outage_left_unrated_are_rated() -> None:
+    store = SqliteStore(":memory:")
+    store.save_room("ABCDEF", {}, None, "over", 1, None, [])
+    player = store.enter_player("key", "Ann", "AnnPublic123").player_id
+    game_id = store.start_game("ABCDEF", 1, "classic", {}, 0.0)
+    store.finish_game(game_id, {}, 1, "won", [  # stored; then the database went away: not rated
+        SeatResult(0, "human", "Ann", "t", False, 0, 0, (), player),
+        SeatResult(1, "bot", "Casual bot", None, True, 0, 0, (), bot="casual")])
+    room = PausedRoom()
+    watcher = asyncio.create_task(watch_store(store, {"ABCDEF": room}, every_s=0.01))  # type: ignore[dict-item]
+    try:
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            if not store.unrated_games():
+                break
+    finally:
+        watcher.cancel()
+    assert room.paused is None and store.unrated_games() == []
+    assert [h["game_id"] for h in store.rating_history(player, "classic")] == [game_id]

@@ -311,3 +311,37 @@ def test_a_slap_before_the_covering_card_in_table_time_still_wins_the_double() -
     assert any(line.startswith("Bob slaps a double") for line in lines), lines
     assert not any(line.startswith("Ann plays 2") for line in lines[:lines.index(
         next(line for line in lines if line.startswith("Bob slaps a double")))])
+
+
+class StoreCheckingConnection(FakeConnection):
+    """A client that, at every state it is sent, checks the store already holds every action
+    the engine had taken by then (persist before publish)."""
+
+    def __init__(self, room: Room) -> None:
+        super().__init__(room)
+        self.checked = 0
+
+    def send_state(self, version: int, encoded: str) -> None:
+        game, game_id = self.room.game, self.room.game_id
+        assert game is not None and game_id is not None
+        stored = self.room.store.game_in_progress(game_id)
+        held = [] if stored is None else stored.actions
+        if stored is not None or not game.over:  # a finished game's actions sit in its record
+            assert len(held) == game.action_count, (
+                f"state {version} sent with {game.action_count} actions taken, {len(held)} stored")
+            assert held == game.actions_since(0)
+        self.checked += 1
+        super().send_state(version, encoded)
+
+
+def test_every_state_is_sent_only_after_the_actions_it_shows_are_stored() -> None:
+    room, wall = make_room(seats=3, bots=["expert", "casual"], seed=11, turn_timeout_ms=1000)
+    ann = StoreCheckingConnection(room)
+    watcher = StoreCheckingConnection(room)
+    ann.join("Ann")
+    room.connect(watcher)
+    watcher.do(Watch())
+    ann.do(Start())
+    run_until(room, wall, 60_000)  # Ann never acts: her turns time out, the bots play on
+    assert room.game is not None and room.game.action_count > 20
+    assert ann.checked > 20 and watcher.checked == ann.checked

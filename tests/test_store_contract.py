@@ -431,7 +431,7 @@ def test_a_players_games_are_listed_newest_first_with_place_and_slaps_by_pattern
     assert store.bot_reactions(limit=1) == {"casual": [280]}
 
 
-def test_a_seat_names_its_player_and_a_result_keeps_it(store: Store) -> None:
+def test_a_stored_seat_names_its_keyed_player(store: Store) -> None:
     a_room(store, "ABCDEF")
     row = store.load_room("ABCDEF")
     assert row is not None and row.seats[0].player_id == "ann-public-1" and row.seats[1].player_id is None

@@ -1,0 +1,237 @@
+"""Driving a room's game: the room clock, the settling window, and feeding the engine.
+
+The game is seated at a `ratscrew.runtime.Table` on a virtual clock that the driver moves
+itself: bots (`ratscrew.bots.BotAgent`) and the stand-ins of people
+(`ratscrew.server.agents.RemoteSeat`) sit at it. A person's action arrives judged
+(:func:`ratscrew.server.judging.judge_action` places it at a table time) and waits in a queue;
+:meth:`GameDriver.feed` is the one place that hands the engine anything: the queued actions in
+table-time order, the bots' intents and the engine's timers, up to the *horizon*, the room time
+minus the settling window (:func:`ratscrew.server.judging.settle_window_ms`). Under
+``first-packet`` judging the window is 0 and every action is judged at its arrival.
+
+While a game runs, a task wakes the room when something is due (:meth:`GameDriver.run`). What
+happens after a step (storing it, showing it, the contest tally, the end) is the room's: the
+driver calls back.
+
+Times. *Room time* is milliseconds on the room's clock (:class:`RoomClock`), which restarts at 0
+when a game starts, so the engine's times in a record count from the start of the game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ratscrew.engine import Game
+from ratscrew.events import Event
+from ratscrew.runtime import Rejection, Table
+from ratscrew.server.agents import Shown
+from ratscrew.server.judging import Verdict
+from ratscrew.server.store import StoreUnavailable
+
+log = logging.getLogger("ratscrew.server")
+
+
+class RoomClock:
+    """Room time in ms from the wall clock; :meth:`restart` puts it back to a given time.
+
+    >>> clock = RoomClock(wall=lambda: 10.0)
+    >>> clock.now()
+    0.0
+    """
+
+    def __init__(self, wall: Callable[[], float] = time.monotonic) -> None:
+        self.wall = wall
+        self._base_wall = wall()
+        self._base_ms = 0.0
+
+    def now(self) -> float:
+        """The current room time in ms, to the microsecond (so that a wake-up set for a time
+        is never missed by a rounding error in the wall clock's seconds)."""
+        return round(self._base_ms + (self.wall() - self._base_wall) * 1000.0, 3)
+
+    def restart(self, at_ms: float = 0.0) -> None:
+        """From now on, room time counts from ``at_ms``."""
+        self._base_wall = self.wall()
+        self._base_ms = at_ms
+
+
+@dataclass(order=True)
+class PendingAction:
+    """A person's action waiting in the settling window, ordered by its table time."""
+
+    judged_at: float
+    seq: int
+    seat: int = field(compare=False)
+    kind: str = field(compare=False)
+    arrived_at: float = field(compare=False)
+    version: int | None = field(compare=False)
+    verdict: Verdict = field(compare=False)
+
+
+class GameDriver:
+    """One game at its table, the people's actions waiting to be fed to it, and the task that
+    moves it (see the module docstring). ``settle_ms`` says how long actions are held now."""
+
+    def __init__(self, clock: RoomClock, settle_ms: Callable[[], float]) -> None:
+        self.clock = clock
+        self._settle_ms = settle_ms
+        self.game: Game | None = None
+        self.table: Table | None = None
+        self._pending: list[PendingAction] = []
+        self._seq = 0
+        self._horizon = 0.0
+        self.judged: list[dict[str, Any]] = []
+        """How each person's action was judged, in the order they were fed (for the record)."""
+        self._links: dict[tuple[int, int], int] = {}  # (seat, judged at) -> link ms of a slap
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def begin(self, game: Game, agents: Sequence[Shown], judged: Sequence[dict[str, Any]],
+              on_events: Callable[[Sequence[Event]], None],
+              on_rejected: Callable[[Rejection], None]) -> Table:
+        """Seat ``agents`` at a table for ``game`` (``judged``: the judgements stored so far,
+        for a game resumed from the store) and start it; the engine's steps go to ``on_events``."""
+        self.game = game
+        self.table = Table(game, list(agents), keep_events=False)
+        self.table.add_listener(on_events)
+        self.table.add_rejection_listener(on_rejected)
+        self._pending = []
+        self._horizon = float(game.now)
+        self.judged = list(judged)
+        self._links = {}
+        self.table.start()
+        return self.table
+
+    @property
+    def settle_ms(self) -> float:
+        """How long actions are held before they are handed to the engine, now."""
+        return self._settle_ms()
+
+    @property
+    def horizon(self) -> float:
+        """The latest table time handed to the engine."""
+        return self._horizon
+
+    def advance_horizon(self) -> float:
+        """Move the horizon up to now minus the settling window (it never goes back)."""
+        self._horizon = max(self._horizon, self.clock.now() - self.settle_ms)
+        return self._horizon
+
+    def queue(self, seat: int, kind: str, arrived_at: float, version: int | None,
+              verdict: Verdict) -> None:
+        """A person's judged action, to be fed when the horizon passes its table time."""
+        self._seq += 1
+        heapq.heappush(self._pending, PendingAction(verdict.judged_at, self._seq, seat, kind,
+                                                    arrived_at, version, verdict))
+
+    def feed(self) -> None:
+        """Hand the engine everything due up to the horizon, in table-time order: queued actions
+        of people, bots' intents and the engine's timers. The one place that feeds the engine."""
+        table, game = self.table, self.game
+        if table is None or game is None:
+            return
+        horizon = self.advance_horizon()
+        while self._pending and self._pending[0].judged_at <= horizon and not game.over:
+            self._commit(heapq.heappop(self._pending))
+        if not game.over:
+            table.fire_due(horizon)
+
+    def _commit(self, action: PendingAction) -> None:
+        assert self.table is not None and self.game is not None
+        if action.kind == "slap":
+            self._links[(action.seat, int(action.judged_at))] = round(action.verdict.link_ms)
+        before = self.game.action_count
+        self.table.submit(action.seat, action.kind, at=action.judged_at)  # type: ignore[arg-type]
+        accepted = self.game.action_count > before and self.game.actions_since(before)[-1][0] == action.kind
+        verdict = action.verdict
+        self.judged.append({
+            "seat": action.seat, "kind": action.kind, "arrived_at": round(action.arrived_at),
+            "judged_at": int(action.judged_at), "reaction_ms": None if verdict.reaction_ms is None
+            else round(verdict.reaction_ms), "version": action.version,
+            "link_ms": round(verdict.link_ms), "clamped": verdict.clamped, "accepted": accepted})
+
+    def slap_link_ms(self, seat: int, at: int) -> int:
+        """The link compensation given to ``seat``'s slap fed at table time ``at`` (once)."""
+        return self._links.pop((seat, at), 0)
+
+    def next_due(self, also: float | None = None) -> float | None:
+        """The room time at which :meth:`feed` next has something to do (``also``: another
+        table time the room waits for), if anything."""
+        if self.table is None:
+            return None
+        due: list[float] = []
+        if self._pending:
+            due.append(self._pending[0].judged_at)
+        upcoming = self.table.next_due()
+        if upcoming is not None:
+            due.append(upcoming[0])
+        if also is not None:
+            due.append(also)
+        return min(due) + self.settle_ms if due else None
+
+    # ------------------------------------------------------------------ the task
+
+    def start(self, step: Callable[[], bool], wake_at: Callable[[], float | None],
+              on_store_lost: Callable[[], None], on_failure: Callable[[], None], name: str) -> None:
+        """Start the task that calls ``step`` whenever ``wake_at`` says (and when poked), while
+        ``step`` returns True; outside an event loop, nothing (the app starts it later)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self._task is None or self._task.done():
+            self._wake = asyncio.Event()
+            self._task = loop.create_task(self._run(step, wake_at, on_store_lost, on_failure, name),
+                                          name=name)
+
+    async def _run(self, step: Callable[[], bool], wake_at: Callable[[], float | None],
+                   on_store_lost: Callable[[], None], on_failure: Callable[[], None],
+                   name: str) -> None:
+        wake = self._wake
+        assert wake is not None
+        while True:
+            try:
+                if not step():
+                    return
+            except StoreUnavailable:
+                on_store_lost()
+                return
+            except Exception:
+                log.exception("%s: the game loop failed; the game is stopped", name)
+                on_failure()
+                return
+            due = wake_at()
+            timeout = None if due is None else max(0.0, (due - self.clock.now()) / 1000.0)
+            wake.clear()
+            if timeout == 0.0:
+                await asyncio.sleep(0)
+                continue
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):  # (no task made per wake-up, as wait_for would)
+                    await wake.wait()
+
+    def poke(self) -> None:
+        """Wake the task now (something new is queued)."""
+        if self._wake is not None:
+            self._wake.set()
+
+    def cancel(self) -> None:
+        """Stop the task without waiting for it (unless it is the caller)."""
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()
+        self._task = None
+
+    async def stop(self) -> None:
+        """Stop the task and wait until it has stopped."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None

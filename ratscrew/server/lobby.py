@@ -1,0 +1,393 @@
+"""A room's lobby: who sits where, who waits and who watches, and what the host may change.
+
+The lobby knows the seats (open, a person's, a bot's), the people connected to the room and the
+token each holds, the people waiting for the next game, the host, and the room's phase
+(``lobby``, ``playing``, ``over``). It refuses what the protocol forbids with a
+:class:`~ratscrew.server.protocol.ProtocolError` and changes nothing then. It neither runs a game
+nor sends anything: the room (:mod:`ratscrew.server.room`) asks it and tells the people.
+
+>>> from ratscrew.ruleset import Ruleset
+>>> lobby = Lobby([Seat(0), Seat(1, "bot", bot="casual")])
+>>> lobby.seat_person("hash-of-ann", "Ann", conn=None).index
+0
+>>> [seat.name for seat in lobby.seats]
+['Ann', 'Casual bot']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ratscrew.ruleset import Ruleset
+from ratscrew.server.protocol import (
+    Configure,
+    Judging,
+    MoveSeat,
+    Pace,
+    ProtocolError,
+    SetSeat,
+    Start,
+    load_rules,
+)
+from ratscrew.server.store import SeatRow
+
+if TYPE_CHECKING:
+    from ratscrew.server.link import LinkEstimate
+    from ratscrew.server.publisher import Connection
+
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+"""Room codes use letters and digits that cannot be mistaken for one another (no I, O, 0, 1)."""
+CODE_LENGTH = 6
+"""32**6, about a billion codes: with join limits per address, too many to guess."""
+DEFAULT_BOT = "casual"
+"""The level of the bots that fill open seats at the start, or take over a kicked player."""
+
+
+def new_code() -> str:
+    """A fresh random room code.
+
+    >>> len(new_code()) == CODE_LENGTH and set(new_code()) <= set(CODE_ALPHABET)
+    True
+    """
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def hash_token(token: str) -> str:
+    """What the server keeps of a token: its SHA-256, so a stolen database holds no tokens."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class Seat:
+    """One seat: ``open`` (waiting for a person), ``human`` or ``bot``."""
+
+    index: int
+    kind: str = "open"
+    name: str | None = None
+    bot: str | None = None
+    token_hash: str | None = None
+    ready: bool = False
+    conn: Connection | None = None
+    player_id: str | None = None
+    """The keyed player sitting here (only meant while ``kind`` is ``human``; issue 17)."""
+
+    def row(self) -> SeatRow:
+        """What the store keeps of the seat."""
+        return SeatRow(self.index, self.kind, self.name, self.bot, self.token_hash,
+                       self.player_id if self.kind == "human" else None)
+
+
+@dataclass
+class Member:
+    """Who a connection is: a seat (or ``None``), and the token hash it holds (``None`` for
+    someone who only watches)."""
+
+    seat: int | None
+    token_hash: str | None
+    name: str | None
+    player_id: str | None = None
+    """The public id of the key this person joined with (``None``: a guest; issue 17)."""
+
+
+@dataclass
+class RoomSettings:
+    """What the host can change."""
+
+    rules: Ruleset
+    seed: int | None = None
+    pace: Pace = "normal"
+    turn_timeout_ms: int = 5000
+    judging: Judging = "fair"
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-able, for the store."""
+        return {"rules": self.rules.to_toml(), "seed": self.seed, "pace": self.pace,
+                "turn_timeout_ms": self.turn_timeout_ms, "judging": self.judging}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoomSettings:
+        """Back from :meth:`to_json`."""
+        return cls(rules=Ruleset.from_toml(data["rules"]), seed=data.get("seed"),
+                   pace=data.get("pace", "normal"),
+                   turn_timeout_ms=int(data.get("turn_timeout_ms", 5000)),
+                   judging=data.get("judging", "fair"))
+
+
+class Lobby:
+    """The seats and the people of one room (see the module docstring)."""
+
+    def __init__(self, seats: list[Seat], *, host_hash: str | None = None, phase: str = "lobby",
+                 members: dict[str, str] | None = None, kicked: Iterable[str] = ()) -> None:
+        self.seats = seats
+        self.host_hash = host_hash
+        self.phase = phase
+        """``lobby`` (no game yet), ``playing`` or ``over`` (a game ended; a rematch may follow)."""
+        self.known_members: dict[str, str] = dict(members or {})  # token hash -> name
+        self.kicked: set[str] = set(kicked)
+        self.connections: dict[Connection, Member] = {}
+        self.waiting: list[str] = []
+        """Token hashes of people waiting to be dealt into the next game, first come first."""
+        self.player_ids: dict[str, str] = {
+            s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id}
+        """Token hash -> public id of the keyed people who joined (issue 17)."""
+
+    def note_player(self, token_hash: str, player_id: str | None) -> None:
+        """The holder of this token plays as ``player_id`` (a join with a player key)."""
+        if player_id is not None:
+            self.player_ids[token_hash] = player_id
+
+    # ------------------------------------------------------------------ who is who
+
+    def seat_of(self, token_hash: str) -> Seat | None:
+        """The seat a token holds, compared in constant time with every seat's."""
+        found = None
+        for seat in self.seats:
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, token_hash):
+                found = seat
+        return found
+
+    def knows(self, token_hash: str) -> bool:
+        """Whether the token was given out in this room (to someone seated or not)."""
+        return self.seat_of(token_hash) is not None or any(
+            hmac.compare_digest(token_hash, known) for known in self.known_members)
+
+    def is_host(self, token_hash: str | None) -> bool:
+        """Whether ``token_hash`` is the host's."""
+        return (token_hash is not None and self.host_hash is not None
+                and hmac.compare_digest(token_hash, self.host_hash))
+
+    def status(self, member: Member) -> str:
+        """``player``, ``waiting`` (for the next game) or ``watching``."""
+        if member.seat is not None:
+            return "player"
+        if member.token_hash is not None and member.token_hash in self.waiting:
+            return "waiting"
+        return "watching"
+
+    def own_seat(self, member: Member, what: str) -> Seat:
+        """The member's seat, or a refusal of ``what`` for someone without one."""
+        if member.seat is None:
+            raise ProtocolError("not_seated", f"{what}: only a seated player can do that")
+        return self.seats[member.seat]
+
+    def names(self) -> list[str]:
+        """Every seat's name, as the game's narration uses them."""
+        return [seat.name or f"Seat {seat.index + 1}" for seat in self.seats]
+
+    def links(self) -> list[LinkEstimate]:
+        """The link estimates of the people seated and connected (for the settling window)."""
+        return [seat.conn.pinger.link for seat in self.seats
+                if seat.kind == "human" and seat.conn is not None]
+
+    # ------------------------------------------------------------------ seating
+
+    def seat_person(self, token_hash: str, name: str, conn: Connection | None) -> Seat | None:
+        """Give a person a seat: outside a game the first open seat, or else the last bot's;
+        during a game (or with no such seat) they wait for the next game."""
+        seat = None if self.phase == "playing" else self._seat_for_a_person()
+        if seat is None:
+            if token_hash not in self.waiting:
+                self.waiting.append(token_hash)
+            return None
+        if token_hash in self.waiting:
+            self.waiting.remove(token_hash)
+        seat.kind, seat.name, seat.bot, seat.token_hash, seat.conn = "human", name, None, token_hash, conn
+        seat.ready = False
+        seat.player_id = self.player_ids.get(token_hash)
+        self.name_bots()
+        return seat
+
+    def _seat_for_a_person(self) -> Seat | None:
+        """The first open seat, or else the last seat a bot sits in (the bot gives it up)."""
+        open_seat = next((s for s in self.seats if s.kind == "open"), None)
+        if open_seat is not None:
+            return open_seat
+        return next((s for s in reversed(self.seats) if s.kind == "bot"), None)
+
+    def seat_the_waiting(self) -> list[Seat]:
+        """Outside a game, deal the people who wait into open seats, then bots' seats; the
+        seats they took."""
+        taken: list[Seat] = []
+        for token_hash in list(self.waiting):
+            conn = next((c for c, m in self.connections.items() if m.token_hash == token_hash), None)
+            seat = self.seat_person(token_hash, self.known_members.get(token_hash, "Player"), conn)
+            if seat is None:
+                break
+            if conn is not None:
+                self.connections[conn].seat = seat.index
+            taken.append(seat)
+        return taken
+
+    def stand(self, conn: Connection, member: Member) -> None:
+        """``member`` leaves their seat (or the waiting list) to watch; the host stays host."""
+        if self.status(member) == "watching":
+            raise ProtocolError("wrong_phase", "stand: you are already watching")
+        if self.phase == "playing" and member.seat is not None:
+            raise ProtocolError("wrong_phase", "stand: you cannot leave your seat during a game; resign "
+                                "to stop playing")
+        if member.seat is not None:
+            seat = self.seats[member.seat]
+            seat.kind, seat.name, seat.token_hash, seat.conn, seat.ready = "open", None, None, None, False
+            if member.token_hash is not None:
+                self.known_members[member.token_hash] = member.name or "Player"
+        elif member.token_hash in self.waiting:
+            self.waiting.remove(member.token_hash)
+        self.connections[conn] = Member(None, member.token_hash, member.name)
+        self.seat_the_waiting()
+
+    def leave(self, conn: Connection) -> bool:
+        """A connection went away (its seat stays its player's); whether it held a seat."""
+        member = self.connections.pop(conn, None)
+        if member is None or member.seat is None or self.seats[member.seat].conn is not conn:
+            return False
+        self.seats[member.seat].conn = None
+        self.seats[member.seat].ready = False
+        return True
+
+    def remove_person(self, index: int, by: Member) -> tuple[Seat, str]:
+        """The host removes the person in seat ``index``: their token no longer counts here.
+        The seat and the token hash it held; the room decides who sits there next."""
+        if index >= len(self.seats) or self.seats[index].kind != "human":
+            raise ProtocolError("bad_message", f"kick: no person sits in seat {index}")
+        if by.seat == index:
+            raise ProtocolError("bad_message", "kick: the host cannot kick themselves")
+        seat = self.seats[index]
+        token_hash = seat.token_hash
+        assert token_hash is not None
+        self.kicked.add(token_hash)
+        if token_hash in self.waiting:
+            self.waiting.remove(token_hash)
+        if seat.conn is not None:
+            self.connections[seat.conn] = Member(None, None, None)
+        seat.token_hash, seat.ready = None, False
+        return seat, token_hash
+
+    def name_bots(self) -> None:
+        """Bots are named by level, numbered when a level sits more than once."""
+        counts: dict[str, int] = {}
+        for seat in self.seats:
+            if seat.kind == "bot" and seat.bot is not None:
+                counts[seat.bot] = counts.get(seat.bot, 0) + 1
+                number = counts[seat.bot]
+                seat.name = f"{seat.bot.capitalize()} bot" + (f" {number}" if number > 1 else "")
+
+    # ------------------------------------------------------------------ the host's commands
+
+    def configure(self, settings: RoomSettings, message: Configure) -> None:
+        """Change the rules, seat count, pace, turn timeout or judging (outside a game)."""
+        rules = settings.rules if message.rules is None else load_rules(message.rules)
+        seats = len(self.seats) if message.seats is None else message.seats
+        if seats > rules.max_players:
+            raise ProtocolError("bad_message",
+                                f"configure: these rules allow at most {rules.max_players} players")
+        dropped = self.seats[seats:]
+        if any(seat.kind == "human" for seat in dropped):
+            raise ProtocolError("bad_message", "configure: a seat with a person in it cannot be "
+                                "removed; kick them first")
+        settings.rules = rules
+        self.seats = self.seats[:seats] + [Seat(i) for i in range(len(self.seats), seats)]
+        self.seat_the_waiting()
+        if message.pace is not None:
+            settings.pace = message.pace
+        if message.turn_timeout_ms is not None:
+            settings.turn_timeout_ms = message.turn_timeout_ms
+        if message.judging is not None:
+            settings.judging = message.judging
+
+    def set_seat(self, message: SetSeat) -> None:
+        """Open a seat, or put a bot of a level in it (never over a person)."""
+        if message.seat >= len(self.seats):
+            raise ProtocolError("bad_message", f"set_seat: there is no seat {message.seat}")
+        seat = self.seats[message.seat]
+        if seat.kind == "human":
+            raise ProtocolError("bad_message", "set_seat: a person sits there; kick them first")
+        seat.kind = "open" if message.bot is None else "bot"
+        seat.bot = message.bot
+        seat.name = None
+        self.name_bots()
+        if message.bot is None:
+            self.seat_the_waiting()
+
+    def move_seat(self, message: MoveSeat) -> None:
+        """Swap two seats (whoever sits in them goes along)."""
+        last = len(self.seats) - 1
+        if message.from_seat > last or message.to_seat > last:
+            raise ProtocolError("bad_message", f"move_seat: seats are numbered 0 to {last}")
+        order = list(self.seats)
+        order[message.from_seat], order[message.to_seat] = order[message.to_seat], order[message.from_seat]
+        self._renumber(order)
+
+    def _renumber(self, order: list[Seat]) -> None:
+        """Seat ``order`` as the room's seats, numbered afresh; connections follow their seats."""
+        for index, seat in enumerate(order):
+            seat.index = index
+            if seat.conn is not None and seat.conn in self.connections:
+                self.connections[seat.conn].seat = index
+        self.seats = order
+        self.name_bots()
+
+    def fill_or_remove_open_seats(self, message: Start) -> None:
+        """At the start: bots of the chosen level in the open seats, or the open seats gone."""
+        open_seats = [seat for seat in self.seats if seat.kind == "open"]
+        if not open_seats:
+            return
+        if message.open_seats == "bots":
+            for seat in open_seats:
+                seat.kind, seat.bot = "bot", message.bot
+            self.name_bots()
+            return
+        left = [seat for seat in self.seats if seat.kind != "open"]
+        if len(left) < 2:
+            raise ProtocolError("bad_message", "start: a game needs at least two players; fill the "
+                                "open seats with bots or wait for a friend")
+        self._renumber(left)
+
+    def fill_open_seats(self, level: str = DEFAULT_BOT) -> None:
+        """Every seat still open gets a bot of ``level`` (a game is about to be dealt)."""
+        for seat in self.seats:
+            if seat.kind == "open":
+                seat.kind, seat.bot = "bot", level
+        self.name_bots()
+
+    # ------------------------------------------------------------------ the room message's parts
+
+    def seat_entries(self) -> list[dict[str, Any]]:
+        """The ``seats`` of the ``room`` message, the same for everyone."""
+        seats = []
+        for seat in self.seats:
+            entry: dict[str, Any] = {"seat": seat.index, "kind": seat.kind, "name": seat.name}
+            if seat.kind == "bot":
+                entry["bot"] = seat.bot
+            elif seat.kind == "human":
+                link = seat.conn.pinger.link if seat.conn is not None else None
+                ping = None if link is None else link.median_ms
+                entry.update(host=self.is_host(seat.token_hash), connected=seat.conn is not None,
+                             ready=seat.ready, ping_ms=None if ping is None else round(ping))
+            seats.append(entry)
+        return seats
+
+    def people(self) -> dict[str, Any]:
+        """The ``spectators``, ``waiting`` and ``open_seats`` of the ``room`` message."""
+        return {
+            "spectators": sum(1 for m in self.connections.values()
+                              if m.seat is None and m.token_hash not in self.waiting),
+            "waiting": [{"name": self.known_members.get(token_hash, "Player")}
+                        for token_hash in self.waiting],
+            "open_seats": sum(1 for seat in self.seats if seat.kind == "open"),
+        }
+
+    def for_member(self, public: dict[str, Any], member: Member) -> dict[str, Any]:
+        """The parts of the ``room`` message that differ per member: ``you`` (seat, host,
+        status, name), and ``you`` marked on their own seat and in the waiting list."""
+        return {
+            "seats": [{**entry, "you": entry["seat"] == member.seat} for entry in public["seats"]],
+            "waiting": [{**entry, "you": member.token_hash == token_hash}
+                        for entry, token_hash in zip(public["waiting"], self.waiting, strict=True)],
+            "you": {"seat": member.seat, "host": self.is_host(member.token_hash),
+                    "status": self.status(member), "name": member.name},
+        }

@@ -1,0 +1,104 @@
+"""What a room keeps in its store: its seats and settings, each game's start, every step's
+actions and judgements, and the game's end; and a game in progress rebuilt from them.
+
+A room writes through a :class:`RoomRecorder`, which remembers how much of the current game is
+stored, so that each step is appended once and whole (:meth:`Store.append_step
+<ratscrew.server.store.Store.append_step>`: the actions and their judgements in one
+transaction). The room stores a step before it shows it (persist before publish): a step the
+store refused (`ratscrew.server.store.StoreUnavailable`) was never seen by anyone.
+The recorder works the same on any store (SQLite or PostgreSQL) and in any process.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ratscrew.cards import format_cards
+from ratscrew.engine import RECORD_FORMAT, RECORD_VERSION, Game
+from ratscrew.server import ratings
+from ratscrew.server.lobby import Lobby, RoomSettings
+from ratscrew.server.store import SeatResult, Store
+
+log = logging.getLogger("ratscrew.server")
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game in progress as the store holds it: rebuilt up to its last stored action, and
+    the judgements of the people's actions so far."""
+
+    game: Game
+    judged: list[dict[str, Any]]
+
+
+class RoomRecorder:
+    """One room's writes to its store (see the module docstring)."""
+
+    def __init__(self, store: Store, code: str) -> None:
+        self.store = store
+        self.code = code
+        self._saved_actions = 0
+        self._saved_judged = 0
+
+    def save_room(self, settings: RoomSettings, lobby: Lobby, games_played: int,
+                  game_id: int | None) -> None:
+        """Write the room's settings, phase and seats."""
+        self.store.save_room(self.code, settings.to_json(), lobby.host_hash, lobby.phase,
+                             games_played, game_id, [seat.row() for seat in lobby.seats])
+
+    def add_member(self, token_hash: str, name: str) -> None:
+        """A token given out in this room, to someone who may not hold a seat."""
+        self.store.add_member(self.code, token_hash, name)
+
+    def add_kicked(self, token_hash: str) -> None:
+        """A token the host removed from this room."""
+        self.store.add_kicked(self.code, token_hash)
+
+    def start_game(self, number: int, game: Game, names: Sequence[str | None],
+                   room: dict[str, Any]) -> int:
+        """Store a new game's start (rules, hands, leader, seed, names); its game id."""
+        start = {"rules": game.rules.to_dict(), "hands": [format_cards(hand) for hand in game.initial_hands],
+                 "leader": game.leader, "seed": game.seed, "names": list(names), "room": room}
+        return self.store.start_game(self.code, number, game.rules.name, start, 0.0)
+
+    def begin(self, game: Game, judged: int = 0) -> None:
+        """From now on, steps of ``game`` are appended after what is stored already (its
+        actions so far and ``judged`` judgements)."""
+        self._saved_actions = game.action_count
+        self._saved_judged = judged
+
+    def save_step(self, game_id: int, game: Game, judged: Sequence[dict[str, Any]]) -> None:
+        """Append the actions the engine took and the judgements made since the last call."""
+        actions = (game.actions_since(self._saved_actions) if game.action_count > self._saved_actions
+                   else [])
+        new_judged = judged[self._saved_judged:]
+        if actions or new_judged:
+            self.store.append_step(game_id, self._saved_actions, actions, self._saved_judged,
+                                   new_judged)
+            self._saved_actions += len(actions)
+            self._saved_judged += len(new_judged)
+
+    def finish_game(self, game_id: int, record: dict[str, Any], game: Game,
+                    results: list[SeatResult]) -> None:
+        """Store a finished game's record and each seat's result, then rate it (exactly once:
+        see :mod:`ratscrew.server.ratings`)."""
+        self.store.finish_game(game_id, record, game.winner, game.end_reason, results)
+        ratings.rate_finished_game(self.store, game_id)
+
+    def stored_game(self, game_id: int) -> StoredGame | None:
+        """The game in progress with this id, rebuilt by replaying its stored actions; ``None``
+        if the store holds no such game in progress."""
+        stored = self.store.game_in_progress(game_id)
+        if stored is None:
+            return None
+        start = stored.start
+        record = {"format": RECORD_FORMAT, "version": RECORD_VERSION, "rules": start["rules"],
+                  "hands": start["hands"], "leader": start["leader"], "seed": start["seed"],
+                  "actions": [list(a) for a in stored.actions]}
+        game = Game.from_record(record)
+        log.info("room %s: game id %d resumed after %d actions at %d ms", self.code, game_id,
+                 len(stored.actions), game.now)
+        return StoredGame(game, list(stored.judged))

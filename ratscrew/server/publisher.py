@@ -1,0 +1,176 @@
+"""What a room sends: its audiences, each message encoded once, the state versions and the
+numbered history.
+
+Every step the engine accepted becomes one ``state`` with the next ``version``. Its public
+part (version, game, settling window, events and their words) is encoded once; each seat's view
+(``game.observe(seat)``) is encoded once and joined to it; spectators share the view of no seat;
+and the same text goes to every connection of an audience. The ``room`` message is encoded once
+too, but for the parts that say "you". The publisher also remembers when each recent version
+was shown (the room times a slap's reaction is measured from) and keeps the
+:class:`~ratscrew.server.history.History` a reloaded page redraws its log from.
+
+It sends only what it is handed: the room decides what happened and stores it first (persist
+before publish), then asks the publisher to show it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ratscrew.engine import Game
+from ratscrew.events import CardPlayed, Event, SlapWon
+from ratscrew.narrate import describe_event
+from ratscrew.server.history import History
+from ratscrew.server.protocol import encode_message
+from ratscrew.server.tally import Contest, judgement_slaps, judgement_text
+
+if TYPE_CHECKING:
+    from ratscrew.server.link import Pinger
+
+SHOWN_VERSIONS = 64
+"""How many recent states a connection remembers the send time of (for judging reactions)."""
+ROOM_UPDATE_GAP_MS = 5000
+"""The least time between two ``room`` messages sent only because a ping changed (a room
+message carries the rules and is the largest the room sends: at one a second it was a fifth of
+a loaded server's work)."""
+
+
+class Connection(Protocol):
+    """One client connection, as the room sees it (the websocket side lives in the app)."""
+
+    address: str
+    pinger: Pinger
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message; never blocks (a connection that cannot keep up is closed)."""
+
+    def send_state(self, version: int, encoded: str) -> None:
+        """Queue state ``version``, already encoded as a JSON object (the same text goes to
+        everyone in its audience); the connection adds ``sent_at`` when it goes out."""
+
+    def send_encoded(self, encoded: str) -> None:
+        """Queue a message already encoded as a JSON object."""
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Close the connection."""
+
+    def shown_at(self, version: int) -> float | None:
+        """The room time at which state ``version`` was sent on this connection, if recent."""
+
+
+Audience = Iterable[tuple[Connection, int | None]]
+"""Connections and the seat whose view each gets (``None``: a spectator's)."""
+
+
+def join_objects(shared: str, own: str) -> str:
+    """Two encoded JSON objects as one (the keys of both; neither may be empty).
+
+    >>> join_objects('{"type":"state","version":3}', '{"observation":{}}')
+    '{"type":"state","version":3,"observation":{}}'
+    """
+    return f"{shared[:-1]},{own[1:]}"
+
+
+class Publisher:
+    """A room's outgoing messages (see the module docstring)."""
+
+    def __init__(self, now: Callable[[], float]) -> None:
+        self._now = now
+        self.version = 0
+        """The version of the last state sent; grows by one per step, across games."""
+        self.card_version = 0
+        """The version of the last state that played a card (reactions count from it)."""
+        self._shown: dict[int, float] = {}  # version -> room time it was sent
+        self.history = History()
+        self.game_over: dict[str, Any] | None = None
+        """The last game's ``game_over``, for pages joining later."""
+        self._last_room_update = -1e18
+
+    # ------------------------------------------------------------------ states
+
+    def start_game(self, game_number: int) -> None:
+        """A new game's history begins (its states go on from the current version)."""
+        self.history.start_game(game_number)
+
+    def publish(self, game: Game, game_number: int, events: Sequence[Event], names: Sequence[str],
+                settle_ms: float, audience: Audience,
+                reaction_ms: Callable[[int, int], int | None]) -> None:
+        """One ``state`` for a step the engine accepted (already stored), to every audience."""
+        self.version += 1
+        self._shown[self.version] = self._now()
+        self._shown.pop(self.version - SHOWN_VERSIONS, None)
+        if any(isinstance(event, CardPlayed) for event in events):
+            self.card_version = self.version
+        event_dicts = [event.to_dict() for event in events]
+        lines = [self._line(event, names, reaction_ms) for event in events]
+        self.history.add_state(game_number, self.version, event_dicts, lines)
+        public = encode_message({"type": "state", "version": self.version, "game": game_number,
+                                 "settle_ms": round(settle_ms), "events": event_dicts, "lines": lines})
+        encoded: dict[int | None, str] = {}
+        for conn, seat in audience:
+            text = encoded.get(seat)
+            if text is None:
+                view = encode_message({"observation": game.observe(seat)})
+                text = encoded[seat] = join_objects(public, view)
+            conn.send_state(self.version, text)
+
+    def send_current(self, conn: Connection, seat: int | None, game: Game, game_number: int,
+                     settle_ms: float, over: bool) -> None:
+        """Bring a page that just joined up to date: the log so far, where the game stands,
+        and the results if it is over."""
+        conn.send(self.history.message(None))
+        conn.send({"type": "state", "version": self.version, "game": game_number,
+                   "settle_ms": round(settle_ms), "observation": game.observe(seat),
+                   "events": [], "lines": []})
+        if over and self.game_over is not None:
+            conn.send(self.game_over)
+
+    def shown_at(self, version: int) -> float | None:
+        """The room time at which state ``version`` was sent, if recent."""
+        return self._shown.get(version)
+
+    @staticmethod
+    def _line(event: Event, names: Sequence[str],
+              reaction_ms: Callable[[int, int], int | None]) -> str:
+        line = describe_event(event, names)
+        if isinstance(event, SlapWon) and event.pattern != "claim" and event.seat is not None:
+            reaction = reaction_ms(event.seat, event.at)
+            if reaction is not None and reaction >= 0:
+                line += f" in {reaction} ms"
+        return line
+
+    # ------------------------------------------------------------------ other messages
+
+    def judgement(self, contest: Contest, game_number: int, names: Sequence[str],
+                  connections: Iterable[Connection]) -> None:
+        """A ``judgement`` for a contested slap, kept in the history and sent to everyone."""
+        judgement = {"type": "judgement", "version": self.version, "game": game_number,
+                     "pile": contest.pile, "slaps": judgement_slaps(contest, names),
+                     "text": judgement_text(contest, names)}
+        self.history.add_judgement(self.version, judgement)
+        self.broadcast(judgement, connections)
+
+    def finish(self, game_over: dict[str, Any], connections: Iterable[Connection]) -> None:
+        """Send the results, and keep them for pages that join after the end."""
+        self.game_over = game_over
+        self.broadcast(game_over, connections)
+
+    @staticmethod
+    def broadcast(message: dict[str, Any], connections: Iterable[Connection]) -> None:
+        """The same message to every connection."""
+        encoded = encode_message(message)
+        for conn in list(connections):
+            conn.send_encoded(encoded)
+
+    def room(self, public: dict[str, Any], personal: Iterable[tuple[Connection, dict[str, Any]]]) -> None:
+        """The ``room`` message: its bulk (rules, settings) encoded once, and only the parts
+        that say "you" once per connection."""
+        self._last_room_update = self._now()
+        shared = encode_message(public)
+        for conn, own in personal:
+            conn.send_encoded(join_objects(shared, encode_message(own)))
+
+    def room_update_due(self) -> bool:
+        """Whether a ``room`` message sent only because a ping changed may go out now."""
+        return self._now() - self._last_room_update >= ROOM_UPDATE_GAP_MS
