@@ -122,7 +122,7 @@ function renderHistory(player) {
     figure.append(caption);
     box.append(figure);
     const points = ratingPoints(rating.history);
-    const { root, area } = frame(figure, 200, `${rating.rules} rating over ${rating.history.length} games, from ${formatRating(points[0].rating)} to ${formatRating(rating.rating)}`);
+    const { root, area } = frame(figure, rating.history.length < 3 ? 150 : 200, `${rating.rules} rating over ${rating.history.length} games, from ${formatRating(points[0].rating)} to ${formatRating(rating.rating)}`);
     const yAxis = niceAxis(Math.min(...points.map((p) => p.low)), Math.max(...points.map((p) => p.high)), 4);
     const last = points.length - 1;
     const xAxis = niceAxis(0, last, Math.min(last, 6));
