@@ -86,7 +86,7 @@ def fixture_player() -> dict[str, Any]:
         "slaps": [{"pattern": "double", "won": 14, "lost": 6, "misslaps": 2},
                   {"pattern": "sandwich", "won": 5, "lost": 4, "misslaps": 1},
                   {"pattern": "top_bottom", "won": 1, "lost": 3, "misslaps": 0},
-                  {"pattern": "marriage", "won": 0, "lost": 0, "misslaps": 3}],
+                  {"pattern": "none", "won": 0, "lost": 0, "misslaps": 3}],
         "export_hint": "losing your key loses your record",
     }
 
@@ -191,6 +191,8 @@ def test_a_players_page_draws_ratings_reactions_slaps_and_games(server: ServerPr
     # slaps by pattern and the last games with their replay links
     slaps = page.locator("[data-testid=slaps] tr")
     assert slaps.count() == 4 and slaps.nth(1).inner_text().split("\t") == ["sandwich", "5", "4", "1"]
+    assert slaps.nth(2).inner_text().startswith("top bottom")
+    assert slaps.nth(3).inner_text().split("\t") == ["no pattern", "0", "0", "3"]
     games = page.locator("[data-testid=games] tr")
     assert games.count() == 9
     assert games.nth(0).locator("a").get_attribute("href") == "/games/120"
@@ -346,6 +348,11 @@ def test_two_friends_play_to_the_end_and_each_page_shows_it_and_a_code_moves_a_p
     ann.click("[data-testid=start]")
     for page in (ann, bob):
         page.wait_for_selector("[data-testid=table]:visible")
+    # Ann slaps the empty pile before anyone plays (a misslap: it burns a card), for her page's
+    # slaps table; she plays no card, so no face-card challenge can hold up the resignations
+    ann.wait_for_selector("[data-testid=table][data-turn='0'][data-cards-played='0']")
+    ann.keyboard.press("s")
+    ann.wait_for_selector("[data-testid=log] li.misslap:has-text('Ann')")
     # both give up outside a face-card challenge: the bot wins, Bob is 2nd, Ann (out first) 3rd
     for page, name in ((ann, "Ann"), (bob, "Bob")):
         page.wait_for_selector("[data-testid=status]:has-text('turn')")
@@ -360,6 +367,9 @@ def test_two_friends_play_to_the_end_and_each_page_shows_it_and_a_code_moves_a_p
     assert ann.inner_text("[data-testid=player-name]") == "Ann"
     assert ann.locator("[data-testid=ratings] li[data-rules=classic] .provisional").count() == 1
     assert ann.locator("[data-testid=rating-history] figure[data-rules=classic] circle.dot").count() == 2
+    slapped = [[int(n) for n in row.split("\t")[1:]] for row in
+               ann.locator("[data-testid=slaps] tr").all_inner_texts()]
+    assert sum(map(sum, slapped)) >= 1, slapped  # Ann's slap is in her table
     game = ann.locator("[data-testid=games] tr").first
     assert "3rd of 3" in game.inner_text() and "classic" in game.inner_text()
     bob.click("[data-testid=results-your-page]")  # on Bob's phone, which holds his key

@@ -122,8 +122,9 @@ function renderHistory(player) {
     figure.append(caption);
     box.append(figure);
     const points = ratingPoints(rating.history);
-    const { root, area } = frame(figure, rating.history.length < 3 ? 150 : 200, `${rating.rules} rating over ${rating.history.length} games, from ${formatRating(points[0].rating)} to ${formatRating(rating.rating)}`);
-    const yAxis = niceAxis(Math.min(...points.map((p) => p.low)), Math.max(...points.map((p) => p.high)), 4);
+    const short = rating.history.length < 3;
+    const { root, area } = frame(figure, short ? 150 : 200, `${rating.rules} rating over ${rating.history.length} games, from ${formatRating(points[0].rating)} to ${formatRating(rating.rating)}`);
+    const yAxis = niceAxis(Math.min(...points.map((p) => p.low)), Math.max(...points.map((p) => p.high)), short ? 3 : 4);
     const last = points.length - 1;
     const xAxis = niceAxis(0, last, Math.min(last, 6));
     const x = linear([0, Math.max(1, last)], [area.left + 4, area.right - 4]);
@@ -221,7 +222,8 @@ function renderSlaps(player) {
   const body = byId("slaps");
   body.replaceChildren(...player.slaps.map((row) => {
     const tr = el("tr");
-    const name = el("th", "", row.pattern.replaceAll("_", " "));
+    // "none": a slap on no pattern at all, which can only be a misslap
+    const name = el("th", "", row.pattern === "none" ? "no pattern" : row.pattern.replaceAll("_", " "));
     name.setAttribute("scope", "row");
     tr.append(name, el("td", "", String(row.won)), el("td", "", String(row.lost)), el("td", "", String(row.misslaps)));
     return tr;
