@@ -134,8 +134,9 @@ class Player:
         while self.poll(quiet) is not None:
             pass
 
-    def join(self, name: str, token: str | None = None) -> dict[str, Any]:
-        self.send({"type": "join", "name": name} | ({"token": token} if token else {}))
+    def join(self, name: str, token: str | None = None, player_key: str | None = None) -> dict[str, Any]:
+        self.send({"type": "join", "name": name} | ({"token": token} if token else {})
+                  | ({"player_key": player_key} if player_key else {}))
         return self.wait_for("welcome")
 
     @property

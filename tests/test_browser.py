@@ -29,8 +29,10 @@ pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    # a server (and a database) per test: each browser context is a player of its own key, and
+    # a name ("Ann") belongs to the first key that takes it, so tests must not share players
     with ServerProcess(tmp_path_factory.mktemp("browser") / "ratscrew.db") as running:
         yield running
 

@@ -50,7 +50,10 @@ def shot(page: Any, size: str, name: str) -> None:
 
 
 def no_sideways_scroll(page: Any) -> None:
-    width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    # the context's viewport, not innerWidth: a mobile browser widens its window to fit a page
+    # that overflows, so innerWidth would grow with the overflow and the check could not fail
+    width = page.evaluate("document.documentElement.scrollWidth")
+    inner = page.viewport_size["width"]
     assert width <= inner, f"the page scrolls sideways: {width} px wide in a {inner} px window"
 
 

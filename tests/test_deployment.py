@@ -98,9 +98,11 @@ def rooms_on_both_shards(proxy: Nginx, **body: Any) -> dict[str, str]:
 
 
 def start_two(proxy: Nginx, code: str) -> tuple[dict[int, Player], list[str]]:
-    """Ann and Bob sit in ``code`` through nginx and Ann starts the game; seats and tokens."""
+    """Ann and Bob sit in ``code`` through nginx (with their player keys, so they are rated and
+    listed) and Ann starts the game; seats and tokens."""
     ann, bob = proxy.player(code), proxy.player(code)
-    tokens = [ann.join("Ann")["token"], bob.join("Bob")["token"]]
+    tokens = [ann.join("Ann", player_key="ann-key-" + "a" * 30)["token"],
+              bob.join("Bob", player_key="bob-key-" + "b" * 30)["token"]]
     ann.send({"type": "start"})
     ann.wait_for("state")
     bob.wait_for("state")

@@ -9,6 +9,7 @@ restart it takes its seat back with its kept token. Errors say what to do.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -37,10 +38,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield running
 
 
+PLAYER_KEY = "terminal-tests-" + "k" * 28
+"""The player key of the terminals in these tests: one person (Tess) on one server. A name
+belongs to one key at a time on a server, so terminals with fresh keys could not all be Tess."""
+
+
 @pytest.fixture(autouse=True)
-def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Keep tokens and names in the test's own state directory."""
+def state_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Path:
+    """Keep tokens and names in the test's own state directory; against the server, the saved
+    state of ``tmp_path / "online.json"`` and of the state directory holds `PLAYER_KEY`."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    if "server" in request.fixturenames:
+        url = request.getfixturevalue("server").url
+        for path in (tmp_path / "online.json", tmp_path / "state" / "ratscrew" / "online.json"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"player_keys": {url: PLAYER_KEY}}))
     return tmp_path / "state"
 
 
@@ -164,6 +176,33 @@ async def test_a_terminal_player_sits_plays_slaps_and_takes_the_seat_back(
     assert judged["version"] == slap["version"] and judged["clamped"] != "unstamped"
     if judged["clamped"] is None:  # else the server bounded it by the link it measured
         assert judged["reaction_ms"] == round(slap["reaction_ms"])
+
+
+async def test_a_terminal_plays_as_the_player_key_it_keeps_for_that_server(
+        server: ServerProcess, tmp_path: Path) -> None:
+    saved = SavedState(tmp_path / "fresh.json")  # a first run: no key yet
+    app = seated_app(server, server.new_room(seats=2, bots=["casual"]), saved, name="Keya")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.seat == 0 and app.player_id is not None, "a player id")
+    key = saved.player_key(server.url)
+    assert key != PLAYER_KEY and SavedState(tmp_path / "fresh.json").player_key(server.url) == key
+    assert saved.player_key("http://elsewhere.example:8000") != key  # a key per server
+    assert server.get(f"/api/players/{app.player_id}").json()["name"] == "Keya"
+    # another run, another room, another name: the same player, now named Keyana
+    again = seated_app(server, server.new_room(seats=2, bots=["casual"]),
+                       SavedState(tmp_path / "fresh.json"), name="Keyana")
+    async with again.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: again.player_id is not None, "a player id")
+    assert again.player_id == app.player_id
+    assert server.get(f"/api/players/{app.player_id}").json()["name"] == "Keyana"
+    # someone else's key under that name is told to choose another, and watches
+    other = seated_app(server, server.new_room(seats=2, bots=["casual"]),
+                       SavedState(tmp_path / "other.json"), name="KEYANA")
+    async with other.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: other.notice is not None and "already goes by" in other.notice.plain,
+                    "the name refused")
+        assert other.watching and other.seat is None and other.player_id is None
+        assert other.notice is not None and "--name" in other.notice.plain
 
 
 async def test_the_host_at_a_terminal_starts_and_asks_for_a_rematch(
@@ -378,6 +417,8 @@ def test_the_real_join_command_sits_down_starts_plays_and_quits(server: ServerPr
                                                                tmp_path: Path) -> None:
     code = server.new_room(seats=2, bots=["casual"], seed=3, pace="slow", turn_timeout_ms=60_000)
     state = tmp_path / "terminal-state"
+    (state / "ratscrew").mkdir(parents=True)
+    (state / "ratscrew" / "online.json").write_text(json.dumps({"player_keys": {server.url: PLAYER_KEY}}))
     exit_file = tmp_path / "exit-status"
     command = " ".join(["env", f"XDG_STATE_HOME={state}", *ratscrew_command(), "join", code,
                         "--server", server.url, "--name", "Tess"])

@@ -12,7 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from serving import ServerProcess, latest, play_cards, public
+
+from ratscrew.server.ratings import EXIT_BEFORE_RATING, EXIT_CODE
 
 
 def test_several_clients_share_one_table_on_a_real_server(tmp_path: Path) -> None:
@@ -51,13 +54,15 @@ def test_after_kill_9_and_a_restart_the_game_comes_back_and_plays_on(tmp_path: P
         # a finished game, with its statistics
         done = server.new_room(bots=["casual"], seed=2)
         solo = server.player(done)
-        solo.join("Cy")
+        solo.send({"type": "join", "name": "Cy", "player_key": "cy-key-" + "c" * 30})
+        solo.wait_for("welcome")
         solo.send({"type": "start"})
         solo.wait_for("state")
         solo.send({"type": "resign"})
         over = solo.wait_for("game_over")
         record_before = server.get(over["record_url"]).json()
         board_before = server.get("/api/leaderboard?rules=classic").json()
+        assert [p["name"] for p in board_before["players"]] == ["Cy"]
         # a game in progress between two people (turn time-out long enough not to fire)
         code = server.new_room(seed=4, turn_timeout_ms=60_000)
         ann, bob = server.player(code), server.player(code)
@@ -89,6 +94,44 @@ def test_after_kill_9_and_a_restart_the_game_comes_back_and_plays_on(tmp_path: P
         assert after["pile"] == before["pile"] and after["now"] == before["now"]
         play_cards({0: ann, 1: bob}, cards=3)
         assert latest([ann, bob])["observation"]["cards_played"] >= before["cards_played"] + 3
+
+
+def test_a_server_that_dies_between_a_games_end_and_its_rating_rates_it_once_after_restart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "ratscrew.db"
+    monkeypatch.setenv(EXIT_BEFORE_RATING, "1")  # the server exits right after storing the end
+    server = ServerProcess(db).start()
+    try:
+        code = server.new_room(bots=["casual"], seed=2)
+        ann = server.player(code)
+        ann.send({"type": "join", "name": "Ann", "player_key": "ann-key-" + "a" * 30})
+        player_id = ann.wait_for("welcome")["player_id"]
+        ann.send({"type": "start"})
+        ann.wait_for("state")
+        ann.send({"type": "resign"})
+        assert server.process is not None and server.process.wait(timeout=20) == EXIT_CODE
+        ann.close()
+    finally:
+        server.kill()
+    monkeypatch.delenv(EXIT_BEFORE_RATING)
+    with sqlite3.connect(db) as conn:  # the end is stored, the rating is not
+        (game_id,) = conn.execute("SELECT id FROM games WHERE status = 'over'").fetchone()
+        assert conn.execute("SELECT COUNT(*) FROM rated_games").fetchone()[0] == 0
+        assert conn.execute("SELECT COUNT(*) FROM rating_updates").fetchone()[0] == 0
+    conn.close()
+    for _ in range(2):  # the restart rates it; another restart does not rate it again
+        with ServerProcess(db) as again:
+            page = again.get(f"/api/players/{player_id}").json()
+        (classic,) = page["ratings"]
+        assert classic["games"] == 1 and [h["game_id"] for h in classic["history"]] == [game_id]
+        assert [g["place"] for g in page["games"]] == [2]
+        with sqlite3.connect(db) as conn:
+            updates = conn.execute("SELECT participant FROM rating_updates WHERE game_id = ?",
+                                   (game_id,)).fetchall()
+            assert sorted(row[0] for row in updates) == sorted([player_id, "bot:casual"])
+            assert conn.execute("SELECT games FROM ratings WHERE participant = 'bot:casual'"
+                                ).fetchone()[0] == 1
+        conn.close()
 
 
 def run_serve(db: Path) -> subprocess.CompletedProcess[str]:

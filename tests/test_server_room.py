@@ -29,7 +29,7 @@ def test_the_first_to_join_is_host_and_later_joiners_sit_in_open_seats_then_bot_
     ann, bob, cat, dan = (FakeConnection(room) for _ in range(4))
     assert ann.join("Ann") | {"token": None} == {
         "type": "welcome", "protocol": 1, "code": room.code, "seat": 0, "token": None,
-        "host": True, "name": "Ann", "status": "player"}
+        "host": True, "name": "Ann", "status": "player", "player_id": None}  # a guest
     assert bob.join("Bob")["seat"] == 1 and not bob.last("welcome")["host"]
     assert cat.join("Cat")["seat"] == 2  # no open seat: Cat replaces the bot
     seats = ann.last("room")["seats"]

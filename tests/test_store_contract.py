@@ -4,6 +4,8 @@ behaviour: rooms and seats, games and their actions, records, statistics, leader
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,12 @@ from postgres import PostgresCluster
 from ratscrew.server.pgstore import PG_MIGRATIONS, PostgresStore, redact
 from ratscrew.server.store import (
     MIGRATIONS,
+    FinishedGame,
+    GameRating,
+    NameTaken,
+    PlayerRow,
+    Rating,
+    RatingChange,
     SeatResult,
     SeatRow,
     SqliteStore,
@@ -50,7 +58,36 @@ def store(opener: Opener) -> Store:
     return opener()
 
 
-SEATS = (SeatRow(0, "human", "Ann", None, "hash-ann"), SeatRow(1, "bot", "Casual bot", "casual", None))
+@pytest.fixture(params=["sqlite", "postgres"])
+def version_1(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Callable[[str], None]]]:
+    """An empty database at schema version 1 (before players and ratings), and a way to run SQL
+    in it (``?`` marks)."""
+    if request.param == "sqlite":
+        target = str(tmp_path / "old.db")
+        conn: Any = sqlite3.connect(target, isolation_level=None)
+        script = MIGRATIONS[0]
+    else:
+        import psycopg
+
+        cluster: PostgresCluster = request.getfixturevalue("postgres_cluster")
+        target = cluster.create_database()
+        conn = psycopg.connect(target, autocommit=True)
+        script = PG_MIGRATIONS[0]
+
+    def run(sql: str) -> None:
+        conn.execute(sql)
+
+    run("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    run("INSERT INTO schema_version VALUES (1)")
+    for statement in script.split(";"):
+        if statement.strip():
+            run(statement)
+    yield target, run
+    conn.close()
+
+
+SEATS = (SeatRow(0, "human", "Ann", None, "hash-ann", "ann-public-1"),
+         SeatRow(1, "bot", "Casual bot", "casual", None))
 
 
 def a_room(store: Store, code: str, phase: str = "lobby", **changes: Any) -> None:
@@ -65,8 +102,8 @@ def a_game(store: Store, code: str, rules: str = "classic") -> int:
 
 
 def result(seat: int, name: str, token: str | None, won: bool, reactions: tuple[int, ...] = (),
-           kind: str = "human") -> SeatResult:
-    return SeatResult(seat, kind, name, token, won, len(reactions), 0, reactions)
+           kind: str = "human", player_id: str | None = None, bot: str | None = None) -> SeatResult:
+    return SeatResult(seat, kind, name, token, won, len(reactions), 0, reactions, player_id, bot)
 
 
 def test_a_new_database_has_every_migration_and_both_dialects_have_the_same_ones(store: Store) -> None:
@@ -191,30 +228,7 @@ def test_statistics_count_people_not_bots_and_leave_out_anticipations(store: Sto
                      "misslaps": 0, "median_reaction_ms": 300, "best_reaction_ms": 250}
     assert store.player_stats("hash-ann", "pagat")["games"] == 0
     assert store.player_stats("nobody")["games"] == 0
-    assert [p["name"] for p in store.leaderboard("classic")] == ["Ann"]
-
-
-def test_the_leaderboard_ranks_wins_then_win_rate_then_reaction_under_the_latest_name(
-        store: Store) -> None:
-    a_room(store, "ABCDEF")
-    games: list[tuple[int, list[tuple[str, str, tuple[int, ...]]]]] = [  # (winner, seats)
-        (0, [("Ann", "a", (300,)), ("Bob", "b", (200,))]),
-        (1, [("Ann", "a", (300,)), ("Bob", "b", (200,))]),
-        (0, [("Cy", "c", (500,)), ("Bob", "b", ())]),
-        (0, [("Ann B", "a", ()), ("Dee", "d", ())]),
-    ]
-    for winner, seats in games:
-        game_id = a_game(store, "ABCDEF")
-        store.finish_game(game_id, {}, winner, "won",
-                          [result(i, name, token, i == winner, reactions)
-                           for i, (name, token, reactions) in enumerate(seats)])
-    other = a_game(store, "ABCDEF", rules="pagat")
-    store.finish_game(other, {}, 0, "won", [result(0, "Eve", "e", True)])
-    board = store.leaderboard("classic")
-    assert [(p["name"], p["wins"], p["games"]) for p in board] == [
-        ("Ann B", 2, 3), ("Cy", 1, 1), ("Bob", 1, 3), ("Dee", 0, 1)]
-    assert [p["name"] for p in store.leaderboard("classic", limit=2)] == ["Ann B", "Cy"]
-    assert [p["name"] for p in store.leaderboard("pagat")] == ["Eve"]
+    assert store.leaderboard("classic") == []  # a guest (no player key) is never rated nor listed
 
 
 def test_every_room_and_game_is_seen_by_a_second_store_on_the_same_database(opener: Opener,
@@ -226,7 +240,7 @@ def test_every_room_and_game_is_seen_by_a_second_store_on_the_same_database(open
     game_id = a_game(store, "ABCDEF")
     store.finish_game(game_id, {"n": 1}, 0, "won", [result(0, "Ann", "a", True)])
     assert other.room_exists("ABCDEF") and other.game_record(game_id) == {"n": 1}
-    assert [p["name"] for p in other.leaderboard("classic")] == ["Ann"]
+    assert other.player_stats("a")["games"] == 1
 
 
 def test_the_per_address_counters_are_shared_by_every_process_on_postgresql(opener: Opener,
@@ -268,3 +282,201 @@ def test_an_unreachable_postgresql_is_a_clear_error_without_the_password() -> No
     message = str(caught.value)
     assert f"postgresql://ers@127.0.0.1:{port}/ers" in message and "hunter2" not in message
     assert redact(url) == f"postgresql://ers@127.0.0.1:{port}/ers"
+
+
+# ---------------------------------------------------------------------------------- players and ratings
+
+
+def test_a_key_holds_its_latest_name_and_two_keys_never_hold_one_name(store: Store) -> None:
+    ann = store.enter_player("key-ann", "Ann", "AnnPublic123")
+    assert ann == PlayerRow("AnnPublic123", "Ann")
+    again = store.enter_player("key-ann", "Annie", "UnusedId4567")  # a known key keeps its id
+    assert again == PlayerRow("AnnPublic123", "Annie")
+    bob = store.enter_player("key-bob", "Ann", "BobPublic123")  # Ann's old name is free again
+    assert bob == PlayerRow("BobPublic123", "Ann")
+    with pytest.raises(NameTaken):
+        store.enter_player("key-eve", "ANNIE", "EvePublic123")  # another key holds it (any case)
+    with pytest.raises(NameTaken):
+        store.enter_player("key-bob", "annie", "UnusedId4567")
+    assert store.player_by_key("key-eve") is None  # nothing changed
+    assert store.player_by_key("key-bob") == PlayerRow("BobPublic123", "Ann")
+    assert store.player("AnnPublic123") == PlayerRow("AnnPublic123", "Annie")
+    assert store.player("nobody") is None
+
+
+def test_the_server_id_is_made_once_and_kept(opener: Opener) -> None:
+    first = opener()
+    server_id = first.server_id()
+    assert len(server_id) >= 16 and first.server_id() == server_id
+    first.close()
+    assert opener().server_id() == server_id
+
+
+def a_rated_game(store: Store, seats: list[SeatResult], rules: str = "classic") -> int:
+    game_id = a_game(store, "ABCDEF", rules)
+    store.finish_game(game_id, {"n": game_id}, 0, "won", seats)
+    return game_id
+
+
+def fixed_rater(changes: dict[str, tuple[float, float]],
+                seen: list[tuple[FinishedGame, dict[str, Rating]]] | None = None) -> Any:
+    """A rater that moves each named participant to (mu, sigma) and puts seat 0 first."""
+    def rate(game: FinishedGame, current: Any) -> GameRating:
+        if seen is not None:
+            seen.append((game, dict(current)))
+        return GameRating(
+            {r.seat: r.seat + 1 for r in game.results},
+            {0: {"pair": [2, 0, 0], "none": [0, 0, 1]}},
+            {name: RatingChange(current[name].mu if name in current else 25.0,
+                                current[name].sigma if name in current else 8.0, mu, sigma)
+             for name, (mu, sigma) in changes.items()})
+    return rate
+
+
+def test_a_game_is_rated_once_with_its_participants_current_ratings(store: Store) -> None:
+    a_room(store, "ABCDEF")
+    seats = [result(0, "Ann", "t-ann", True, (300,), player_id="AnnPublic123"),
+             result(1, "Casual bot", None, False, (400, 420), kind="bot", bot="casual"),
+             result(2, "Guest", "t-guest", False)]
+    first = a_rated_game(store, seats)
+    second = a_rated_game(store, seats)
+    assert store.unrated_games() == [first, second]
+    seen: list[tuple[FinishedGame, dict[str, Rating]]] = []
+    moves = {"AnnPublic123": (28.0, 7.0), "bot:casual": (22.0, 7.5)}
+    rating = store.rate_game(first, fixed_rater(moves, seen))
+    assert rating is not None and set(rating.changes) == {"AnnPublic123", "bot:casual"}
+    game, current = seen[0]
+    assert game.game_id == first and game.rules_name == "classic" and game.record == {"n": first}
+    assert [(r.player_id, r.bot) for r in game.results] == [("AnnPublic123", None), (None, "casual"),
+                                                           (None, None)]
+    assert current == {}  # nobody was rated before
+    assert store.rate_game(first, fixed_rater({"AnnPublic123": (99.0, 1.0)})) is None  # never twice
+    assert store.unrated_games() == [second]
+    store.rate_game(second, fixed_rater({"AnnPublic123": (30.0, 6.0)}, seen))
+    assert seen[1][1] == {"AnnPublic123": Rating(28.0, 7.0, 1), "bot:casual": Rating(22.0, 7.5, 1)}
+    assert store.unrated_games() == []
+    assert store.ratings_of("AnnPublic123") == [
+        {"rules": "classic", "mu": 30.0, "sigma": 6.0, "games": 2, "rank": None}]  # not a player yet
+    history = store.rating_history("AnnPublic123", "classic")
+    assert [(h["game_id"], h["mu_before"], h["sigma_before"], h["mu_after"], h["sigma_after"])
+            for h in history] == [(first, 25.0, 8.0, 28.0, 7.0), (second, 28.0, 7.0, 30.0, 6.0)]
+    assert store.ratings_of("bot:casual")[0]["games"] == 1
+
+
+def test_a_rating_that_fails_leaves_the_game_unrated_and_changes_nothing(store: Store) -> None:
+    a_room(store, "ABCDEF")
+    game_id = a_rated_game(store, [result(0, "Ann", "t", True, player_id="AnnPublic123")])
+
+    def broken(game: FinishedGame, current: Any) -> GameRating:
+        raise RuntimeError("the rater broke")
+
+    with pytest.raises(RuntimeError):
+        store.rate_game(game_id, broken)
+    assert store.unrated_games() == [game_id] and store.ratings_of("AnnPublic123") == []
+    assert store.rate_game(99_999, fixed_rater({})) is None  # no such game: nothing to rate
+
+
+def test_the_leaderboard_ranks_rated_players_by_mu_minus_3_sigma_under_their_latest_name(
+        store: Store) -> None:
+    a_room(store, "ABCDEF")
+    ids = {}
+    for key, name in (("k-ann", "Ann"), ("k-bob", "Bob"), ("k-cy", "Cy")):
+        ids[name] = store.enter_player(key, name, f"{name}Public12"[:12]).player_id
+    seats = [result(0, "Ann", "t1", True, (300, 200), player_id=ids["Ann"]),
+             result(1, "Bob", "t2", False, (250,), player_id=ids["Bob"]),
+             result(2, "Cy", "t3", False, player_id=ids["Cy"]),
+             result(3, "Guest", "t4", False), result(4, "Casual bot", None, False, kind="bot", bot="casual")]
+    game_id = a_rated_game(store, seats)
+    # Bob's mu is highest but his sigma is wide: mu - 3 sigma puts Cy (20 - 3) above him (30 - 18)
+    store.rate_game(game_id, fixed_rater({ids["Ann"]: (40.0, 2.0), ids["Bob"]: (30.0, 6.0),
+                                          ids["Cy"]: (20.0, 1.0), "bot:casual": (50.0, 1.0)}))
+    store.enter_player("k-ann", "Ann B", "unused123456")
+    board = store.leaderboard("classic")
+    assert [(p["rank"], p["name"], p["rating"], p["rating_sigma"], p["provisional"]) for p in board] == [
+        (1, "Ann B", 34.0, 2.0, True), (2, "Cy", 17.0, 1.0, True), (3, "Bob", 12.0, 6.0, True)]
+    ann = board[0]
+    assert ann["player_id"] == ids["Ann"] and ann["games"] == 1 and ann["wins"] == 1
+    assert ann["win_rate"] == 1.0 and ann["slaps"] == 2 and ann["median_reaction_ms"] == 250
+    assert [p["name"] for p in store.leaderboard("classic", limit=2)] == ["Ann B", "Cy"]
+    assert store.leaderboard("pagat") == []
+    assert [r["rank"] for r in store.ratings_of(ids["Bob"])] == [3]
+
+
+def test_a_ten_game_rating_is_no_longer_provisional(store: Store) -> None:
+    a_room(store, "ABCDEF")
+    player = store.enter_player("k-ann", "Ann", "AnnPublic123").player_id
+    for n in range(10):
+        game_id = a_rated_game(store, [result(0, "Ann", "t", True, player_id=player),
+                                       result(1, "Bot", None, False, kind="bot", bot="casual")])
+        store.rate_game(game_id, fixed_rater({player: (25.0 + n, 5.0)}))
+        assert store.leaderboard("classic")[0]["provisional"] == (n < 9)
+
+
+def test_a_players_games_are_listed_newest_first_with_place_and_slaps_by_pattern(store: Store) -> None:
+    a_room(store, "ABCDEF")
+    player = store.enter_player("k-ann", "Ann", "AnnPublic123").player_id
+    old = a_rated_game(store, [result(0, "Ann", "t", True, (310,), player_id=player),
+                               result(1, "Bot", None, False, (280, 290), kind="bot", bot="casual")])
+    store.rate_game(old, fixed_rater({player: (26.0, 8.0)}))
+    new = a_rated_game(store, [result(0, "Ann", "t", False, (320, 330), player_id=player),
+                               result(1, "Bot", None, True, kind="bot", bot="expert")], rules="pagat")
+    games = store.player_games(player)
+    assert [(g["id"], g["rules"], g["players"], g["won"], g["reactions"]) for g in games] == [
+        (new, "pagat", 2, False, [320, 330]), (old, "classic", 2, True, [310])]
+    assert games[0]["place"] is None and games[0]["patterns"] is None  # not rated yet
+    assert games[1]["place"] == 1 and games[1]["patterns"] == {"pair": [2, 0, 0], "none": [0, 0, 1]}
+    assert [g["id"] for g in store.player_games(player, limit=1)] == [new]
+    assert store.player_games("nobody") == []
+    assert store.bot_reactions() == {"casual": [280, 290]}  # the expert had no reactions
+    assert store.bot_reactions(limit=1) == {"casual": [280]}
+
+
+def test_a_stored_seat_names_its_keyed_player(store: Store) -> None:
+    a_room(store, "ABCDEF")
+    row = store.load_room("ABCDEF")
+    assert row is not None and row.seats[0].player_id == "ann-public-1" and row.seats[1].player_id is None
+
+
+def test_an_old_database_keeps_its_games_and_they_are_never_rated(
+        version_1: tuple[str, Callable[[str], None]]) -> None:
+    target, run = version_1
+    run("INSERT INTO rooms VALUES ('ABCDEF', 0, 0, '{}', NULL, 'over', 1, 1)")
+    run("INSERT INTO seats VALUES ('ABCDEF', 0, 'human', 'Ann', NULL, 'hash-ann')")
+    run("INSERT INTO games (code, number, rules_name, start, clock_start, started_at, finished_at, "
+        "status, winner, reason, record) VALUES ('ABCDEF', 1, 'classic', '{}', 0, 0, 1, 'over', 0, "
+        "'won', '{}')")
+    run("INSERT INTO results VALUES (1, 0, 'human', 'Ann', 'hash-ann', 1, 2, 0, '[300]')")
+    store = open_store(target)
+    try:
+        assert store.schema_version == 2
+        assert store.unrated_games() == []  # finished before ratings existed: never rated
+        assert store.player_stats("hash-ann")["games"] == 1 and store.leaderboard("classic") == []
+        row = store.load_room("ABCDEF")
+        assert row is not None and row.seats == (SeatRow(0, "human", "Ann", None, "hash-ann", None),)
+    finally:
+        store.close()
+
+
+def test_two_processes_rating_one_game_at_once_rate_it_once(opener: Opener, store: Store) -> None:
+    if isinstance(store, SqliteStore):
+        pytest.skip("one server process per SQLite file (its lock file refuses a second)")
+    a_room(store, "ABCDEF")
+    game_id = a_rated_game(store, [result(0, "Ann", "t", True, player_id="AnnPublic123"),
+                                   result(1, "Bot", None, False, kind="bot", bot="casual")])
+    stores = [store, opener(), opener(), opener()]
+    answers: list[GameRating | None] = []
+    start = threading.Barrier(len(stores))
+
+    def rate(each: Store) -> None:
+        start.wait()
+        answers.append(each.rate_game(game_id, fixed_rater({"AnnPublic123": (27.0, 7.0),
+                                                            "bot:casual": (23.0, 7.0)})))
+
+    threads = [threading.Thread(target=rate, args=(each,)) for each in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert len(answers) == 4 and sum(answer is not None for answer in answers) == 1
+    assert len(store.rating_history("AnnPublic123", "classic")) == 1
+    assert store.ratings_of("bot:casual")[0]["games"] == 1

@@ -1,11 +1,12 @@
-"""What an online client remembers between runs: the name it plays under and, for every room
-it sat in, the token that takes its seat back.
+"""What an online client remembers between runs: the name it plays under, for every room it
+sat in the token that takes its seat back, and for every server its player key (the secret that
+is this player there: ratings and history hang on it, see docs/online.md, "Players and
+ratings"; a key per server, so that no server learns a key that works on another).
 
 The file is ``online.json`` in the user's state directory (``platformdirs.user_state_dir``:
 ``~/.local/state/ratscrew`` on Linux, or ``$XDG_STATE_HOME/ratscrew``), readable by its owner
 only, because a token is the key to a seat. A file that cannot be read is set aside as
-``online.json.bad`` and the client starts afresh. The same file is the place for anything else a
-player owns on this computer (a player key, later).
+``online.json.bad`` and the client starts afresh.
 
 >>> import tempfile
 >>> saved = SavedState(Path(tempfile.mkdtemp()) / "online.json")
@@ -14,6 +15,9 @@ True
 >>> saved.save_token("http://127.0.0.1:8000", "K7QPX2", "secret")
 >>> SavedState(saved.path).token("http://127.0.0.1:8000", "K7QPX2")
 'secret'
+>>> key = saved.player_key("http://127.0.0.1:8000")
+>>> SavedState(saved.path).player_key("http://127.0.0.1:8000") == key
+True
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +35,8 @@ import platformdirs
 FILE_NAME = "online.json"
 MAX_ROOMS = 200
 """Seats remembered at most; the oldest are forgotten first."""
+KEY_PATTERN = re.compile(r"[A-Za-z0-9_-]{20,64}")
+"""A player key, as servers take it (`ratscrew.server.players.KEY_PATTERN`)."""
 
 
 def default_path() -> Path:
@@ -54,7 +62,8 @@ class SavedState:
             return {}
         except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             data = None
-        if not isinstance(data, dict) or not isinstance(data.get("seats", {}), dict):
+        if (not isinstance(data, dict) or not isinstance(data.get("seats", {}), dict)
+                or not isinstance(data.get("player_keys", {}), dict)):
             with contextlib.suppress(OSError):
                 self.path.replace(self.path.with_name(self.path.name + ".bad"))
             return {}
@@ -104,3 +113,14 @@ class SavedState:
         """The token no longer works there (kicked, or the room forgot it)."""
         if self._seats().pop(_seat_key(server, code), None) is not None:
             self._write()
+
+    def player_key(self, server: str) -> str:
+        """This computer's player key on ``server``: made on first use (like the browser's, a
+        random secret) and kept, so the player keeps their rating and history there."""
+        keys = self._data.setdefault("player_keys", {})
+        assert isinstance(keys, dict)
+        key = keys.get(server)
+        if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key):
+            key = keys[server] = secrets.token_urlsafe(32)
+            self._write()
+        return key

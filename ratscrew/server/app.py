@@ -37,6 +37,7 @@ from ratscrew.history import replay_steps
 from ratscrew.narrate import describe_event
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
+from ratscrew.server import players, ratings
 from ratscrew.server.link import Pinger
 from ratscrew.server.outage import watch_store
 from ratscrew.server.protocol import (
@@ -454,6 +455,63 @@ async def leaderboard(request: Request) -> JSONResponse:
     return JSONResponse({"rules": rules, "players": _server(request).store.leaderboard(rules)})
 
 
+def _coded_error(status: int, code: str, message: str) -> JSONResponse:
+    """An API error with a code a client can act on: ``{"error": CODE, "message": TEXT}``."""
+    return JSONResponse({"error": code, "message": message}, status_code=status)
+
+
+async def player_page(request: Request) -> Response:
+    """``GET /players/ID``: a player's page (ratings, reactions, slaps, games)."""
+    page = WEB_DIR / "player.html"
+    if not page.is_file() or _server(request).store.player(str(request.path_params["player_id"])) is None:
+        return _not_found_page("There is no player with that id.")
+    return _page("player.html")
+
+
+async def player_info(request: Request) -> JSONResponse:
+    """``GET /api/players/ID`` (see docs/protocol.md)."""
+    info = players.player_page(_server(request).store, str(request.path_params["player_id"]))
+    if info is None:
+        return _coded_error(404, "unknown_player", "there is no player with that id on this server")
+    return JSONResponse(info)
+
+
+async def _key_request(request: Request, field_name: str) -> str | JSONResponse:
+    body = await request.body()
+    try:
+        data = decode_json(body.decode("utf-8", errors="replace"))
+    except ProtocolError as error:
+        return _coded_error(400, "bad_json", str(error))
+    value = data.get(field_name)
+    if not isinstance(value, str) or len(value) > 200:
+        return _coded_error(400, "bad_message", f"send {{\"{field_name}\": \"...\"}}")
+    return value
+
+
+async def import_player(request: Request) -> JSONResponse:
+    """``POST /api/players/import {"code"}``: the player key of an import code from this
+    server, to keep on another device."""
+    code = await _key_request(request, "code")
+    if isinstance(code, JSONResponse):
+        return code
+    try:
+        return JSONResponse(players.import_code(_server(request).store, code))
+    except players.PlayerCodeError as error:
+        return _coded_error(404 if error.code == "unknown_player" else 400, error.code, str(error))
+
+
+async def export_player(request: Request) -> JSONResponse:
+    """``POST /api/players/export {"player_key"}``: the import code that moves this key to
+    another device."""
+    key = await _key_request(request, "player_key")
+    if isinstance(key, JSONResponse):
+        return key
+    try:
+        return JSONResponse(players.export(_server(request).store, key))
+    except players.PlayerCodeError as error:
+        return _coded_error(404 if error.code == "unknown_player" else 400, error.code, str(error))
+
+
 async def store_unavailable(request: Request, exc: Exception) -> Response:
     """The database cannot be reached right now: ``503`` with ``{"error": …}``."""
     return _error(503, "the server cannot reach its database right now; try again in a moment")
@@ -552,6 +610,10 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            ratings.catch_up(server.store)  # games a stopped server left unrated, before any room plays
+        except StoreUnavailable:
+            log.error("could not rate the games left unrated: the database is unavailable")
         server.restore_rooms()
         watcher = asyncio.create_task(watch_store(server.store, server.rooms))
         yield
@@ -570,6 +632,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             Route("/r/{code}", room_page),
             Route("/games/{game_id:int}", replay_page),
             Route("/leaderboard", leaderboard_page),
+            Route("/players/{player_id}", player_page),
             Route("/api/rooms", create_room, methods=["POST"]),
             Route("/api/rooms/{code}", room_info),
             Route("/api/presets", presets),
@@ -577,6 +640,9 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             Route("/api/games/{game_id:int}/record", game_record),
             Route("/api/games/{game_id:int}/replay", game_replay),
             Route("/api/leaderboard", leaderboard),
+            Route("/api/players/import", import_player, methods=["POST"]),
+            Route("/api/players/export", export_player, methods=["POST"]),
+            Route("/api/players/{player_id}", player_info),
             WebSocketRoute("/ws/{code}", websocket_endpoint),
             Mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
         ],

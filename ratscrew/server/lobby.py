@@ -73,10 +73,13 @@ class Seat:
     token_hash: str | None = None
     ready: bool = False
     conn: Connection | None = None
+    player_id: str | None = None
+    """The keyed player sitting here (only meant while ``kind`` is ``human``; issue 17)."""
 
     def row(self) -> SeatRow:
         """What the store keeps of the seat."""
-        return SeatRow(self.index, self.kind, self.name, self.bot, self.token_hash)
+        return SeatRow(self.index, self.kind, self.name, self.bot, self.token_hash,
+                       self.player_id if self.kind == "human" else None)
 
 
 @dataclass
@@ -87,6 +90,8 @@ class Member:
     seat: int | None
     token_hash: str | None
     name: str | None
+    player_id: str | None = None
+    """The public id of the key this person joined with (``None``: a guest; issue 17)."""
 
 
 @dataclass
@@ -127,6 +132,14 @@ class Lobby:
         self.connections: dict[Connection, Member] = {}
         self.waiting: list[str] = []
         """Token hashes of people waiting to be dealt into the next game, first come first."""
+        self.player_ids: dict[str, str] = {
+            s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id}
+        """Token hash -> public id of the keyed people who joined (issue 17)."""
+
+    def note_player(self, token_hash: str, player_id: str | None) -> None:
+        """The holder of this token plays as ``player_id`` (a join with a player key)."""
+        if player_id is not None:
+            self.player_ids[token_hash] = player_id
 
     # ------------------------------------------------------------------ who is who
 
@@ -185,6 +198,7 @@ class Lobby:
             self.waiting.remove(token_hash)
         seat.kind, seat.name, seat.bot, seat.token_hash, seat.conn = "human", name, None, token_hash, conn
         seat.ready = False
+        seat.player_id = self.player_ids.get(token_hash)
         self.name_bots()
         return seat
 

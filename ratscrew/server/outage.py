@@ -6,15 +6,19 @@ players, refuses every action with an ``unavailable`` error and stops its game's
 it accepted is lost, because a step is shown only after it is stored; a step the engine took but
 could not store was never shown, and is dropped. `watch_store` probes the database once a second
 while any room is paused (in a thread, so the rooms that still run are not held up) and, when it
-answers, rebuilds each paused room from the store (:meth:`ratscrew.server.room.Room.reload`).
+answers, rebuilds each paused room from the store (:meth:`ratscrew.server.room.Room.reload`),
+then rates the finished games the outage left unrated (:func:`ratscrew.server.ratings.catch_up`:
+a game whose end was stored just before the database went away).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Mapping
 
+from ratscrew.server import ratings
 from ratscrew.server.room import Room
 from ratscrew.server.store import Store, StoreUnavailable
 
@@ -38,3 +42,6 @@ async def watch_store(store: Store, rooms: Mapping[str, Room], every_s: float = 
                 break
             except Exception:
                 log.exception("room %s could not be rebuilt from the store; it stays paused", room.code)
+        else:  # the store answered for every room: rate what the outage left unrated
+            with contextlib.suppress(StoreUnavailable):
+                ratings.catch_up(store)

@@ -18,6 +18,7 @@ from typing import Any
 
 from ratscrew.cards import format_cards
 from ratscrew.engine import RECORD_FORMAT, RECORD_VERSION, Game
+from ratscrew.server import ratings
 from ratscrew.server.lobby import Lobby, RoomSettings
 from ratscrew.server.store import SeatResult, Store
 
@@ -82,8 +83,10 @@ class RoomRecorder:
 
     def finish_game(self, game_id: int, record: dict[str, Any], game: Game,
                     results: list[SeatResult]) -> None:
-        """Store a finished game's record and each seat's result."""
+        """Store a finished game's record and each seat's result, then rate it (exactly once:
+        see :mod:`ratscrew.server.ratings`)."""
         self.store.finish_game(game_id, record, game.winner, game.end_reason, results)
+        ratings.rate_finished_game(self.store, game_id)
 
     def stored_game(self, game_id: int) -> StoredGame | None:
         """The game in progress with this id, rebuilt by replaying its stored actions; ``None``

@@ -44,15 +44,39 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from ratscrew.server.store import (
+    BOT_GAMES_SCANNED,
+    BOT_REACTIONS_SQL,
+    HISTORY_SQL,
+    LEADERBOARD_SQL,
+    PLAYER_GAMES_SQL,
+    RATINGS_OF_SQL,
+    RESULT_COLUMNS,
+    UNRATED_SQL,
+    FinishedGame,
     GameInProgress,
+    GameRating,
+    NameTaken,
+    PlayerRow,
     RateCounter,
+    Rater,
+    Rating,
     RoomRow,
     SeatResult,
     SeatRow,
     StoreError,
     StoreUnavailable,
-    rank_players,
+    bot_reaction_samples,
+    fold_name,
+    leaderboard_rows,
+    new_server_id,
+    participant,
+    player_game,
+    player_rows_query,
+    rating_statements,
+    ratings_query,
     result_rows_query,
+    result_values,
+    seat_result,
     stats_of,
 )
 
@@ -140,6 +164,53 @@ PG_MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX rate_events_by_key ON rate_events(what, address, at);
     """,
+    # 2: players, ratings and their updates (see store.py's migration 2).
+    """
+    CREATE TABLE server_info (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    CREATE TABLE players (
+        id TEXT PRIMARY KEY,
+        key_hash TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        name_folded TEXT NOT NULL UNIQUE,
+        created_at DOUBLE PRECISION NOT NULL,
+        seen_at DOUBLE PRECISION NOT NULL
+    );
+    ALTER TABLE seats ADD COLUMN player_id TEXT;
+    ALTER TABLE results ADD COLUMN player_id TEXT;
+    ALTER TABLE results ADD COLUMN bot TEXT;
+    ALTER TABLE results ADD COLUMN place INTEGER;
+    ALTER TABLE results ADD COLUMN patterns TEXT;
+    CREATE INDEX results_by_player_id ON results(player_id);
+    CREATE TABLE ratings (
+        participant TEXT NOT NULL,
+        rules_name TEXT NOT NULL,
+        mu DOUBLE PRECISION NOT NULL,
+        sigma DOUBLE PRECISION NOT NULL,
+        games INTEGER NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (participant, rules_name)
+    );
+    CREATE TABLE rating_updates (
+        participant TEXT NOT NULL,
+        rules_name TEXT NOT NULL,
+        game_id BIGINT NOT NULL REFERENCES games(id),
+        mu_before DOUBLE PRECISION NOT NULL,
+        sigma_before DOUBLE PRECISION NOT NULL,
+        mu_after DOUBLE PRECISION NOT NULL,
+        sigma_after DOUBLE PRECISION NOT NULL,
+        at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (participant, rules_name, game_id)
+    );
+    CREATE TABLE rated_games (
+        game_id BIGINT PRIMARY KEY REFERENCES games(id),
+        at DOUBLE PRECISION NOT NULL,
+        participants INTEGER NOT NULL
+    );
+    INSERT INTO rated_games SELECT id, finished_at, 0 FROM games WHERE status = 'over';
+    """,
 )
 """`ratscrew.server.store.MIGRATIONS` in PostgreSQL's dialect: migration N here is migration N
 there (a new version appends to both)."""
@@ -148,6 +219,9 @@ LOCK_SPACE = 0x52415453
 """The first key of ratscrew's advisory locks ("RATS"); the second is a shard's letter, 0 for
 the whole database, `MIGRATION_LOCK` while migrating."""
 MIGRATION_LOCK = 1
+RATING_LOCK = 2
+"""The second key of the advisory lock that rating a game holds: games are rated one at a time
+across every process (a bot level's rating is shared by every shard's games)."""
 
 CONNECT_TIMEOUT_S = 5
 POOL_TIMEOUT_S = 3.0
@@ -334,8 +408,10 @@ class PostgresStore:
              (code, now, now, json.dumps(settings), host_hash, phase, games_played, game_id)),
             ("DELETE FROM seats WHERE code = %s", (code,)),
         ]
-        statements += [("INSERT INTO seats VALUES (%s, %s, %s, %s, %s, %s)",
-                         (code, s.seat, s.kind, s.name, s.bot, s.token_hash)) for s in seats]
+        statements += [("INSERT INTO seats (code, seat, kind, name, bot, token_hash, player_id) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                        (code, s.seat, s.kind, s.name, s.bot, s.token_hash, s.player_id))
+                       for s in seats]
         self._write(statements)
 
     def add_member(self, code: str, token_hash: str, name: str) -> None:
@@ -370,7 +446,7 @@ class PostgresStore:
         if codes:
             for r in self._rows("SELECT * FROM seats WHERE code = ANY(%s) ORDER BY code, seat", (codes,)):
                 seats.setdefault(r["code"], []).append(
-                    SeatRow(r["seat"], r["kind"], r["name"], r["bot"], r["token_hash"]))
+                    SeatRow(r["seat"], r["kind"], r["name"], r["bot"], r["token_hash"], r["player_id"]))
             for r in self._rows("SELECT * FROM members WHERE code = ANY(%s)", (codes,)):
                 members.setdefault(r["code"], {})[r["token_hash"]] = r["name"]
             for r in self._rows("SELECT * FROM kicked WHERE code = ANY(%s)", (codes,)):
@@ -449,13 +525,13 @@ class PostgresStore:
             ("UPDATE games SET status = 'over', finished_at = %s, winner = %s, reason = %s, "
              "record = %s WHERE id = %s", (time.time(), winner, reason, json.dumps(record), game_id)),
         ]
-        statements += [("INSERT INTO results VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+        statements += [(f"INSERT INTO results ({RESULT_COLUMNS}) VALUES "
+                        "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
                         "ON CONFLICT (game_id, seat) DO UPDATE SET kind = excluded.kind, "
                         "name = excluded.name, token_hash = excluded.token_hash, won = excluded.won, "
                         "slaps = excluded.slaps, misslaps = excluded.misslaps, "
-                        "reactions = excluded.reactions",
-                        (game_id, r.seat, r.kind, r.name, r.token_hash, int(r.won), r.slaps,
-                         r.misslaps, json.dumps(list(r.reactions)))) for r in results]
+                        "reactions = excluded.reactions, player_id = excluded.player_id, "
+                        "bot = excluded.bot", result_values(game_id, r)) for r in results]
         self._write(statements)
 
     def game_record(self, game_id: int) -> dict[str, Any] | None:
@@ -474,9 +550,105 @@ class PostgresStore:
         return stats_of(self._rows(*result_rows_query(rules_name, token_hash, "%s")))
 
     def leaderboard(self, rules_name: str, limit: int = 50) -> list[dict[str, Any]]:
-        """The people who played this ruleset, best first: most wins, then win rate, then the
-        quickest median reaction. Bots are not listed."""
-        return rank_players(self._rows(*result_rows_query(rules_name, None, "%s")), limit)
+        """The rated players of this ruleset, best rating first (see `Store.leaderboard`)."""
+        rated = self._q(LEADERBOARD_SQL, (rules_name, limit))
+        sql, params = player_rows_query(rules_name, [r["player_id"] for r in rated])
+        return leaderboard_rows(rated, self._q(sql, params))
+
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """`_rows` for SQL written with ``?`` marks (shared with SQLite)."""
+        return self._rows(sql.replace("?", "%s"), params)
+
+    # ------------------------------------------------------------------ players and ratings
+
+    def server_id(self) -> str:
+        """This server's random identity, made the first time any process asks for it."""
+        self._write([("INSERT INTO server_info VALUES ('server_id', %s) ON CONFLICT DO NOTHING",
+                      (new_server_id(),))])
+        return str(self._rows("SELECT value FROM server_info WHERE key = 'server_id'")[0]["value"])
+
+    def enter_player(self, key_hash: str, name: str, new_id: str) -> PlayerRow:
+        """The player of this key, now named ``name`` (see `Store.enter_player`); the name's
+        uniqueness is the database's (a race between two processes ends in `NameTaken`)."""
+        def enter(conn: psycopg.Connection[Any]) -> PlayerRow:
+            with conn.transaction():
+                holder = conn.execute("SELECT key_hash FROM players WHERE name_folded = %s",
+                                      (fold_name(name),)).fetchone()
+                if holder is not None and holder[0] != key_hash:
+                    raise NameTaken(name)
+                now = time.time()
+                row = conn.execute(
+                    "INSERT INTO players (id, key_hash, name, name_folded, created_at, seen_at) "
+                    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (key_hash) DO UPDATE SET "
+                    "name = excluded.name, name_folded = excluded.name_folded, "
+                    "seen_at = excluded.seen_at RETURNING id, name",
+                    (new_id, key_hash, name, fold_name(name), now, now)).fetchone()
+                assert row is not None
+                return PlayerRow(row[0], row[1])
+
+        try:
+            return self._run(enter)
+        except psycopg.errors.UniqueViolation:
+            raise NameTaken(name) from None
+
+    def player(self, player_id: str) -> PlayerRow | None:
+        """The player with this public id, if any."""
+        rows = self._rows("SELECT id, name FROM players WHERE id = %s", (player_id,))
+        return PlayerRow(rows[0]["id"], rows[0]["name"]) if rows else None
+
+    def player_by_key(self, key_hash: str) -> PlayerRow | None:
+        """The player of this key hash, if any."""
+        rows = self._rows("SELECT id, name FROM players WHERE key_hash = %s", (key_hash,))
+        return PlayerRow(rows[0]["id"], rows[0]["name"]) if rows else None
+
+    def rate_game(self, game_id: int, rater: Rater) -> GameRating | None:
+        """Rate a finished game exactly once (see `Store.rate_game`), under an advisory lock
+        that every process takes to rate."""
+        def rate(conn: psycopg.Connection[Any]) -> GameRating | None:
+            with conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+                cur.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, RATING_LOCK))
+                if cur.execute("SELECT 1 FROM rated_games WHERE game_id = %s", (game_id,)).fetchone():
+                    return None
+                game = cur.execute("SELECT rules_name, record, winner FROM games "
+                                   "WHERE id = %s AND status = 'over'", (game_id,)).fetchone()
+                if game is None:
+                    return None
+                results = tuple(seat_result(r) for r in cur.execute(
+                    "SELECT * FROM results WHERE game_id = %s ORDER BY seat", (game_id,)).fetchall())
+                finished = FinishedGame(game_id, game["rules_name"], json.loads(game["record"] or "{}"),
+                                        game["winner"], results)
+                names = sorted({p for p in map(participant, results) if p is not None})
+                sql, params = ratings_query(finished.rules_name, names)
+                current = {r["participant"]: Rating(r["mu"], r["sigma"], r["games"])
+                           for r in cur.execute(sql.replace("?", "%s"), params).fetchall()}
+                rating = rater(finished, current)
+                for statement, values in rating_statements(finished, current, rating, time.time(), "%s"):
+                    cur.execute(statement, values)
+                return rating
+
+        return self._run(rate)
+
+    def unrated_games(self) -> list[int]:
+        """Finished games not rated yet, oldest first."""
+        return [int(r["id"]) for r in self._q(UNRATED_SQL)]
+
+    def ratings_of(self, participant: str) -> list[dict[str, Any]]:
+        """Every ruleset ``participant`` is rated in, with its rank among players."""
+        return [{**r, "rank": None if r["rank"] is None else int(r["rank"])}
+                for r in self._q(RATINGS_OF_SQL, (participant,))]
+
+    def rating_history(self, participant: str, rules_name: str) -> list[dict[str, Any]]:
+        """Every rating update of ``participant`` in a ruleset, oldest first."""
+        return [{**r, "game_id": int(r["game_id"])}
+                for r in self._q(HISTORY_SQL, (participant, rules_name))]
+
+    def player_games(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The player's latest finished games, newest first (see `Store.player_games`)."""
+        return [player_game(row) for row in self._q(PLAYER_GAMES_SQL, (player_id, limit))]
+
+    def bot_reactions(self, limit: int = 500) -> dict[str, list[int]]:
+        """Each bot level's latest slap reaction times in games stored here."""
+        return bot_reaction_samples(self._q(BOT_REACTIONS_SQL, (BOT_GAMES_SCANNED,)), limit)
 
 
 class PostgresRateCounter:

@@ -53,6 +53,8 @@ JUDGINGS: tuple[str, ...] = get_args(Judging)
 ActKind = Literal["play", "slap", "resign"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
+_PLAYER_KEY = re.compile(r"[A-Za-z0-9_-]{20,64}")
+"""A player key (`ratscrew.server.players.KEY_PATTERN`)."""
 
 
 class ProtocolError(ValueError):
@@ -76,6 +78,8 @@ class Join:
 
     name: str
     token: str | None = None
+    player_key: str | None = None
+    """The player's key (docs/online.md, "Players and ratings"); ``None``: a guest."""
 
 
 @dataclass(frozen=True)
@@ -320,12 +324,15 @@ def parse_client_message(frame: str | bytes) -> ClientMessage:
     if not isinstance(kind, str):
         raise ProtocolError("bad_message", "a message needs a \"type\" string")
     if kind == "join":
-        f = _Fields("join", data, {"name", "token"})
+        f = _Fields("join", data, {"name", "token", "player_key"})
         name = clean_name(f.text("name", limit=200) or "")
         token = f.text("token", required=False, limit=64) if data.get("token") is not None else None
         if token is not None and not _TOKEN.fullmatch(token):
             raise ProtocolError("bad_token", "join: that is not a token this server issued")
-        return Join(name=name, token=token)
+        key = data.get("player_key")
+        if key is not None and (not isinstance(key, str) or not _PLAYER_KEY.fullmatch(key)):
+            raise ProtocolError("bad_key", "join: a player_key is 20 to 64 letters, digits, - or _")
+        return Join(name=name, token=token, player_key=key)
     if kind in ("watch", "rematch", "stand"):
         _Fields(kind, data, set())
         return Watch() if kind == "watch" else Rematch() if kind == "rematch" else Stand()

@@ -36,6 +36,7 @@ from ratscrew.events import CardPlayed, Event
 from ratscrew.rulebook import explain, pattern_examples
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.runtime import SUBMITTED, Rejection, Table
+from ratscrew.server import players  # issue 17: player keys
 from ratscrew.server.agents import RemoteSeat, Shown
 from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
@@ -205,7 +206,8 @@ class Room:
     @classmethod
     def _from_row(cls, row: RoomRow, store: Store, **options: Any) -> Room:
         """The room as stored, its game (if any) not rebuilt yet."""
-        seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash) for s in row.seats]
+        seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash, player_id=s.player_id)
+                 for s in row.seats]
         room = cls(row.code, RoomSettings.from_json(row.settings), seats, store,
                    host_hash=row.host_hash, phase=row.phase, games_played=row.games_played,
                    members=row.members, kicked=row.kicked, **options)
@@ -272,14 +274,16 @@ class Room:
         known = self.connections.get(conn)
         if known is not None and lobby.status(known) != "watching":
             raise ProtocolError("wrong_phase", "this connection has already joined")
+        player_id = players.enter(self.store, message.player_key, message.name)  # issue 17
         if message.token is None and known is not None and known.token_hash is not None:
             # someone who stood up to watch sits down again as themselves (the host stays host)
             self.connections.pop(conn)
+            lobby.note_player(known.token_hash, player_id)  # issue 17
             seat = lobby.seat_person(known.token_hash, message.name, conn)
             lobby.known_members[known.token_hash] = message.name
             self.save()
             self._welcome(conn, Member(None if seat is None else seat.index, known.token_hash,
-                                       message.name), None)
+                                       message.name, lobby.player_ids.get(known.token_hash)), None)
             return
         if message.token is not None:
             token_hash = hash_token(message.token)
@@ -288,6 +292,7 @@ class Room:
             if not lobby.knows(token_hash):
                 raise ProtocolError("bad_token", "that token is not from this room; join without it")
             token = message.token
+            lobby.note_player(token_hash, player_id)  # issue 17
             seat = lobby.seat_of(token_hash)
             if seat is not None:
                 if seat.conn is not None and seat.conn is not conn:
@@ -298,6 +303,7 @@ class Room:
                     old.close(4001, "replaced")
                 seat.conn = conn
                 seat.name = message.name
+                seat.player_id = lobby.player_ids.get(token_hash)  # issue 17
             else:
                 lobby.known_members[token_hash] = message.name
                 seat = lobby.seat_person(token_hash, message.name, conn)
@@ -308,12 +314,14 @@ class Room:
             if lobby.host_hash is None:
                 lobby.host_hash = token_hash
             lobby.known_members[token_hash] = message.name
+            lobby.note_player(token_hash, player_id)  # issue 17
             self.recorder.add_member(token_hash, message.name)
             seat = lobby.seat_person(token_hash, message.name, conn)
             self.save()
             log.info("room %s: %s joined %s", self.code, message.name,
                      f"seat {seat.index}" if seat is not None else "and waits for the next game")
-        self._welcome(conn, Member(None if seat is None else seat.index, token_hash, message.name), token)
+        self._welcome(conn, Member(None if seat is None else seat.index, token_hash, message.name,
+                                   lobby.player_ids.get(token_hash)), token)
 
     def _welcome(self, conn: Connection, member: Member, token: str | None) -> None:
         """Take ``conn`` in as ``member``: ``welcome`` (the token only to its owner), the room
@@ -321,7 +329,8 @@ class Room:
         self.connections[conn] = member
         conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
                    "seat": member.seat, "token": token, "host": self.lobby.is_host(member.token_hash),
-                   "name": member.name, "status": self.lobby.status(member)})
+                   "name": member.name, "status": self.lobby.status(member),
+                   "player_id": member.player_id})
         self._broadcast_room()
         self._send_current_state(conn)
 
@@ -630,7 +639,9 @@ class Room:
                               seat.token_hash if seat.kind == "human" else None,
                               game.winner == seat.index, tallies[seat.index]["slaps"],
                               tallies[seat.index]["misslaps"],
-                              tuple(self.tally.tallies[seat.index].reactions)) for seat in self.seats]
+                              tuple(self.tally.tallies[seat.index].reactions),
+                              seat.player_id if seat.kind == "human" else None,  # issue 17
+                              seat.bot if seat.kind == "bot" else None) for seat in self.seats]
         self.recorder.finish_game(game_id, record, game, results)
         self.lobby.phase = "over"
         self.save()

@@ -25,7 +25,7 @@ from the method that needed it; the room then pauses until the database is back.
 
 >>> store = SqliteStore(":memory:")
 >>> store.schema_version
-1
+2
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import secrets
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import median
@@ -119,6 +120,55 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX results_by_player ON results(token_hash);
     CREATE INDEX games_by_rules ON games(rules_name, status);
     """,
+    # 2: players (keys, public ids, names), ratings and their updates (docs/online.md, "Players
+    # and ratings"). A seat and a result name their player. Games finished before ratings
+    # existed are marked as rated (with nobody in them), so they are never rated later.
+    """
+    CREATE TABLE server_info (
+        key TEXT PRIMARY KEY,            -- server_id: this server's random identity
+        value TEXT NOT NULL
+    );
+    CREATE TABLE players (
+        id TEXT PRIMARY KEY,             -- the public id: random, never derived from the key
+        key_hash TEXT NOT NULL UNIQUE,   -- SHA-256 of the player key, never the key
+        name TEXT NOT NULL,              -- the latest name chosen with this key
+        name_folded TEXT NOT NULL UNIQUE, -- the name casefolded: two keys never hold one name
+        created_at REAL NOT NULL,
+        seen_at REAL NOT NULL
+    );
+    ALTER TABLE seats ADD COLUMN player_id TEXT;
+    ALTER TABLE results ADD COLUMN player_id TEXT;
+    ALTER TABLE results ADD COLUMN bot TEXT;
+    ALTER TABLE results ADD COLUMN place INTEGER;        -- set when the game is rated
+    ALTER TABLE results ADD COLUMN patterns TEXT;        -- JSON, set when the game is rated
+    CREATE INDEX results_by_player_id ON results(player_id);
+    CREATE TABLE ratings (
+        participant TEXT NOT NULL,       -- a player id, or bot:LEVEL
+        rules_name TEXT NOT NULL,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        games INTEGER NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (participant, rules_name)
+    );
+    CREATE TABLE rating_updates (
+        participant TEXT NOT NULL,
+        rules_name TEXT NOT NULL,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        mu_before REAL NOT NULL,
+        sigma_before REAL NOT NULL,
+        mu_after REAL NOT NULL,
+        sigma_after REAL NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (participant, rules_name, game_id)
+    );
+    CREATE TABLE rated_games (           -- a game is rated once: this row and its updates are
+        game_id INTEGER PRIMARY KEY REFERENCES games(id), -- written in one transaction
+        at REAL NOT NULL,
+        participants INTEGER NOT NULL    -- how many were rated (0: no keyed person played)
+    );
+    INSERT INTO rated_games SELECT id, finished_at, 0 FROM games WHERE status = 'over';
+    """,
 )
 """The schema, one script per version; a new version appends a script, never edits one."""
 
@@ -140,6 +190,8 @@ class SeatRow:
     name: str | None
     bot: str | None
     token_hash: str | None
+    player_id: str | None = None
+    """The public id of the keyed player who sits here (``None``: a guest, a bot, nobody)."""
 
 
 @dataclass(frozen=True)
@@ -180,6 +232,85 @@ class SeatResult:
     slaps: int
     misslaps: int
     reactions: tuple[int, ...]
+    player_id: str | None = None
+    """The keyed player in this seat (``None``: a guest or a bot)."""
+    bot: str | None = None
+    """The bot level in this seat (``None``: a person)."""
+
+
+BOT_PREFIX = "bot:"
+"""A bot level's participant name in ratings: ``bot:casual`` (a player id never holds ``:``)."""
+
+
+def participant(result: SeatResult) -> str | None:
+    """Who a seat is in ratings: a keyed person's player id, ``bot:LEVEL`` for a bot, or
+    ``None`` for a guest (left out of ratings).
+
+    >>> participant(SeatResult(0, "bot", "Casual bot", None, False, 0, 0, (), bot="casual"))
+    'bot:casual'
+    >>> participant(SeatResult(1, "human", "Ann", "hash", True, 0, 0, ())) is None
+    True
+    """
+    if result.kind == "human":
+        return result.player_id
+    return None if result.bot is None else BOT_PREFIX + result.bot
+
+
+class NameTaken(Exception):
+    """Another player key holds this name now (see `Store.enter_player`)."""
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    """A keyed player: the public id and the latest name chosen."""
+
+    player_id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A participant's rating in one ruleset: openskill's mu and sigma, and the games rated."""
+
+    mu: float
+    sigma: float
+    games: int
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """One participant's rating before and after a game."""
+
+    mu_before: float
+    sigma_before: float
+    mu_after: float
+    sigma_after: float
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """What rating a game needs: its ruleset, record and each seat's result."""
+
+    game_id: int
+    rules_name: str
+    record: dict[str, Any]
+    winner: int | None
+    results: tuple[SeatResult, ...]
+
+
+@dataclass(frozen=True)
+class GameRating:
+    """What rating a game found: each seat's place (1 best) and slaps by pattern
+    (``{pattern: [won, lost, misslaps]}``), and the new rating of each participant rated
+    (empty when the game is not rated: no keyed person played)."""
+
+    places: dict[int, int]
+    patterns: dict[int, dict[str, list[int]]]
+    changes: dict[str, RatingChange]
+
+
+Rater = Callable[[FinishedGame, Mapping[str, Rating]], GameRating]
+"""Rates a finished game from the participants' current ratings (`ratscrew.server.ratings.rate`)."""
 
 
 class RateCounter(Protocol):
@@ -283,7 +414,62 @@ class Store(Protocol):
         ...
 
     def leaderboard(self, rules_name: str, limit: int = 50) -> list[dict[str, Any]]:
-        """The people who played this ruleset, best first (bots are not listed)."""
+        """The rated players of this ruleset, best rating (mu - 3 sigma) first, each with
+        ``rank``, ``rating``, ``rating_sigma``, ``provisional``, ``player_id`` and their
+        figures (guests and bots are not listed)."""
+        ...
+
+    # -- players and ratings (docs/online.md, "Players and ratings")
+
+    def server_id(self) -> str:
+        """This server's random identity (made once, kept in the store): import codes carry
+        a check of it, so a code from another server is told apart."""
+        ...
+
+    def enter_player(self, key_hash: str, name: str, new_id: str) -> PlayerRow:
+        """The player of this key hash, now named ``name``; a key never seen before becomes a
+        player with the public id ``new_id``. `NameTaken` (and nothing changed) when another
+        key holds the name (compared casefolded)."""
+        ...
+
+    def player(self, player_id: str) -> PlayerRow | None:
+        """The player with this public id, if any."""
+        ...
+
+    def player_by_key(self, key_hash: str) -> PlayerRow | None:
+        """The player of this key hash, if any."""
+        ...
+
+    def rate_game(self, game_id: int, rater: Rater) -> GameRating | None:
+        """Rate a finished game exactly once: in one transaction, check it is not rated yet,
+        call ``rater`` with the current ratings of its participants, store each change (and
+        the places and slaps by pattern it found) and mark the game rated. ``None`` when the
+        game is already rated or not finished."""
+        ...
+
+    def unrated_games(self) -> list[int]:
+        """Finished games not rated yet (a server stopped between the end and the rating),
+        oldest first."""
+        ...
+
+    def ratings_of(self, participant: str) -> list[dict[str, Any]]:
+        """Every ruleset ``participant`` is rated in: ``rules``, ``mu``, ``sigma``, ``games``,
+        and ``rank`` among players (``None`` for a bot)."""
+        ...
+
+    def rating_history(self, participant: str, rules_name: str) -> list[dict[str, Any]]:
+        """Every rating update of ``participant`` in a ruleset, oldest first: ``game_id``,
+        ``at`` (epoch seconds), ``mu_before``, ``sigma_before``, ``mu_after``, ``sigma_after``."""
+        ...
+
+    def player_games(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The player's latest finished games, newest first: ``id``, ``rules``,
+        ``finished_at``, ``place``, ``players``, ``won``, ``slaps``, ``misslaps``,
+        ``reactions`` (ms) and ``patterns`` (``None`` until the game is rated)."""
+        ...
+
+    def bot_reactions(self, limit: int = 500) -> dict[str, list[int]]:
+        """Each bot level's latest slap reaction times (ms) in games stored here."""
         ...
 
 
@@ -460,8 +646,10 @@ class SqliteStore:
              (code, now, now, json.dumps(settings), host_hash, phase, games_played, game_id)),
             ("DELETE FROM seats WHERE code = ?", (code,)),
         ]
-        statements += [("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)",
-                        (code, s.seat, s.kind, s.name, s.bot, s.token_hash)) for s in seats]
+        statements += [("INSERT INTO seats (code, seat, kind, name, bot, token_hash, player_id) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (code, s.seat, s.kind, s.name, s.bot, s.token_hash, s.player_id))
+                       for s in seats]
         self._write(statements)
 
     def add_member(self, code: str, token_hash: str, name: str) -> None:
@@ -488,7 +676,8 @@ class SqliteStore:
 
     def _room_row(self, row: sqlite3.Row) -> RoomRow:
         code = row["code"]
-        seats = tuple(SeatRow(r["seat"], r["kind"], r["name"], r["bot"], r["token_hash"])
+        seats = tuple(SeatRow(r["seat"], r["kind"], r["name"], r["bot"], r["token_hash"],
+                              r["player_id"])
                       for r in self._db.execute(
                           "SELECT * FROM seats WHERE code = ? ORDER BY seat", (code,)))
         members = {r["token_hash"]: r["name"] for r in self._db.execute(
@@ -563,9 +752,9 @@ class SqliteStore:
             ("UPDATE games SET status = 'over', finished_at = ?, winner = ?, reason = ?, record = ? "
              "WHERE id = ?", (time.time(), winner, reason, json.dumps(record), game_id)),
         ]
-        statements += [("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        (game_id, r.seat, r.kind, r.name, r.token_hash, int(r.won), r.slaps,
-                         r.misslaps, json.dumps(list(r.reactions)))) for r in results]
+        statements += [("INSERT OR REPLACE INTO results (" + RESULT_COLUMNS + ") "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", result_values(game_id, r))
+                       for r in results]
         self._write(statements)
 
     def game_record(self, game_id: int) -> dict[str, Any] | None:
@@ -585,13 +774,108 @@ class SqliteStore:
         return stats_of(self._result_rows(rules_name, token_hash))
 
     def leaderboard(self, rules_name: str, limit: int = 50) -> list[dict[str, Any]]:
-        """The people who played this ruleset, best first: most wins, then win rate, then the
-        quickest median reaction. Bots are not listed."""
-        return rank_players(self._result_rows(rules_name, None), limit)
+        """The rated players of this ruleset, best rating first (see `Store.leaderboard`)."""
+        rated = self._query(LEADERBOARD_SQL, (rules_name, limit))
+        rows = self._query(*player_rows_query(rules_name, [r["player_id"] for r in rated]))
+        return leaderboard_rows(rated, rows)
 
     def _result_rows(self, rules_name: str | None, token_hash: str | None) -> list[dict[str, Any]]:
         sql, params = result_rows_query(rules_name, token_hash, "?")
         return [dict(row) for row in self._db.execute(sql, params)]
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        return [dict(row) for row in self._db.execute(sql, params)]
+
+    # ------------------------------------------------------------------ players and ratings
+
+    def server_id(self) -> str:
+        """This server's random identity, made the first time it is asked for."""
+        self._write([("INSERT OR IGNORE INTO server_info VALUES ('server_id', ?)", (new_server_id(),))])
+        return str(self._db.execute("SELECT value FROM server_info WHERE key = 'server_id'").fetchone()[0])
+
+    def enter_player(self, key_hash: str, name: str, new_id: str) -> PlayerRow:
+        """The player of this key, now named ``name`` (see `Store.enter_player`)."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            holder = db.execute("SELECT key_hash FROM players WHERE name_folded = ?",
+                                (fold_name(name),)).fetchone()
+            if holder is not None and holder[0] != key_hash:
+                raise NameTaken(name)
+            now = time.time()
+            db.execute("INSERT INTO players (id, key_hash, name, name_folded, created_at, seen_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(key_hash) DO UPDATE SET "
+                       "name = excluded.name, name_folded = excluded.name_folded, "
+                       "seen_at = excluded.seen_at", (new_id, key_hash, name, fold_name(name), now, now))
+            row = db.execute("SELECT id, name FROM players WHERE key_hash = ?", (key_hash,)).fetchone()
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return PlayerRow(row[0], row[1])
+
+    def player(self, player_id: str) -> PlayerRow | None:
+        """The player with this public id, if any."""
+        row = self._db.execute("SELECT id, name FROM players WHERE id = ?", (player_id,)).fetchone()
+        return None if row is None else PlayerRow(row[0], row[1])
+
+    def player_by_key(self, key_hash: str) -> PlayerRow | None:
+        """The player of this key hash, if any."""
+        row = self._db.execute("SELECT id, name FROM players WHERE key_hash = ?", (key_hash,)).fetchone()
+        return None if row is None else PlayerRow(row[0], row[1])
+
+    def rate_game(self, game_id: int, rater: Rater) -> GameRating | None:
+        """Rate a finished game exactly once (see `Store.rate_game`): ``BEGIN IMMEDIATE`` takes
+        the write lock before the game's rated mark is read."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            rating = self._rate_locked(game_id, rater)
+            db.execute("COMMIT" if rating is not None else "ROLLBACK")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return rating
+
+    def _rate_locked(self, game_id: int, rater: Rater) -> GameRating | None:
+        db = self._db
+        if db.execute("SELECT 1 FROM rated_games WHERE game_id = ?", (game_id,)).fetchone():
+            return None
+        game = db.execute("SELECT rules_name, record, winner FROM games WHERE id = ? AND status = 'over'",
+                          (game_id,)).fetchone()
+        if game is None:
+            return None
+        results = tuple(seat_result(dict(r)) for r in db.execute(
+            "SELECT * FROM results WHERE game_id = ? ORDER BY seat", (game_id,)))
+        finished = FinishedGame(game_id, game["rules_name"], json.loads(game["record"] or "{}"),
+                                game["winner"], results)
+        names = sorted({p for p in map(participant, results) if p is not None})
+        current = {r["participant"]: Rating(r["mu"], r["sigma"], r["games"]) for r in self._query(
+            *ratings_query(finished.rules_name, names))}
+        rating = rater(finished, current)
+        for sql, params in rating_statements(finished, current, rating, time.time(), "?"):
+            db.execute(sql, params)
+        return rating
+
+    def unrated_games(self) -> list[int]:
+        """Finished games not rated yet, oldest first."""
+        return [int(r[0]) for r in self._db.execute(UNRATED_SQL)]
+
+    def ratings_of(self, participant: str) -> list[dict[str, Any]]:
+        """Every ruleset ``participant`` is rated in, with its rank among players."""
+        return self._query(RATINGS_OF_SQL, (participant,))
+
+    def rating_history(self, participant: str, rules_name: str) -> list[dict[str, Any]]:
+        """Every rating update of ``participant`` in a ruleset, oldest first."""
+        return self._query(HISTORY_SQL, (participant, rules_name))
+
+    def player_games(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The player's latest finished games, newest first (see `Store.player_games`)."""
+        return [player_game(row) for row in self._query(PLAYER_GAMES_SQL, (player_id, limit))]
+
+    def bot_reactions(self, limit: int = 500) -> dict[str, list[int]]:
+        """Each bot level's latest slap reaction times in games stored here."""
+        return bot_reaction_samples(self._query(BOT_REACTIONS_SQL, (BOT_GAMES_SCANNED,)), limit)
 
 
 def result_rows_query(rules_name: str | None, token_hash: str | None,
@@ -610,16 +894,6 @@ def result_rows_query(rules_name: str | None, token_hash: str | None,
     return sql + " ORDER BY g.finished_at, r.game_id, r.seat", params
 
 
-def rank_players(rows: Sequence[Mapping[str, Any]], limit: int) -> list[dict[str, Any]]:
-    """The leaderboard from result rows: most wins, then win rate, then the quickest median
-    reaction."""
-    players = _summarise(rows)
-    players.sort(key=lambda p: (-p["wins"], -p["win_rate"],
-                                p["median_reaction_ms"] if p["median_reaction_ms"] is not None
-                                else 1e9))
-    return players[:limit]
-
-
 def stats_of(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """One player's figures from their result rows."""
     return _summarise(rows)[0] if rows else _empty_stats()
@@ -630,23 +904,194 @@ def _empty_stats() -> dict[str, Any]:
             "median_reaction_ms": None, "best_reaction_ms": None}
 
 
-def _summarise(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Per token: games, wins, slaps, misslaps, median and best reaction (anticipations, under
-    the human floor, are not reactions and are left out); named by the latest name used."""
+def _summarise(rows: Sequence[Mapping[str, Any]], key: str = "token_hash") -> list[dict[str, Any]]:
+    """Per token (or other ``key`` column): games, wins, slaps, misslaps, median and best
+    reaction (anticipations, under the human floor, are not reactions and are left out); named
+    by the latest name used."""
     by_player: dict[str, dict[str, Any]] = {}
     reactions: dict[str, list[int]] = {}
     for row in rows:
-        player = by_player.setdefault(row["token_hash"], _empty_stats())
+        player = by_player.setdefault(row[key], _empty_stats())
         player["name"] = row["name"]
         player["games"] += 1
         player["wins"] += row["won"]
         player["slaps"] += row["slaps"]
         player["misslaps"] += row["misslaps"]
-        reactions.setdefault(row["token_hash"], []).extend(
+        reactions.setdefault(row[key], []).extend(
             r for r in json.loads(row["reactions"]) if r >= ANTICIPATION_FLOOR_MS)
     for token_hash, player in by_player.items():
         player["win_rate"] = round(player["wins"] / player["games"], 3)
+        if key != "token_hash":
+            player["key"] = token_hash
         times = reactions.get(token_hash) or []
         player["median_reaction_ms"] = round(median(times)) if times else None
         player["best_reaction_ms"] = min(times) if times else None
     return list(by_player.values())
+
+
+# ---------------------------------------------------------------------------------- players and ratings
+# SQL shared by both stores, written with ``?`` marks (PostgresStore swaps them for ``%s``).
+
+RESULT_COLUMNS = ("game_id, seat, kind, name, token_hash, won, slaps, misslaps, reactions, "
+                  "player_id, bot")
+"""The columns `SqliteStore.finish_game` writes (place and patterns come with the rating)."""
+
+LEADERBOARD_SQL = (
+    "SELECT p.id AS player_id, p.name AS name, r.mu AS mu, r.sigma AS sigma, r.games AS rated "
+    "FROM ratings r JOIN players p ON p.id = r.participant WHERE r.rules_name = ? "
+    "ORDER BY r.mu - 3 * r.sigma DESC, r.games DESC, p.id LIMIT ?")
+
+UNRATED_SQL = (
+    "SELECT g.id FROM games g LEFT JOIN rated_games r ON r.game_id = g.id "
+    "WHERE g.status = 'over' AND r.game_id IS NULL ORDER BY g.finished_at, g.id")
+
+RATINGS_OF_SQL = (
+    "SELECT r.rules_name AS rules, r.mu AS mu, r.sigma AS sigma, r.games AS games, "
+    "CASE WHEN EXISTS (SELECT 1 FROM players p WHERE p.id = r.participant) THEN "
+    "1 + (SELECT COUNT(*) FROM ratings o JOIN players q ON q.id = o.participant "
+    "     WHERE o.rules_name = r.rules_name AND o.mu - 3 * o.sigma > r.mu - 3 * r.sigma) "
+    "ELSE NULL END AS rank "
+    "FROM ratings r WHERE r.participant = ? ORDER BY r.games DESC, r.rules_name")
+
+HISTORY_SQL = (
+    "SELECT game_id, at, mu_before, sigma_before, mu_after, sigma_after FROM rating_updates "
+    "WHERE participant = ? AND rules_name = ? ORDER BY at, game_id")
+
+PLAYER_GAMES_SQL = (
+    "SELECT g.id AS id, g.rules_name AS rules, g.finished_at AS finished_at, r.place AS place, "
+    "(SELECT COUNT(*) FROM results o WHERE o.game_id = g.id) AS players, r.won AS won, "
+    "r.slaps AS slaps, r.misslaps AS misslaps, r.reactions AS reactions, r.patterns AS patterns "
+    "FROM results r JOIN games g ON g.id = r.game_id "
+    "WHERE r.player_id = ? AND g.status = 'over' ORDER BY g.finished_at DESC, g.id DESC LIMIT ?")
+
+BOT_GAMES_SCANNED = 2000
+"""The latest bot results read for the bots' reaction samples."""
+
+BOT_REACTIONS_SQL = (
+    "SELECT r.bot AS bot, r.reactions AS reactions FROM results r JOIN games g ON g.id = r.game_id "
+    "WHERE r.bot IS NOT NULL AND g.status = 'over' ORDER BY g.finished_at DESC, g.id DESC LIMIT ?")
+
+
+def new_server_id() -> str:
+    """A fresh random server identity."""
+    return secrets.token_urlsafe(18)
+
+
+def fold_name(name: str) -> str:
+    """A name as compared for "two keys may not hold the same name": casefolded.
+
+    >>> fold_name("Ann") == fold_name("ANN")
+    True
+    """
+    return name.casefold()
+
+
+def result_values(game_id: int, r: SeatResult) -> tuple[Any, ...]:
+    """One `SeatResult` as the values of `RESULT_COLUMNS`."""
+    return (game_id, r.seat, r.kind, r.name, r.token_hash, int(r.won), r.slaps, r.misslaps,
+            json.dumps(list(r.reactions)), r.player_id, r.bot)
+
+
+def seat_result(row: Mapping[str, Any]) -> SeatResult:
+    """A stored result row as a `SeatResult`."""
+    return SeatResult(row["seat"], row["kind"], row["name"], row["token_hash"], bool(row["won"]),
+                      row["slaps"], row["misslaps"], tuple(json.loads(row["reactions"])),
+                      row["player_id"], row["bot"])
+
+
+def _marks(count: int) -> str:
+    return ", ".join(["?"] * count)
+
+
+def ratings_query(rules_name: str, participants: Sequence[str]) -> tuple[str, list[Any]]:
+    """The current ratings of ``participants`` in a ruleset (``?`` marks)."""
+    if not participants:
+        return "SELECT * FROM ratings WHERE 1 = 0", []
+    return (f"SELECT * FROM ratings WHERE rules_name = ? AND participant IN ({_marks(len(participants))})",
+            [rules_name, *participants])
+
+
+def player_rows_query(rules_name: str, player_ids: Sequence[str]) -> tuple[str, list[Any]]:
+    """The finished results of these players in a ruleset (``?`` marks), oldest first."""
+    if not player_ids:
+        return "SELECT * FROM results WHERE 1 = 0", []
+    return ("SELECT r.*, g.finished_at FROM results r JOIN games g ON g.id = r.game_id "
+            f"WHERE g.status = 'over' AND g.rules_name = ? AND r.player_id IN ({_marks(len(player_ids))}) "
+            "ORDER BY g.finished_at, r.game_id, r.seat", [rules_name, *player_ids])
+
+
+def rating_statements(game: FinishedGame, current: Mapping[str, Rating], rating: GameRating,
+                      now: float, mark: str) -> list[tuple[str, Sequence[Any]]]:
+    """The writes of one game's rating (``mark``: ``?`` or ``%s``): its rated mark, each
+    seat's place and patterns, each participant's update and new rating."""
+    statements: list[tuple[str, Sequence[Any]]] = [
+        ("INSERT INTO rated_games (game_id, at, participants) VALUES (?, ?, ?)",
+         (game.game_id, now, len(rating.changes)))]
+    for seat, place in sorted(rating.places.items()):
+        statements.append(("UPDATE results SET place = ?, patterns = ? WHERE game_id = ? AND seat = ?",
+                           (place, json.dumps(rating.patterns.get(seat, {}), sort_keys=True),
+                            game.game_id, seat)))
+    for name, change in sorted(rating.changes.items()):
+        games = current[name].games + 1 if name in current else 1
+        statements.append((
+            "INSERT INTO rating_updates (participant, rules_name, game_id, mu_before, sigma_before, "
+            "mu_after, sigma_after, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (name, game.rules_name, game.game_id, change.mu_before, change.sigma_before,
+             change.mu_after, change.sigma_after, now)))
+        statements.append((
+            "INSERT INTO ratings (participant, rules_name, mu, sigma, games, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (participant, rules_name) DO UPDATE SET "
+            "mu = excluded.mu, sigma = excluded.sigma, games = excluded.games, "
+            "updated_at = excluded.updated_at",
+            (name, game.rules_name, change.mu_after, change.sigma_after, games, now)))
+    return [(sql.replace("?", mark), params) for sql, params in statements]
+
+
+def conservative(mu: float, sigma: float) -> float:
+    """The ranking value of a rating: mu - 3 sigma (openskill's ordinal), rounded.
+
+    >>> conservative(25.0, 25.0 / 3)
+    0.0
+    """
+    return round(mu - 3.0 * sigma, 3)
+
+
+PROVISIONAL_GAMES = 10
+"""A rating from fewer rated games than this is provisional."""
+
+
+def leaderboard_rows(rated: Sequence[Mapping[str, Any]],
+                     rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The leaderboard from the rated players (best first) and their result rows."""
+    figures = {p["key"]: p for p in _summarise(rows, key="player_id")}
+    board: list[dict[str, Any]] = []
+    for position, player in enumerate(rated, start=1):
+        entry = dict(figures.get(player["player_id"]) or _empty_stats())
+        entry.pop("key", None)
+        rating = conservative(player["mu"], player["sigma"])
+        tied = board and board[-1]["rating"] == rating
+        entry.update(name=player["name"], player_id=player["player_id"],
+                     rank=board[-1]["rank"] if tied else position, rating=rating,
+                     rating_sigma=round(player["sigma"], 3),
+                     provisional=player["rated"] < PROVISIONAL_GAMES)
+        board.append(entry)
+    return board
+
+
+def player_game(row: Mapping[str, Any]) -> dict[str, Any]:
+    """One `Store.player_games` row from its SQL row."""
+    return {"id": int(row["id"]), "rules": row["rules"], "finished_at": row["finished_at"],
+            "place": row["place"], "players": int(row["players"]), "won": bool(row["won"]),
+            "slaps": row["slaps"], "misslaps": row["misslaps"],
+            "reactions": list(json.loads(row["reactions"])),
+            "patterns": None if row["patterns"] is None else json.loads(row["patterns"])}
+
+
+def bot_reaction_samples(rows: Sequence[Mapping[str, Any]], limit: int) -> dict[str, list[int]]:
+    """Each bot level's latest ``limit`` reaction times from result rows (newest first)."""
+    samples: dict[str, list[int]] = {}
+    for row in rows:
+        times = samples.setdefault(row["bot"], [])
+        if len(times) < limit:
+            times.extend(json.loads(row["reactions"])[: limit - len(times)])
+    return {level: times for level, times in samples.items() if times}

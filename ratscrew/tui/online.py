@@ -249,6 +249,8 @@ class OnlineApp(App[None]):
         self.saved = saved if saved is not None else SavedState()
         self.seat: int | None = None
         self.host = False
+        self.player_id: str | None = None
+        """This player's public id on the server (its page is /players/ID), once welcomed."""
         self.room: dict[str, Any] | None = None
         self.state: dict[str, Any] | None = None
         self.state_arrived = 0.0
@@ -306,7 +308,8 @@ class OnlineApp(App[None]):
         if self.watching:
             self.link.send({"type": "watch"})
         else:
-            self.link.send({"type": "join", "name": self.player_name}
+            self.link.send({"type": "join", "name": self.player_name,
+                            "player_key": self.saved.player_key(self.address.server)}
                            | ({"token": token} if token else {}))
 
     def _on_status(self, status: str) -> None:
@@ -351,6 +354,8 @@ class OnlineApp(App[None]):
         seat = message.get("seat")
         self.seat = seat if isinstance(seat, int) else None
         self.host = bool(message.get("host"))
+        player_id = message.get("player_id")
+        self.player_id = player_id if isinstance(player_id, str) else None
         token = message.get("token")
         if isinstance(token, str) and token:
             self.saved.save_token(self.address.server, self.address.code, token)
@@ -422,7 +427,12 @@ class OnlineApp(App[None]):
 
     def _on_error(self, message: dict[str, Any]) -> None:
         code, text = message.get("code"), str(message.get("message", "refused"))
-        if code == "bad_token":
+        if code == "name_taken":
+            self.watching = True
+            self.say(f"{text[:1].upper() + text[1:]}: you are watching. Run ratscrew join again "
+                     "with --name NAME to sit down.", "bold red")
+            self.link.send({"type": "watch"})
+        elif code == "bad_token":
             self.saved.forget_token(self.address.server, self.address.code)
             self.watching = True
             self.say(f"{text}: you are watching. Run ratscrew join again to sit down as a new "
@@ -504,6 +514,9 @@ class OnlineApp(App[None]):
             text.append_text(_render(console_table))
             if self.over.get("replay_url"):
                 text.append(f"\nreplay: {self.address.server}{self.over['replay_url']}\n", style="dim")
+            if self.player_id is not None:
+                text.append(f"your rating and games: {self.address.server}/players/{self.player_id}\n",
+                            style="dim")
         text.append(f"\nInvite: ratscrew join {self.address.code} --server {self.address.server}"
                     f"\n    or: {self.address.page_url}\n", style="dim")
         if self.notice is not None:

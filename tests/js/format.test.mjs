@@ -34,3 +34,26 @@ test("seat lines and key names", () => {
   assert.equal(keyName(" "), "space");
   assert.equal(keyName("A"), "a");
 });
+
+test("ratings show one decimal and a real minus sign", async () => {
+  const { formatRating } = await import("../../ratscrew/web/js/format.js");
+  assert.equal(formatRating(3.14159), "3.1");
+  assert.equal(formatRating(25), "25.0");
+  assert.equal(formatRating(-0.44), "−0.4");
+  assert.equal(formatRating(-0.04), "0.0");
+  assert.equal(formatRating(null), "–");
+});
+
+test("places are ordinals", async () => {
+  const { ordinal } = await import("../../ratscrew/web/js/format.js");
+  assert.deepEqual([1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111].map(ordinal),
+    ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]);
+});
+
+test("dates read as a short local date and time", async () => {
+  const { shortDate } = await import("../../ratscrew/web/js/format.js");
+  const utc = { locale: "en-GB", timeZone: "UTC" };
+  assert.equal(shortDate("2026-11-25T14:02:11Z", { ...utc, now: new Date("2026-12-01T00:00:00Z") }), "25 Nov, 14:02");
+  assert.equal(shortDate("2025-11-25T14:02:11Z", { ...utc, now: new Date("2026-12-01T00:00:00Z") }), "25 Nov 2025, 14:02");
+  assert.equal(shortDate("not a date"), "not a date");
+});

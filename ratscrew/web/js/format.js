@@ -81,3 +81,41 @@ export function keyName(key) {
   if (key === " ") return "space";
   return key.length === 1 ? key.toLowerCase() : key;
 }
+
+/**
+ * A rating as the pages show it: one decimal ("3.1", "−0.4"); none is "–".
+ * @param {number | null | undefined} rating
+ * @returns {string}
+ */
+export function formatRating(rating) {
+  if (rating === null || rating === undefined || !Number.isFinite(rating)) return "–";
+  const text = (Math.round(rating * 10) / 10).toFixed(1);
+  return text === "-0.0" ? "0.0" : text.replace("-", "−");
+}
+
+/**
+ * A finishing place: "1st", "2nd", "3rd", "4th", "11th", "22nd".
+ * @param {number} place
+ * @returns {string}
+ */
+export function ordinal(place) {
+  const tens = place % 100;
+  if (tens >= 11 && tens <= 13) return `${place}th`;
+  return `${place}${["th", "st", "nd", "rd"][place % 10] ?? "th"}`;
+}
+
+/**
+ * A moment (ISO 8601, UTC) as a short local date and time, the year only when it is not this
+ * year's; text that is not a date is shown as it is.
+ * @param {string} iso
+ * @param {{locale?: string, timeZone?: string, now?: Date}} [options]
+ * @returns {string}
+ */
+export function shortDate(iso, { locale, timeZone, now = new Date() } = {}) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const sameYear = date.getUTCFullYear() === now.getUTCFullYear();
+  return new Intl.DateTimeFormat(locale, {
+    day: "numeric", month: "short", year: sameYear ? undefined : "numeric", hour: "2-digit", minute: "2-digit", timeZone,
+  }).format(date);
+}

@@ -1,6 +1,7 @@
 // @ts-check
 /** The home page: create a room (rules, seats, bots, pace, judging) or join one by code. */
 import { byId, el, fetchJson } from "./dom.js";
+import { playerKey, showYourPage } from "./identity.js";
 
 /** @type {{name: string, summary: string, max_players: number}[]} */
 let presets = [];
@@ -86,4 +87,6 @@ byId("join").addEventListener("submit", (event) => {
   if (code) location.assign(`/r/${code}`);
 });
 
+playerKey();  // the key is made on the first visit, to be sent in every join
+showYourPage();
 load();

@@ -1,7 +1,8 @@
 // @ts-check
 /** The leaderboard: players by ruleset, best first. */
 import { byId, el, fetchJson } from "./dom.js";
-import { formatMs } from "./format.js";
+import { formatMs, formatRating } from "./format.js";
+import { playerUrl } from "./identity.js";
 
 const rulesChoice = byId("rules", HTMLSelectElement);
 
@@ -13,10 +14,26 @@ async function show() {
     const body = byId("board");
     body.replaceChildren(...board.players.map((/** @type {any} */ p, /** @type {number} */ i) => {
       const row = el("tr");
-      row.append(el("td", "", String(i + 1)), el("td", "", p.name), el("td", "", String(p.games)),
-        el("td", "", String(p.wins)), el("td", "", `${Math.round(p.win_rate * 100)}%`),
-        el("td", "wide", String(p.slaps)), el("td", "wide", String(p.misslaps)),
-        el("td", "", formatMs(p.median_reaction_ms)), el("td", "wide", formatMs(p.best_reaction_ms)));
+      const name = el("td", "name");
+      if (p.player_id) {
+        const link = /** @type {HTMLAnchorElement} */ (el("a", "", p.name));
+        link.href = playerUrl(p.player_id);
+        name.append(link);
+      } else {
+        name.textContent = p.name;
+      }
+      if (p.provisional) {
+        const mark = el("span", "tag provisional", "prov.");
+        mark.title = "provisional: few games yet, the rating may still move a lot";
+        mark.setAttribute("aria-label", "provisional");
+        name.append(" ", mark);
+      }
+      const rating = el("td", "num", formatRating(p.rating));
+      if (p.rating_sigma !== undefined && p.rating_sigma !== null) rating.title = `± ${formatRating(p.rating_sigma)}`;
+      row.append(el("td", "num", String(p.rank ?? i + 1)), name, rating, el("td", "num", String(p.games)),
+        el("td", "num wide", String(p.wins)), el("td", "num", `${Math.round(p.win_rate * 100)}%`),
+        el("td", "num wide", String(p.slaps)), el("td", "num wide", String(p.misslaps)),
+        el("td", "num wide", formatMs(p.median_reaction_ms)), el("td", "num wide", formatMs(p.best_reaction_ms)));
       return row;
     }));
     byId("empty").hidden = board.players.length > 0;

@@ -8,6 +8,7 @@ import { cardFace, formatMs, reactionTo, remainingMs, seatStatus, keyName } from
 import { splitTerms, TERMS } from "./glossary.js";
 import { actionFor, DEFAULT_KEYS, loadKeys, saveKeys } from "./keys.js";
 import { LogBook } from "./logbook.js";
+import { newKey, playerKey, rememberPlayerId, replaceKey, showYourPage } from "./identity.js";
 import { PROTOCOL_VERSION, RoomSocket } from "./net.js";
 import { beep, setSound, soundOn } from "./sound.js";
 
@@ -51,7 +52,7 @@ const socket = new RoomSocket(code, {
     const token = localStorage.getItem(tokenKey);
     const name = localStorage.getItem("ratscrew.name");
     if (localStorage.getItem(watchKey)) { page.joined = true; socket.send({ type: "watch" }); }
-    else if (token && name) socket.send({ type: "join", name, token });
+    else if (token && name) socket.send({ type: "join", name, token, player_key: playerKey() });
     else if (page.joined && page.seat === null) socket.send({ type: "watch" });
     else showJoin(true);
   },
@@ -129,7 +130,10 @@ function handle(message, arrivedAt) {
       } else if (page.status === "watching" && !message.name) {
         localStorage.removeItem(tokenKey);
       }
+      rememberPlayerId(message.player_id);
+      showYourPage();
       byId("name-error").textContent = "";
+      byId("new-key").hidden = true;
       showJoin(false);
       break;
     case "room":
@@ -187,6 +191,10 @@ function handle(message, arrivedAt) {
       showError(message.message);
       break;
     case "error":
+      if (message.code === "name_taken" || message.code === "bad_key") {
+        refusedJoin(message);
+        break;
+      }
       if (message.code === "bad_token") localStorage.removeItem(tokenKey);
       if (message.code === "bad_token" || (message.code === "wrong_phase" && !page.joined)) showJoin(true);
       if (!byId("join-panel").hidden && message.code === "bad_message") byId("name-error").textContent = message.message;
@@ -194,6 +202,30 @@ function handle(message, arrivedAt) {
       break;
     default:
       break; // a message type this page does not know: ignored, as the protocol asks
+  }
+}
+
+/**
+ * The server refused to seat this key: its name belongs to another player (`name_taken`), or
+ * the key saved here is damaged (`bad_key`). The join box says so and lets the player answer.
+ * @param {Message} message
+ */
+function refusedJoin(message) {
+  page.joined = false;
+  showJoin(true);
+  const nameError = byId("name-error");
+  if (message.code === "name_taken") {
+    // the server's words, as a sentence; they ask for another name, and the page says so if not
+    const said = String(message.message ?? "another player already has this name").trim();
+    const sentence = `${said.charAt(0).toUpperCase()}${said.slice(1)}${/[.!?]$/.test(said) ? "" : "."}`;
+    nameError.textContent = /another name/i.test(sentence) ? sentence : `${sentence} Choose another name.`;
+    const name = byId("name", HTMLInputElement);
+    name.select();
+  } else {
+    nameError.textContent = "The player key saved in this browser is damaged, so the server cannot "
+      + "tell who you are. Make a new key to play (the record of the damaged key cannot be reached), "
+      + "or import your key on your player page.";
+    byId("new-key").hidden = false;
   }
 }
 
@@ -610,7 +642,13 @@ byId("join-form").addEventListener("submit", (event) => {
   byId("name-error").textContent = "";
   localStorage.setItem("ratscrew.name", name);
   localStorage.removeItem(watchKey);
-  socket.send({ type: "join", name });
+  socket.send({ type: "join", name, player_key: playerKey() });
+});
+byId("new-key").addEventListener("click", () => {
+  replaceKey(newKey());
+  byId("new-key").hidden = true;
+  byId("name-error").textContent = "A new key is saved in this browser: sit down again.";
+  showYourPage();
 });
 byId("watch").addEventListener("click", () => {
   page.joined = true;
@@ -621,7 +659,10 @@ byId("watch").addEventListener("click", () => {
 byId("take-seat").addEventListener("click", () => {
   localStorage.removeItem(watchKey);
   const name = localStorage.getItem("ratscrew.name");
-  if (name) socket.send({ type: "join", name, ...(localStorage.getItem(tokenKey) ? { token: localStorage.getItem(tokenKey) } : {}) });
+  if (name) {
+    socket.send({ type: "join", name, player_key: playerKey(),
+      ...(localStorage.getItem(tokenKey) ? { token: localStorage.getItem(tokenKey) } : {}) });
+  }
   else showJoin(true);
 });
 byId("stand").addEventListener("click", () => { localStorage.setItem(watchKey, "1"); socket.send({ type: "stand" }); });
@@ -733,5 +774,6 @@ async function loadChoices() {
 }
 
 byId("room-code").textContent = `Room ${code}`;
+showYourPage();
 loadChoices();
 socket.connect();

@@ -1,0 +1,230 @@
+"""Players who come back, without accounts: a player is a *player key*, a random secret the
+client makes on its first visit and keeps (the browser in localStorage, ``ratscrew join`` in the
+user's state directory). The server keeps only the key's SHA-256 and shows a *public id*
+instead: 12 random URL-safe characters, made when the key is first seen, never derived from the
+key. Everything a player owns (statistics, ratings, history) hangs on the key, never on a typed
+name: the name shown is the key's latest chosen name, and two keys may not hold the same name
+at once (compared casefolded).
+
+A key moves to another device as an *import code*: the key, a dot, and a short check of this
+server's identity (a random id kept in the store), so a code from another server is told apart
+from a mistyped one. Clients that send no key play as guests: not rated, not on the leaderboard.
+
+>>> valid_key("x" * 19), valid_key("Ab3_-" * 4), valid_key("a b" * 10)
+(False, True, False)
+>>> split_code("Ab3_-Ab3_-Ab3_-Ab3_-.k2Jd9x")
+('Ab3_-Ab3_-Ab3_-Ab3_-', 'k2Jd9x')
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import random
+import re
+import secrets
+import time
+from typing import Any
+
+from ratscrew.bots.agent import draw_reaction_ms
+from ratscrew.bots.profile import LEVELS
+from ratscrew.server.protocol import ProtocolError
+from ratscrew.server.store import PROVISIONAL_GAMES, NameTaken, PlayerRow, Store, conservative
+
+KEY_PATTERN = re.compile(r"[A-Za-z0-9_-]{20,64}")
+"""A player key: 20 to 64 URL-safe characters (``secrets.token_urlsafe(32)`` makes 43)."""
+PUBLIC_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{12}")
+"""A public player id: 12 URL-safe characters."""
+CHECK_LENGTH = 6
+"""Characters of the server check in an import code."""
+EXPORT_HINT = "losing your key loses your record"
+REACTIONS_SHOWN = 500
+"""Reaction times on a player's page: the player's latest, and as many of each bot level's."""
+GAMES_SHOWN = 50
+"""The latest games listed on a player's page (and read for the slaps by pattern)."""
+GAMES_READ = 500
+"""The latest games read for a player's reaction times and slaps by pattern."""
+
+
+def valid_key(key: str) -> bool:
+    """Whether ``key`` has the form of a player key."""
+    return KEY_PATTERN.fullmatch(key) is not None
+
+
+def hash_key(key: str) -> str:
+    """What the server keeps of a key: its SHA-256 (a stolen database holds no keys)."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def new_key() -> str:
+    """A fresh player key (what a client makes on its first visit)."""
+    return secrets.token_urlsafe(32)
+
+
+def new_public_id() -> str:
+    """A fresh public id: random, so nothing about the key can be learned from it.
+
+    >>> PUBLIC_ID_PATTERN.fullmatch(new_public_id()) is not None
+    True
+    """
+    return secrets.token_urlsafe(9)
+
+
+def enter(store: Store, key: str | None, name: str) -> str | None:
+    """The public id of the player joining with ``key`` under ``name`` (``None`` for a guest,
+    who sends no key). The key's name becomes ``name``. `ProtocolError` ``bad_key`` for a key
+    that is not one, ``name_taken`` when another key holds the name: nothing changed."""
+    if key is None:
+        return None
+    if not valid_key(key):
+        raise ProtocolError("bad_key", "join: a player key is 20 to 64 letters, digits, - or _")
+    try:
+        return store.enter_player(hash_key(key), name, new_public_id()).player_id
+    except NameTaken:
+        raise ProtocolError("name_taken", f"another player already goes by {name!r}; "
+                            "choose another name") from None
+
+
+# ---------------------------------------------------------------------------------- export
+
+
+def server_check(server_id: str) -> str:
+    """The short check of a server's identity that its import codes carry.
+
+    >>> len(server_check("some-server")) == CHECK_LENGTH and server_check("a") != server_check("b")
+    True
+    """
+    digest = hashlib.sha256(f"ratscrew server {server_id}".encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode()[:CHECK_LENGTH]
+
+
+def export_code(key: str, server_id: str) -> str:
+    """The import code of ``key`` on the server ``server_id``: the key, a dot, the check."""
+    return f"{key}.{server_check(server_id)}"
+
+
+def split_code(code: str) -> tuple[str, str] | None:
+    """An import code's key and check, or ``None`` when it is not one."""
+    key, dot, check = code.strip().rpartition(".")
+    if not dot or not valid_key(key) or len(check) != CHECK_LENGTH:
+        return None
+    return key, check
+
+
+class PlayerCodeError(ValueError):
+    """An import code that cannot be taken: ``code`` (``bad_code``, ``other_server``,
+    ``unknown_player``) and a message that says what to do."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def import_code(store: Store, code: str) -> dict[str, Any]:
+    """``{"player_id", "name", "player_key"}`` of an import code made on this server."""
+    parts = split_code(code)
+    if parts is None:
+        raise PlayerCodeError("bad_code", "that is not an import code: copy the whole code shown "
+                           "on your player page")
+    key, check = parts
+    if check != server_check(store.server_id()):
+        raise PlayerCodeError("other_server", "this code is from another server: import it on the "
+                           "server where you played")
+    player = store.player_by_key(hash_key(key))
+    if player is None:
+        raise PlayerCodeError("unknown_player", "no player on this server has that key; check the code")
+    return {"player_id": player.player_id, "name": player.name, "player_key": key}
+
+
+def export(store: Store, key: str) -> dict[str, Any]:
+    """``{"player_id", "code"}`` for the holder of ``key``."""
+    if not valid_key(key):
+        raise PlayerCodeError("bad_key", "a player key is 20 to 64 letters, digits, - or _")
+    player = store.player_by_key(hash_key(key))
+    if player is None:
+        raise PlayerCodeError("unknown_player", "this key has not played here yet: join a room first")
+    return {"player_id": player.player_id, "code": export_code(key, store.server_id())}
+
+
+# ---------------------------------------------------------------------------------- the page
+
+
+def iso(at: float | None) -> str | None:
+    """Epoch seconds as UTC ISO 8601 to the second.
+
+    >>> iso(0.0)
+    '1970-01-01T00:00:00Z'
+    """
+    return None if at is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+
+
+def player_page(store: Store, player_id: str) -> dict[str, Any] | None:
+    """``GET /api/players/ID`` (see docs/protocol.md), or ``None`` for an unknown id."""
+    player: PlayerRow | None = store.player(player_id) if PUBLIC_ID_PATTERN.fullmatch(player_id) else None
+    if player is None:
+        return None
+    games = store.player_games(player.player_id, GAMES_READ)
+    return {
+        "player_id": player.player_id,
+        "name": player.name,
+        "ratings": _ratings(store, player.player_id),
+        "games": [{"id": g["id"], "rules": g["rules"], "finished_at": iso(g["finished_at"]),
+                   "place": g["place"], "players": g["players"], "replay": f"/games/{g['id']}"}
+                  for g in games[:GAMES_SHOWN]],
+        "reactions": {"you": _recent_reactions(games), "bots": bot_samples(store)},
+        "slaps": slaps_by_pattern(games),
+        "export_hint": EXPORT_HINT,
+    }
+
+
+def _ratings(store: Store, participant: str) -> list[dict[str, Any]]:
+    ratings = []
+    for r in store.ratings_of(participant):
+        history = [{"game_id": h["game_id"], "at": iso(h["at"]),
+                    "rating_before": conservative(h["mu_before"], h["sigma_before"]),
+                    "rating_after": conservative(h["mu_after"], h["sigma_after"]),
+                    "mu": round(h["mu_after"], 3), "sigma": round(h["sigma_after"], 3)}
+                   for h in store.rating_history(participant, r["rules"])]
+        ratings.append({"rules": r["rules"], "rating": conservative(r["mu"], r["sigma"]),
+                        "mu": round(r["mu"], 3), "sigma": round(r["sigma"], 3), "games": r["games"],
+                        "provisional": r["games"] < PROVISIONAL_GAMES, "rank": r["rank"],
+                        "history": history})
+    return ratings
+
+
+def _recent_reactions(games: list[dict[str, Any]]) -> list[int]:
+    """The player's latest `REACTIONS_SHOWN` reaction times, oldest first."""
+    times: list[int] = []
+    for game in games:  # newest first
+        times[:0] = game["reactions"]
+        if len(times) >= REACTIONS_SHOWN:
+            break
+    return times[-REACTIONS_SHOWN:]
+
+
+def bot_samples(store: Store) -> dict[str, list[int]]:
+    """Each bot level's reaction times: from games on this server, or, for a level that has
+    played none here, drawn from its profile (the same draws the bots make)."""
+    stored = store.bot_reactions(REACTIONS_SHOWN)
+    samples: dict[str, list[int]] = {}
+    for level, profile in LEVELS.items():
+        if stored.get(level):
+            samples[level] = stored[level]
+        else:
+            rng = random.Random(f"reactions {level}")
+            samples[level] = [round(draw_reaction_ms(profile, rng)) for _ in range(200)]
+    return samples
+
+
+def slaps_by_pattern(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Slaps won, lost (beaten by another slapper) and misslaps (penalised), by pattern, summed
+    over the rated games read (misslaps are under pattern ``none``)."""
+    totals: dict[str, list[int]] = {}
+    for game in games:
+        for pattern, counts in (game["patterns"] or {}).items():
+            total = totals.setdefault(pattern, [0, 0, 0])
+            for i in range(3):
+                total[i] += int(counts[i])
+    return [{"pattern": p, "won": c[0], "lost": c[1], "misslaps": c[2]}
+            for p, c in sorted(totals.items(), key=lambda item: (-sum(item[1]), item[0]))]
+

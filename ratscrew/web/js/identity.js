@@ -1,0 +1,103 @@
+// @ts-check
+/** Who this browser is: its player key (a secret made here on the first visit, kept in
+ * localStorage, sent in every `join`) and the public player id the server answered with. The
+ * server keeps only the key's hash: a browser that loses its key loses its record. */
+
+export const KEY_ITEM = "ratscrew.player_key";
+export const ID_ITEM = "ratscrew.player_id";
+export const KEY_LENGTH = 32;
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/** @typedef {{getItem(k: string): string | null, setItem(k: string, v: string): void,
+ *             removeItem(k: string): void}} Storage */
+
+/**
+ * A new key: 32 URL-safe characters from `crypto.getRandomValues` (6 bits each, 192 bits).
+ * @param {(bytes: Uint8Array) => Uint8Array} [random] the random source (tests pass their own)
+ * @returns {string}
+ */
+export function newKey(random = (bytes) => crypto.getRandomValues(bytes)) {
+  const bytes = random(new Uint8Array(KEY_LENGTH));
+  // 64 symbols: the low 6 bits of a uniform byte are uniform, so no symbol is likelier
+  return Array.from(bytes, (byte) => ALPHABET[byte & 63]).join("");
+}
+
+/**
+ * Whether a text is a key the protocol accepts (20–64 URL-safe characters).
+ * @param {unknown} key
+ * @returns {key is string}
+ */
+export function validKey(key) {
+  return typeof key === "string" && /^[A-Za-z0-9_-]{20,64}$/.test(key);
+}
+
+/**
+ * This browser's key, made and saved on the first call. A stored key that is not valid is
+ * returned as it is: the server refuses it (`bad_key`) and the page offers a new one.
+ * @param {Storage} [store]
+ * @returns {string}
+ */
+export function playerKey(store = localStorage) {
+  const saved = store.getItem(KEY_ITEM);
+  if (saved !== null && saved !== "") return saved;
+  const made = newKey();
+  store.setItem(KEY_ITEM, made);
+  return made;
+}
+
+/**
+ * Replace this browser's key (an imported one, or a new one after `bad_key`); the player id
+ * belongs to the old key and is forgotten until the server names the new one.
+ * @param {string} key
+ * @param {string | null} [playerId] the new key's public id, when known
+ * @param {Storage} [store]
+ */
+export function replaceKey(key, playerId = null, store = localStorage) {
+  if (!validKey(key)) throw new Error("a player key is 20 to 64 letters, digits, - or _");
+  store.setItem(KEY_ITEM, key);
+  if (playerId) store.setItem(ID_ITEM, playerId);
+  else store.removeItem(ID_ITEM);
+}
+
+/**
+ * Remember the public id `welcome` gave this browser's key (null, a guest: nothing to keep).
+ * @param {string | null | undefined} playerId
+ * @param {Storage} [store]
+ */
+export function rememberPlayerId(playerId, store = localStorage) {
+  if (playerId) store.setItem(ID_ITEM, playerId);
+}
+
+/**
+ * This browser's public player id, once a server has told it.
+ * @param {Storage} [store]
+ * @returns {string | null}
+ */
+export function playerId(store = localStorage) {
+  return store.getItem(ID_ITEM) || null;
+}
+
+/**
+ * The address of a player's page.
+ * @param {string} id
+ * @returns {string}
+ */
+export function playerUrl(id) {
+  return `/players/${encodeURIComponent(id)}`;
+}
+
+/**
+ * Show the page's "Your page" links (elements marked `data-your-page`: anchors get the address,
+ * the others are shown) once this browser knows its player id; hide them before.
+ * @param {ParentNode} [root]
+ */
+export function showYourPage(root = document) {
+  const id = playerId();
+  for (const node of root.querySelectorAll("[data-your-page]")) {
+    if (node instanceof HTMLAnchorElement) {
+      if (id !== null) node.href = playerUrl(id);
+    } else if (node instanceof HTMLElement) {
+      node.hidden = id === null;
+    }
+  }
+}
