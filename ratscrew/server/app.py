@@ -331,6 +331,7 @@ def _page(name: str) -> FileResponse:
 def _not_found_page(what: str) -> HTMLResponse:
     return HTMLResponse(
         "<!doctype html><meta charset=utf-8><title>Not found · ratscrew</title>"
+        "<meta name=viewport content='width=device-width, initial-scale=1'>"
         "<link rel=stylesheet href=/static/css/ratscrew.css>"
         f"<main class=notfound><h1>Not found</h1><p>{what}</p>"
         "<p><a href=/>Start or join a room</a></p></main>",
