@@ -328,6 +328,19 @@ class Game:
 
         Out of turn, the ruleset either refuses (`NotYourTurnError`) or burns the card.
         """
+        # Most calls are a card played in turn with no timer pending: then this is the whole
+        # of `_act` (the same checks, passed; nothing to fire, nothing to undo). Anything else,
+        # a refused argument included, goes through `_act`, which checks in its own order.
+        if (type(at) is int and type(seat) is int and self._turn == seat
+                and self._now <= at <= MAX_TIME_MS and 0 <= seat < self._n and not self._over
+                and self._tie is None and self._last_chance is None and self._award is None):
+            hand = self._hands[seat]
+            if hand:
+                events: list[Event] = []
+                self._now = at
+                self._play_card(seat, hand, at, events)
+                self._actions.append(("play", seat, at))
+                return events
         return self._act("play", seat, at)
 
     def slap(self, seat: int, at: int) -> list[Event]:
@@ -465,6 +478,10 @@ class Game:
         hand = self._hands[seat]
         if not hand:
             raise NoCardsError(f"seat {seat} has no card to play")
+        self._play_card(seat, hand, at, events)
+
+    def _play_card(self, seat: int, hand: deque[Card], at: int, events: list[Event]) -> None:
+        """``seat``, whose turn it is, plays the top card of ``hand`` (their hand, not empty)."""
         card = hand.popleft()
         self._live.append(card)
         self._played_by.append(seat)
@@ -472,8 +489,13 @@ class Game:
         events.append(CardPlayed(at, seat, card))  # positional: the hottest event, keywords cost
         chances = self._chances[card.rank]
         challenge = self._challenge
+        hands = self._hands
+        # The next seat round the table, which usually holds cards: `_next_holder` otherwise.
+        nxt = seat + 1
+        if nxt == self._n:
+            nxt = 0
         if chances > 0:
-            target = self._next_holder(seat)
+            target = nxt if hands[nxt] else self._next_holder(seat)
             if target is None:  # finishing out: nobody can answer, the face card wins
                 self._challenge = Challenge(seat, seat, 0, card)
                 self._lose_challenge(seat, at, events)
@@ -481,15 +503,16 @@ class Game:
             self._challenge = Challenge(seat, target, chances, card)
             self._turn = target
             started = ChallengeStarted if challenge is None else ChallengePassed
-            events.append(started(at=at, seat=seat, target=target, chances=chances, card=card))
+            events.append(started(at, seat, target, chances, card))
         elif challenge is not None:
             challenge.chances_left -= 1
             if challenge.chances_left == 0:
                 self._lose_challenge(seat, at, events)
                 return
         else:
-            self._turn = self._next_holder(seat, include_self=True)
-        self._after_cards_left(at, events, player=seat)
+            self._turn = nxt if hands[nxt] else self._next_holder(seat, include_self=True)
+        if not all(hands):  # with every hand holding cards, `_after_cards_left` has nothing to do
+            self._after_cards_left(at, events, player=seat)
 
     def _lose_challenge(self, loser: int, at: int, events: list[Event]) -> None:
         challenge = self._challenge
