@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ratscrew.engine import Game
@@ -51,42 +52,66 @@ def play_simple_game(
     events: list[Event] = []
     plans: dict[tuple[int, str], int] = {}  # (seat, "play"/"slap") -> when
     now = 0
-
-    def replan(new_events: list[Event]) -> None:
-        if any(isinstance(e, (CardPlayed, PileWon)) for e in new_events):
+    # The players' decisions are half of what a benchmark of whole games measures, so this
+    # loop is written for speed; it draws the same numbers in the same order as ever (a game
+    # replays identically): `pace()` and `react()` are `rng.randint` over the style's ranges.
+    pace, react = _drawer(rng, style.pace_ms), _drawer(rng, style.reaction_ms)
+    chance, random_ = style.misslap_chance, rng.random
+    claims = game.rules.collect == "slap"
+    seats = range(game.players)
+    new: list[Event] = []
+    while True:
+        # Plan after what just happened (nothing, the first time round).
+        played = cleared = False
+        for event in new:
+            if isinstance(event, CardPlayed):
+                played = cleared = True
+                break
+            if isinstance(event, PileWon):
+                cleared = True
+        if cleared:
             plans.clear()
         turn = game.turn
         if turn is not None and (turn, "play") not in plans:
-            plans[(turn, "play")] = now + rng.randint(*style.pace_ms)
-        if game.rules.collect == "slap" and (award := game.award) is not None and (
-                (award.winner, "slap") not in plans):
-            plans[(award.winner, "slap")] = now + rng.randint(*style.reaction_ms)
-        if not any(isinstance(e, CardPlayed) for e in new_events):
-            return
-        slappable = game.slap_pattern() is not None
-        for seat in range(game.players):
-            if (slappable or rng.random() < style.misslap_chance) and game.status(seat) in ("in", "out"):
-                plans[(seat, "slap")] = now + rng.randint(*style.reaction_ms)
-
-    replan([])
-    while not game.over and game.cards_played < style.max_cards:
+            plans[(turn, "play")] = now + pace()
+        if claims and (award := game.award) is not None and (award.winner, "slap") not in plans:
+            plans[(award.winner, "slap")] = now + react()
+        if played:
+            slappable = game.slap_pattern() is not None
+            for seat in seats:
+                if (slappable or random_() < chance) and game.status(seat) in ("in", "out"):
+                    plans[(seat, "slap")] = now + react()
+        # Then act: the earliest plan, or the engine's timer if it falls due first.
+        if game.over or game.cards_played >= style.max_cards:
+            break
         deadline = game.next_deadline
         if plans:
-            (seat, kind), when = min(plans.items(), key=lambda item: (item[1], item[0]))
-        else:
-            seat, kind, when = -1, "", -1
-        if deadline is not None and (not plans or deadline <= when):
+            when, (seat, kind) = min(zip(plans.values(), plans.keys(), strict=True))
+            if deadline is not None and deadline <= when:
+                now = max(now, deadline)
+                new = game.advance(now)
+            else:
+                del plans[(seat, kind)]
+                now = max(now, when)
+                try:
+                    new = game.play(seat, now) if kind == "play" else game.slap(seat, now)
+                except IllegalActionError:
+                    new = []
+        elif deadline is not None:
             now = max(now, deadline)
             new = game.advance(now)
-        elif plans:
-            del plans[(seat, kind)]
-            now = max(now, when)
-            try:
-                new = game.play(seat, now) if kind == "play" else game.slap(seat, now)
-            except IllegalActionError:
-                new = []
         else:
             break
         events.extend(new)
-        replan(new)
     return game, events
+
+
+def _drawer(rng: random.Random, bounds: tuple[int, int]) -> Callable[[], int]:
+    """``rng.randint(*bounds)`` as a function of no arguments, without `randint`'s argument
+    handling when the bounds are plain ints in order (the same draw: ``low`` plus
+    ``rng._randbelow(width)`` is what `randint` comes down to)."""
+    low, high = bounds
+    if type(low) is int and type(high) is int and high >= low:
+        below, width = rng._randbelow, high - low + 1  # type: ignore[attr-defined]
+        return lambda: low + below(width)
+    return lambda: rng.randint(low, high)
