@@ -27,6 +27,7 @@ for simultaneous slaps) are resolved when the engine is told the time, by the ne
 from __future__ import annotations
 
 import copy
+import operator
 import random
 from collections import Counter, deque
 from collections.abc import Sequence
@@ -63,7 +64,7 @@ from ratscrew.events import (
     SlapTie,
     SlapWon,
 )
-from ratscrew.patterns import find_slap, is_triple
+from ratscrew.patterns import PATTERNS, is_triple
 from ratscrew.ruleset import Ruleset
 
 RECORD_FORMAT = "ratscrew-record"
@@ -74,9 +75,10 @@ MAX_TIME_MS = 2**53 - 1
 """The latest time an action may carry, in ms: the largest whole number that every JSON reader
 (JavaScript's included) keeps exactly, and well inside SQLite's 64-bit integers."""
 _SHARED_STATE = frozenset({"rules", "initial_hands", "_rank_kind", "_actions", "_chances",
-                           "_pattern_options"})
+                           "_pattern_options", "_slap_checks", "_kind_of"})
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
 RECORD_VERSION = 1
+_RANK = operator.attrgetter("rank")
 
 
 @dataclass(slots=True)
@@ -175,8 +177,11 @@ class Game:
         self._total_cards = sum(len(h) for h in dealt)
         self._chances = {rank: rules.chances(rank) for rank in Rank}
         self._pattern_options = rules.pattern_options
+        # The ruleset's patterns in its order, looked up once (what `find_slap` does each time).
+        self._slap_checks = tuple((name, PATTERNS[name]) for name in rules.slaps)
         self._rank_kind: dict[Rank, int] = {  # rank -> what the rules can tell apart
             rank: int(rank) if rules.slaps else self._chances[rank] for rank in Rank}
+        self._kind_of = self._rank_kind.__getitem__
         self._seen_states: set[tuple[Any, ...]] = {self._state_key()}
 
     # ------------------------------------------------------------------ constructors
@@ -286,7 +291,13 @@ class Game:
     def slap_pattern(self) -> str | None:
         """The pattern the live pile shows under these rules, or ``None``: the one place views
         and bots ask whether the pile could be slapped right now."""
-        return find_slap(self._live, self.rules.slaps, self._pattern_options)
+        # `find_slap(self._live, self.rules.slaps, self._pattern_options)`, without looking
+        # the patterns up by name on every call: the engine and the players ask on every card.
+        live, options = self._live, self._pattern_options
+        for name, shows in self._slap_checks:
+            if shows(live, options):
+                return name
+        return None
 
     def status(self, seat: int) -> str:
         """``in`` (holding cards or owed a pile), ``locked`` (holding cards but may not slap),
@@ -778,11 +789,11 @@ class Game:
                  check_end: bool = True) -> None:
         """``seat`` takes the pile (burned cards first, as they lie at the bottom) and the
         penalty pile onto the bottom of their hand, then leads the next pile."""
-        pile = self._burned + self._live
-        penalty = self._penalty
-        was_out = not self._hands[seat]
+        burned, live, penalty = self._burned, self._live, self._penalty
         hand = self._hands[seat]
-        hand.extend(pile)
+        was_out = not hand
+        hand.extend(burned)
+        hand.extend(live)
         hand.extend(penalty)
         self._burned, self._live, self._played_by, self._penalty = [], [], [], []
         self._challenge = None
@@ -791,9 +802,9 @@ class Game:
         self._last_chance = None
         self._turn = seat
         self.tricks += 1
-        self._locked = {s for s in self._locked if s == seat}
-        events.append(PileWon(at=at, seat=seat, reason=reason, cards=len(pile),
-                              penalty_cards=len(penalty)))
+        if self._locked:  # only the winner stays locked out
+            self._locked = {seat} if seat in self._locked else set()
+        events.append(PileWon(at, seat, reason, len(burned) + len(live), len(penalty)))
         self._last_win = (at, self.cards_played, seat if reason in ("slap", "claim") else None)
         if was_out and (seat in self._ran_out or seat in self._outsiders):
             # Back in the game with cards: running out again makes them out again.
@@ -818,9 +829,9 @@ class Game:
         """The state at a pile boundary, with cards reduced to what the rules can tell apart
         (ranks; without slap patterns only the chances a card gives), so that a repeat means
         the game loops forever."""
-        kind = self._rank_kind
-        return (self._turn, tuple([tuple([kind[c.rank] for c in hand]) for hand in self._hands]),
-                tuple([kind[c.rank] for c in self._penalty]),
+        kind = self._kind_of
+        return (self._turn, tuple([tuple(map(kind, map(_RANK, hand))) for hand in self._hands]),
+                tuple(map(kind, map(_RANK, self._penalty))),
                 frozenset(self._eliminated), frozenset(self._barred), frozenset(self._locked))
 
     def _end(self, winner: int | None, reason: str, at: int, events: list[Event]) -> None:
