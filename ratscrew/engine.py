@@ -579,14 +579,17 @@ class Game:
             else:
                 self._lose_challenge(challenge.target, at, events)
                 return
-        if self._turn is not None and not self._hands[self._turn] and self._award is None:
+        hands = self._hands
+        if self._turn is not None and not hands[self._turn] and self._award is None:
             self._turn = self._next_holder(self._turn)
-        holders = [seat for seat, hand in enumerate(self._hands) if hand]
-        if len(holders) == self._n:
+        empty = [seat for seat, hand in enumerate(hands) if not hand]
+        if not empty:
             return  # everyone holds cards: nobody is out and no ending below applies
-        self._mark_players_out(at, events)
-        if len(holders) > 1:
+        if not self._ran_out.issuperset(empty):  # else every seat with no cards is already out
+            self._mark_players_out(at, events)
+        if len(empty) < self._n - 1:
             return  # the endings below need at most one player holding cards
+        holders = [seat for seat, hand in enumerate(hands) if hand]
         pending = self._challenge is not None or self._award is not None
         plays_turn = self.rules.last_holder_plays_turn and not self.rules.finishing_out
         if not holders and not pending:
