@@ -75,7 +75,7 @@ MAX_TIME_MS = 2**53 - 1
 """The latest time an action may carry, in ms: the largest whole number that every JSON reader
 (JavaScript's included) keeps exactly, and well inside SQLite's 64-bit integers."""
 _SHARED_STATE = frozenset({"rules", "initial_hands", "_rank_kind", "_actions", "_chances",
-                           "_pattern_options", "_slap_checks", "_kind_of"})
+                           "_pattern_options", "_slap_checks", "_code_of"})
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
 RECORD_VERSION = 1
 _RANK = operator.attrgetter("rank")
@@ -181,7 +181,12 @@ class Game:
         self._slap_checks = tuple((name, PATTERNS[name]) for name in rules.slaps)
         self._rank_kind: dict[Rank, int] = {  # rank -> what the rules can tell apart
             rank: int(rank) if rules.slaps else self._chances[rank] for rank in Rank}
-        self._kind_of = self._rank_kind.__getitem__
+        # Each hand also as bytes, one per card: the code of what the rules can tell apart
+        # of it (the kinds above, numbered), kept in step with the hand, so that the state key
+        # at every pile is a copy of a few bytes rather than a walk over all the cards.
+        codes = {kind: code for code, kind in enumerate(sorted(set(self._rank_kind.values())))}
+        self._code_of = {rank: codes[kind] for rank, kind in self._rank_kind.items()}.__getitem__
+        self._codes = [bytearray(map(self._code_of, map(_RANK, hand))) for hand in dealt]
         self._seen_states: set[tuple[Any, ...]] = {self._state_key()}
 
     # ------------------------------------------------------------------ constructors
@@ -494,6 +499,7 @@ class Game:
     def _play_card(self, seat: int, hand: deque[Card], at: int, events: list[Event]) -> None:
         """``seat``, whose turn it is, plays the top card of ``hand`` (their hand, not empty)."""
         card = hand.popleft()
+        del self._codes[seat][0]
         self._live.append(card)
         self._played_by.append(seat)
         self.cards_played += 1
@@ -780,7 +786,9 @@ class Game:
 
     def _take(self, seat: int, count: int) -> tuple[Card, ...]:
         hand = self._hands[seat]
-        return tuple(hand.popleft() for _ in range(min(count, len(hand))))
+        count = min(count, len(hand))
+        del self._codes[seat][:count]
+        return tuple(hand.popleft() for _ in range(count))
 
     def _burn(self, seat: int, count: int, reason: str, at: int, events: list[Event]) -> None:
         cards = self._take(seat, count)
@@ -798,6 +806,10 @@ class Game:
         hand.extend(burned)
         hand.extend(live)
         hand.extend(penalty)
+        codes, code_of = self._codes[seat], self._code_of
+        codes.extend(map(code_of, map(_RANK, burned)))
+        codes.extend(map(code_of, map(_RANK, live)))
+        codes.extend(map(code_of, map(_RANK, penalty)))
         self._burned, self._live, self._played_by, self._penalty = [], [], [], []
         self._challenge = None
         self._award = None
@@ -831,10 +843,11 @@ class Game:
     def _state_key(self) -> tuple[Any, ...]:
         """The state at a pile boundary, with cards reduced to what the rules can tell apart
         (ranks; without slap patterns only the chances a card gives), so that a repeat means
-        the game loops forever."""
-        kind = self._kind_of
-        return (self._turn, tuple([tuple(map(kind, map(_RANK, hand))) for hand in self._hands]),
-                tuple(map(kind, map(_RANK, self._penalty))),
+        the game loops forever. Each hand is its bytes from ``_codes`` (one code per card,
+        kept in step with the hand; two hands have the same bytes exactly when they have the
+        same kinds of card in the same order)."""
+        return (self._turn, tuple(map(bytes, self._codes)),
+                bytes(map(self._code_of, map(_RANK, self._penalty))),
                 frozenset(self._eliminated), frozenset(self._barred), frozenset(self._locked))
 
     def _end(self, winner: int | None, reason: str, at: int, events: list[Event]) -> None:
@@ -858,7 +871,8 @@ class Game:
             if key in _SHARED_STATE:
                 continue
             if isinstance(value, (list, set, deque)):
-                snap[key] = type(value)(copy.copy(v) for v in value) if key == "_hands" else copy.copy(value)
+                snap[key] = (type(value)(copy.copy(v) for v in value) if key in ("_hands", "_codes")
+                             else copy.copy(value))
             elif isinstance(value, (Challenge, Award)):
                 snap[key] = copy.copy(value)
             elif isinstance(value, TieWindow):
