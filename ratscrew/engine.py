@@ -362,6 +362,20 @@ class Game:
     def slap(self, seat: int, at: int) -> list[Event]:
         """``seat`` slaps the pile at time ``at``: a valid slap wins it, a misslap is penalised,
         and a slap that claims a won challenge collects it."""
+        # With no timer pending, `_act` comes down to this (see `play`).
+        if (type(at) is int and type(seat) is int and self._now <= at <= MAX_TIME_MS
+                and 0 <= seat < self._n and not self._over
+                and self._tie is None and self._last_chance is None and self._award is None):
+            events: list[Event] = []
+            now_before = self._now
+            self._now = at
+            try:
+                self._slap(seat, at, events)
+            except IllegalActionError:
+                self._now = now_before
+                raise
+            self._actions.append(("slap", seat, at))
+            return events
         return self._act("slap", seat, at)
 
     def resign(self, seat: int, at: int) -> list[Event]:
@@ -370,6 +384,21 @@ class Game:
 
     def advance(self, at: int) -> list[Event]:
         """Tell the engine the time is ``at``: fire every timer due by then, in order."""
+        # `_act` for an advance, less its dispatching (see `play`).
+        if type(at) is int and self._now <= at <= MAX_TIME_MS and not self._over:
+            events: list[Event] = []
+            now_before = self._now
+            try:
+                if self._tie is not None or self._last_chance is not None or self._award is not None:
+                    due = self._next_timer()
+                    if due is not None and due <= at:
+                        self._fire_timers(at, events, closing=False)
+                self._now = at
+            except IllegalActionError:
+                self._now = now_before
+                raise
+            self._actions.append(("advance", None, at))
+            return events
         return self._act("advance", None, at)
 
     def _act(self, kind: str, seat: int | None, at: int) -> list[Event]:
