@@ -165,6 +165,9 @@ class Game:
         self._eliminated: set[int] = set()
         self._resigned: set[int] = set()
         self._ran_out: set[int] = set()
+        # Known: every seat holding no cards is in _ran_out. Set by _after_cards_left, cleared
+        # wherever a hand may empty or a seat leave _ran_out; lets a card play skip it.
+        self._outs_marked = False
         self._outsiders = {seat for seat, hand in enumerate(dealt) if not hand}
         self._rng = random.Random(seed)
         self._now = 0
@@ -529,6 +532,8 @@ class Game:
         """``seat``, whose turn it is, plays the top card of ``hand`` (their hand, not empty)."""
         card = hand.popleft()
         del self._codes[seat][0]
+        if not hand:
+            self._outs_marked = False
         self._live.append(card)
         self._played_by.append(seat)
         self.cards_played += 1
@@ -557,7 +562,14 @@ class Game:
                 return
         else:
             self._turn = nxt if hands[nxt] else self._next_holder(seat, include_self=True)
-        if not all(hands):  # with every hand holding cards, `_after_cards_left` has nothing to do
+        if all(hands):
+            return  # every hand holds cards: `_after_cards_left` would have nothing to do
+        # Nor has it when the player still holds cards, every seat without cards is already
+        # out, and the turn (and any challenge) is with a holder: another one than the player
+        # unless a challenge is pending, so no ending can apply either.
+        challenge, turn = self._challenge, self._turn
+        if not (hand and self._outs_marked and turn is not None and hands[turn] and (
+                hands[challenge.target] if challenge is not None else turn != seat)):
             self._after_cards_left(at, events, player=seat)
 
     def _lose_challenge(self, loser: int, at: int, events: list[Event]) -> None:
@@ -619,9 +631,13 @@ class Game:
             self._turn = self._next_holder(self._turn)
         empty = [seat for seat, hand in enumerate(hands) if not hand]
         if not empty:
+            self._outs_marked = True
             return  # everyone holds cards: nobody is out and no ending below applies
-        if not self._ran_out.issuperset(empty):  # else every seat with no cards is already out
+        if self._ran_out.issuperset(empty):  # every seat with no cards is already out
+            self._outs_marked = True
+        else:
             self._mark_players_out(at, events)
+            self._outs_marked = self._ran_out.issuperset(empty)
         if len(empty) < self._n - 1:
             return  # the endings below need at most one player holding cards
         holders = [seat for seat, hand in enumerate(hands) if hand]
@@ -817,6 +833,8 @@ class Game:
         hand = self._hands[seat]
         count = min(count, len(hand))
         del self._codes[seat][:count]
+        if count and count == len(hand):
+            self._outs_marked = False
         return tuple(hand.popleft() for _ in range(count))
 
     def _burn(self, seat: int, count: int, reason: str, at: int, events: list[Event]) -> None:
@@ -831,6 +849,7 @@ class Game:
         penalty pile onto the bottom of their hand, then leads the next pile."""
         burned, live, penalty = self._burned, self._live, self._penalty
         hand = self._hands[seat]
+        self._outs_marked = False  # the seat may leave _ran_out below
         was_out = not hand
         hand.extend(burned)
         hand.extend(live)
