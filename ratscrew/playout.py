@@ -57,8 +57,10 @@ def play_simple_game(
     now = 0
     # The players' decisions are half of what a benchmark of whole games measures, so this
     # loop is written for speed; it draws the same numbers in the same order as ever (a game
-    # replays identically): `pace()` and `react()` are `rng.randint` over the style's ranges.
-    pace, react = _drawer(rng, style.pace_ms), _drawer(rng, style.reaction_ms)
+    # replays identically): ``pace_low + pace(pace_width)`` is ``rng.randint(*style.pace_ms)``,
+    # and the same for the reaction.
+    pace_low, pace, pace_width = _drawer(rng, style.pace_ms)
+    react_low, react, react_width = _drawer(rng, style.reaction_ms)
     chance, random_ = style.misslap_chance, rng.random
     claims = game.rules.collect == "slap"
     seats = range(game.players)
@@ -78,18 +80,18 @@ def play_simple_game(
             plans.clear()
         turn = game.turn
         if turn is not None and 2 * turn not in plans:
-            plans[2 * turn] = now + pace()
+            plans[2 * turn] = now + pace_low + pace(pace_width)
         if claims and (award := game.award) is not None and 2 * award.winner + 1 not in plans:
-            plans[2 * award.winner + 1] = now + react()
+            plans[2 * award.winner + 1] = now + react_low + react(react_width)
         if played:
             if slap_pattern() is not None:
                 for seat in seats:
                     if status(seat) in ("in", "out"):
-                        plans[2 * seat + 1] = now + react()
+                        plans[2 * seat + 1] = now + react_low + react(react_width)
             else:
                 for seat in seats:
                     if random_() < chance and status(seat) in ("in", "out"):
-                        plans[2 * seat + 1] = now + react()
+                        plans[2 * seat + 1] = now + react_low + react(react_width)
         # Then act: the earliest plan, or the engine's timer if it falls due first.
         if game.over or game.cards_played >= max_cards:
             break
@@ -118,12 +120,12 @@ def play_simple_game(
     return game, events
 
 
-def _drawer(rng: random.Random, bounds: tuple[int, int]) -> Callable[[], int]:
-    """``rng.randint(*bounds)`` as a function of no arguments, without `randint`'s argument
-    handling when the bounds are plain ints in order (the same draw: ``low`` plus
-    ``rng._randbelow(width)`` is what `randint` comes down to)."""
+def _drawer(rng: random.Random, bounds: tuple[int, int]) -> tuple[int, Callable[[int], int], int]:
+    """``(low, draw, width)`` such that ``low + draw(width)`` is ``rng.randint(*bounds)``, the
+    same number from the same state: `randint` comes down to ``low`` plus
+    ``rng._randbelow(width)`` when the bounds are plain ints in order, and the call skips
+    its argument handling. Other bounds go through `randint` itself, its errors included."""
     low, high = bounds
     if type(low) is int and type(high) is int and high >= low:
-        below, width = rng._randbelow, high - low + 1  # type: ignore[attr-defined]
-        return lambda: low + below(width)
-    return lambda: rng.randint(low, high)
+        return low, rng._randbelow, high - low + 1  # type: ignore[attr-defined]
+    return 0, lambda _width: rng.randint(low, high), 0
