@@ -75,10 +75,13 @@ MAX_TIME_MS = 2**53 - 1
 """The latest time an action may carry, in ms: the largest whole number that every JSON reader
 (JavaScript's included) keeps exactly, and well inside SQLite's 64-bit integers."""
 _SHARED_STATE = frozenset({"rules", "initial_hands", "_rank_kind", "_actions", "_chances",
-                           "_pattern_options", "_slap_checks", "_code_of"})
+                           "_pattern_options", "_slap_checks", "_code_of",
+                           "_rank_repeats"})
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
 RECORD_VERSION = 1
 _RANK = operator.attrgetter("rank")
+_REPEATS = {"double": 2, "sandwich": 3}
+"""Patterns that are the top card's rank again so many cards from the top (counting it)."""
 
 
 @dataclass(slots=True)
@@ -182,6 +185,11 @@ class Game:
         self._pattern_options = rules.pattern_options
         # The ruleset's patterns in its order, looked up once (what `find_slap` does each time).
         self._slap_checks = tuple((name, PATTERNS[name]) for name in rules.slaps)
+        # When the patterns are only doubles and sandwiches (most rulesets), each is the top
+        # card's rank found again so many cards down: checked inline, without a call each.
+        self._rank_repeats: tuple[tuple[str, int], ...] | None = (
+            tuple((name, _REPEATS[name]) for name in rules.slaps)
+            if set(rules.slaps) <= _REPEATS.keys() else None)
         self._rank_kind: dict[Rank, int] = {  # rank -> what the rules can tell apart
             rank: int(rank) if rules.slaps else self._chances[rank] for rank in Rank}
         # Each hand also as bytes, one per card: the code of what the rules can tell apart
@@ -301,7 +309,17 @@ class Game:
         and bots ask whether the pile could be slapped right now."""
         # `find_slap(self._live, self.rules.slaps, self._pattern_options)`, without looking
         # the patterns up by name on every call: the engine and the players ask on every card.
-        live, options = self._live, self._pattern_options
+        live = self._live
+        repeats = self._rank_repeats
+        if repeats is not None:
+            size = len(live)
+            if size >= 2:
+                top = live[-1].rank
+                for name, down in repeats:
+                    if size >= down and live[-down].rank == top:
+                        return name
+            return None
+        options = self._pattern_options
         for name, shows in self._slap_checks:
             if shows(live, options):
                 return name

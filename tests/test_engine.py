@@ -459,3 +459,24 @@ def test_zones_hold_each_card_exactly_once() -> None:
     assert len(cards) == 54
     assert sorted(map(str, cards)) == sorted(map(str, parse_cards(" ".join(
         format_cards(game.hand(s)) for s in range(3)))))
+
+
+# --- the engine's shortcuts agree with the plain definitions ------------------------------
+
+@pytest.mark.parametrize("slaps", [(), ("double",), ("sandwich",), ("double", "sandwich"),
+                                   ("sandwich", "double"), ("triple", "double", "run", "joker")])
+def test_slap_pattern_is_find_slap(slaps: tuple[str, ...]) -> None:
+    """The engine checks doubles and sandwiches inline; it must say what `find_slap` says."""
+    import random
+
+    from ratscrew.cards import standard_deck
+    from ratscrew.patterns import find_slap
+
+    rules = dataclasses.replace(Ruleset.preset("northwest"), slaps=slaps)
+    rng = random.Random(len(slaps))
+    deck = standard_deck(jokers=True)
+    for _ in range(300):
+        pile = rng.sample(deck, rng.randint(0, 5))
+        game = Game(rules, hands=[deck[:1], deck[1:2]], leader=0)
+        game._live = pile  # any pile at all, not only one that play could reach
+        assert game.slap_pattern() == find_slap(pile, slaps, rules.pattern_options)
