@@ -302,7 +302,9 @@ class Game:
     def next_deadline(self) -> int | None:
         """When the engine's next timer falls due (tie window, grace or claim window), in ms;
         a driver calls :meth:`advance` then, if no action comes first."""
-        return None if self._over else self._next_timer()
+        if self._over or (self._tie is None and self._last_chance is None and self._award is None):
+            return None  # no timer at all: what `_next_timer` finds, without the call
+        return self._next_timer()
 
     def slap_pattern(self) -> str | None:
         """The pattern the live pile shows under these rules, or ``None``: the one place views
@@ -329,7 +331,8 @@ class Game:
         """``in`` (holding cards or owed a pile), ``locked`` (holding cards but may not slap),
         ``out`` (no cards, may slap in), ``barred`` (may no longer slap in), ``eliminated``
         (out for good) or ``watching`` (an outsider who may not slap in)."""
-        self._check_seat(seat)
+        if type(seat) is not int or not 0 <= seat < self._n:  # `_check_seat`, inline
+            self._check_seat(seat)
         return self._status(seat)
 
     def _status(self, seat: int) -> str:
@@ -599,8 +602,8 @@ class Game:
             self._burn(loser, 1, "failure", at, events)
         self._challenge = None
         self._turn = None
-        ends_game = all(not hand for seat, hand in enumerate(self._hands) if seat != winner)
-        if self.rules.collect == "auto" or ends_game:
+        if self.rules.collect == "auto" or all(
+                not hand for seat, hand in enumerate(self._hands) if seat != winner):
             # A pile that gives its winner every card ends the game: nobody needs to claim it.
             grace = self.rules.grace_ms if self.rules.collect == "auto" else 0
             award = Award(winner, loser, collect_at=at + grace, exclusive_until=None)
@@ -608,9 +611,7 @@ class Game:
             award = Award(winner, loser, collect_at=None,
                           exclusive_until=at + self.rules.claim_window_ms)
         self._award = award
-        events.append(ChallengeLost(at=at, seat=loser, winner=winner,
-                                    collect_at=award.collect_at,
-                                    exclusive_until=award.exclusive_until))
+        events.append(ChallengeLost(at, loser, winner, award.collect_at, award.exclusive_until))
         if award.collect_at is not None and award.collect_at <= at:
             self._collect(winner, "challenge", at, events)
         else:
@@ -762,7 +763,7 @@ class Game:
         self._collect(seat, "claim", at, events)
 
     def _win_slap(self, seat: int, pattern: str, at: int, events: list[Event]) -> None:
-        events.append(SlapWon(at=at, seat=seat, pattern=pattern, top=tuple(self._live[-4:])))
+        events.append(SlapWon(at, seat, pattern, tuple(self._live[-4:])))
         self._misslap_run[seat] = 0
         rules = self.rules
         triple = "triple" in rules.slaps and is_triple(self._live, self._pattern_options)
@@ -799,8 +800,7 @@ class Game:
             self._penalty.extend(paid)
         elif penalty == "give_pile":
             pile_to = self._give_pile_receiver(seat)
-        events.append(Misslap(at=at, seat=seat, penalty=penalty, cards=paid, pile_to=pile_to,
-                              why=why, slapped=tuple(self._live[-3:])))
+        events.append(Misslap(at, seat, penalty, paid, pile_to, why, tuple(self._live[-3:])))
         if penalty == "lockout":
             self._locked.add(seat)
             events.append(LockedOut(at=at, seat=seat))
