@@ -867,15 +867,16 @@ class Game:
         penalty pile onto the bottom of their hand, then leads the next pile."""
         burned, live, penalty = self._burned, self._live, self._penalty
         hand = self._hands[seat]
-        self._outs_marked = False  # the seat may leave _ran_out below
         was_out = not hand
-        hand.extend(burned)
-        hand.extend(live)
-        hand.extend(penalty)
         codes, code_of = self._codes[seat], self._code_of
-        codes.extend(map(code_of, map(_RANK, burned)))
+        if burned:
+            hand.extend(burned)
+            codes.extend(map(code_of, map(_RANK, burned)))
+        hand.extend(live)
         codes.extend(map(code_of, map(_RANK, live)))
-        codes.extend(map(code_of, map(_RANK, penalty)))
+        if penalty:
+            hand.extend(penalty)
+            codes.extend(map(code_of, map(_RANK, penalty)))
         self._burned, self._live, self._played_by, self._penalty = [], [], [], []
         self._challenge = None
         self._award = None
@@ -889,6 +890,7 @@ class Game:
         self._last_win = (at, self.cards_played, seat if reason in ("slap", "claim") else None)
         if was_out and (seat in self._ran_out or seat in self._outsiders):
             # Back in the game with cards: running out again makes them out again.
+            self._outs_marked = False  # (no cards yet, if the pile was empty, and not out)
             self._ran_out.discard(seat)
             self._outsiders.discard(seat)
             self._misslap_run[seat] = 0
