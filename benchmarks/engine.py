@@ -32,21 +32,23 @@ from ratscrew.ruleset import Ruleset
 Action = tuple[str, int | None, int]
 
 
-def measure(preset: str, players: int, games: int) -> tuple[float, float, float, float, float]:
+def measure(preset: str, players: int, games: int) -> tuple[float, ...]:
     """Games/s, card plays/s, mean cards per game, microseconds per action with the players,
-    and microseconds per action of the engine alone, for ``games`` seeded games."""
+    microseconds per action of the engine alone, and games per second of this process's CPU
+    time, for ``games`` seeded games. (On a loaded machine the wall-clock figures count the
+    time other processes held the core; the CPU-time one does not.)"""
     rules = Ruleset.preset(preset)
     cards = 0
     played: list[tuple[int, list[Action]]] = []
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for seed in range(games):
         game, _ = play_simple_game(rules, players=players, seed=seed)
         cards += game.cards_played
         played.append((seed, game.actions_since(0)))
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     actions = sum(len(taken) for _, taken in played)
     return (games / elapsed, cards / elapsed, cards / games, elapsed / actions * 1e6,
-            replay(rules, players, played) / actions * 1e6)
+            replay(rules, players, played) / actions * 1e6, games / cpu)
 
 
 def replay(rules: Ruleset, players: int, played: list[tuple[int, list[Action]]]) -> float:
@@ -66,7 +68,7 @@ def replay(rules: Ruleset, players: int, played: list[tuple[int, list[Action]]])
     return time.perf_counter() - start
 
 
-COLUMNS = ("games/s", "cards/s", "cards/game", "us/action", "engine us/action")
+COLUMNS = ("games/s", "cards/s", "cards/game", "us/action", "engine us/action", "games/cpu-s")
 
 
 def run_in(tree: Path, args: argparse.Namespace) -> dict[str, list[float]]:
@@ -89,16 +91,17 @@ def compare(other: Path, args: argparse.Namespace) -> None:
         for name in order:
             runs[name].append(run_in(trees[name], args))
         print(f"round {number + 1}: " + "  ".join(
-            f"{name} {runs[name][-1][p][0]:.1f}" for name in trees for p in args.presets[:1])
-            + f" games/s ({args.presets[0]})", flush=True)
+            f"{name} {runs[name][-1][p][0]:.1f} ({runs[name][-1][p][5]:.1f} per cpu-s)"
+            for name in trees for p in args.presets[:1]) + f" games/s ({args.presets[0]})",
+            flush=True)
     print(f"medians of {args.rounds} interleaved rounds; before = {trees['before']}, "
           f"after = {trees['after']}")
-    print(f"{'preset':<10} {'tree':<7}" + "".join(f" {c:>17}" for c in COLUMNS))
+    print(f"{'preset':<10} {'tree':<7}" + "".join(f" {c:>16}" for c in COLUMNS))
     for preset in args.presets:
         for name in trees:
             medians = [statistics.median(run[preset][i] for run in runs[name])
                        for i in range(len(COLUMNS))]
-            print(f"{preset:<10} {name:<7}" + "".join(f" {m:>17.2f}" for m in medians))
+            print(f"{preset:<10} {name:<7}" + "".join(f" {m:>16.2f}" for m in medians))
 
 
 def main() -> None:
@@ -123,12 +126,12 @@ def main() -> None:
     print(f"benchmarks/engine.py --games {args.games} --players {args.players}"
           f"  ({platform.python_implementation()} {platform.python_version()}, one core)")
     print(f"{'preset':<10} {'games/s':>9} {'cards/s':>10} {'cards/game':>11} {'us/action':>10}"
-          f" {'engine us/action':>17}")
+          f" {'engine us/action':>17} {'games/cpu-s':>12}")
     for preset in args.presets:
-        games_per_s, cards_per_s, mean_cards, us_action, engine_us = measure(
+        games_per_s, cards_per_s, mean_cards, us_action, engine_us, cpu_games = measure(
             preset, args.players, args.games)
         print(f"{preset:<10} {games_per_s:>9.1f} {cards_per_s:>10.0f} {mean_cards:>11.1f}"
-              f" {us_action:>10.2f} {engine_us:>17.2f}")
+              f" {us_action:>10.2f} {engine_us:>17.2f} {cpu_games:>12.1f}")
 
 
 if __name__ == "__main__":
