@@ -97,7 +97,10 @@ def play_simple_game(
             break
         deadline = game.next_deadline
         if plans:
-            when, key = min(zip(plans.values(), plans.keys(), strict=True))
+            if len(plans) == 1:  # as often as not, only the turn's next card is planned
+                ((key, when),) = plans.items()
+            else:
+                when, key = min(zip(plans.values(), plans.keys(), strict=True))
             if deadline is not None and deadline <= when:
                 if deadline > now:
                     now = deadline
