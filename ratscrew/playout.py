@@ -57,10 +57,8 @@ def play_simple_game(
     now = 0
     # The players' decisions are half of what a benchmark of whole games measures, so this
     # loop is written for speed; it draws the same numbers in the same order as ever (a game
-    # replays identically): ``pace_low + pace(pace_width)`` is ``rng.randint(*style.pace_ms)``,
-    # and the same for the reaction.
-    pace_low, pace, pace_width = _drawer(rng, style.pace_ms)
-    react_low, react, react_width = _drawer(rng, style.reaction_ms)
+    # replays identically): `pace()` and `react()` are `rng.randint` over the style's ranges.
+    pace, react = _drawer(rng, style.pace_ms), _drawer(rng, style.reaction_ms)
     chance, random_ = style.misslap_chance, rng.random
     claims = game.rules.collect == "slap"
     seats = range(game.players)
@@ -80,18 +78,18 @@ def play_simple_game(
             plans.clear()
         turn = game.turn
         if turn is not None and 2 * turn not in plans:
-            plans[2 * turn] = now + pace_low + pace(pace_width)
+            plans[2 * turn] = now + pace()
         if claims and (award := game.award) is not None and 2 * award.winner + 1 not in plans:
-            plans[2 * award.winner + 1] = now + react_low + react(react_width)
+            plans[2 * award.winner + 1] = now + react()
         if played:
             if slap_pattern() is not None:
                 for seat in seats:
                     if status(seat) in ("in", "out"):
-                        plans[2 * seat + 1] = now + react_low + react(react_width)
+                        plans[2 * seat + 1] = now + react()
             else:
                 for seat in seats:
                     if random_() < chance and status(seat) in ("in", "out"):
-                        plans[2 * seat + 1] = now + react_low + react(react_width)
+                        plans[2 * seat + 1] = now + react()
         # Then act: the earliest plan, or the engine's timer if it falls due first.
         if game.over or game.cards_played >= max_cards:
             break
@@ -123,12 +121,22 @@ def play_simple_game(
     return game, events
 
 
-def _drawer(rng: random.Random, bounds: tuple[int, int]) -> tuple[int, Callable[[int], int], int]:
-    """``(low, draw, width)`` such that ``low + draw(width)`` is ``rng.randint(*bounds)``, the
-    same number from the same state: `randint` comes down to ``low`` plus
-    ``rng._randbelow(width)`` when the bounds are plain ints in order, and the call skips
-    its argument handling. Other bounds go through `randint` itself, its errors included."""
+def _drawer(rng: random.Random, bounds: tuple[int, int]) -> Callable[[], int]:
+    """``rng.randint(*bounds)`` as a function of no arguments: the same number from the same
+    state, with `randint`'s argument handling done once. For plain int bounds in order and a
+    plain `random.Random`, `randint` comes down to ``low`` plus `_randbelow_with_getrandbits`
+    of the width, which is written out here; anything else calls `randint` itself."""
     low, high = bounds
-    if type(low) is int and type(high) is int and high >= low:
-        return low, rng._randbelow, high - low + 1  # type: ignore[attr-defined]
-    return 0, lambda _width: rng.randint(low, high), 0
+    if (type(low) is int and type(high) is int and high >= low and type(rng)._randbelow  # type: ignore[attr-defined]
+            is random.Random._randbelow_with_getrandbits):  # type: ignore[attr-defined]
+        width = high - low + 1
+        bits, getrandbits = width.bit_length(), rng.getrandbits
+
+        def draw() -> int:
+            r = getrandbits(bits)
+            while r >= width:
+                r = getrandbits(bits)
+            return low + r
+
+        return draw
+    return lambda: rng.randint(low, high)

@@ -480,3 +480,18 @@ def test_slap_pattern_is_find_slap(slaps: tuple[str, ...]) -> None:
         game = Game(rules, hands=[deck[:1], deck[1:2]], leader=0)
         game._live = pile  # any pile at all, not only one that play could reach
         assert game.slap_pattern() == find_slap(pile, slaps, rules.pattern_options)
+
+
+@pytest.mark.parametrize("bounds", [(350, 900), (180, 650), (5, 5), (0, 1), (0, 2**40), (-3, 7)])
+def test_simple_players_draw_what_randint_draws(bounds: tuple[int, int]) -> None:
+    """The simple players' draws are written out for speed; games replay only if they are
+    exactly `randint`'s, number for number, interleaved with other draws."""
+    import random
+
+    from ratscrew.playout import _drawer
+
+    ours, theirs = random.Random(7), random.Random(7)
+    draw = _drawer(ours, bounds)
+    for _ in range(2000):
+        assert draw() == theirs.randint(*bounds)
+        assert ours.random() == theirs.random()
