@@ -80,6 +80,7 @@ _SHARED_STATE = frozenset({"rules", "initial_hands", "_rank_kind", "_actions", "
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
 RECORD_VERSION = 1
 _RANK = operator.attrgetter("rank")
+_NOBODY: frozenset[int] = frozenset()
 _REPEATS = {"double": 2, "sandwich": 3}
 """Patterns that are the top card's rank again so many cards from the top (counting it)."""
 
@@ -914,9 +915,11 @@ class Game:
         the game loops forever. Each hand is its bytes from ``_codes`` (one code per card,
         kept in step with the hand; two hands have the same bytes exactly when they have the
         same kinds of card in the same order)."""
+        penalty, out, barred, locked = self._penalty, self._eliminated, self._barred, self._locked
         return (self._turn, tuple(map(bytes, self._codes)),
-                bytes(map(self._code_of, map(_RANK, self._penalty))),
-                frozenset(self._eliminated), frozenset(self._barred), frozenset(self._locked))
+                bytes(map(self._code_of, map(_RANK, penalty))) if penalty else b"",
+                frozenset(out) if out else _NOBODY, frozenset(barred) if barred else _NOBODY,
+                frozenset(locked) if locked else _NOBODY)
 
     def _end(self, winner: int | None, reason: str, at: int, events: list[Event]) -> None:
         self._over = True
