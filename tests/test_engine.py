@@ -495,3 +495,42 @@ def test_simple_players_draw_what_randint_draws(bounds: tuple[int, int]) -> None
     for _ in range(2000):
         assert draw() == theirs.randint(*bounds)
         assert ours.random() == theirs.random()
+
+
+@pytest.mark.parametrize("preset", ["classic", "ratscrew", "paranoid", "bmn"])
+def test_play_shortcuts_skip_only_what_does_nothing(preset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A card play skips `_after_cards_left` when it would change nothing, trusting
+    `_outs_marked`; and the hands' byte codes (the cycle key) follow the hands. Check both
+    on whole games: run the skipped call anyway and compare the state."""
+    from ratscrew.playout import SimplePlayers, play_simple_game
+
+    after_cards_left, play_card = Game._after_cards_left, Game._play_card
+    skipped = 0
+
+    def checked_play_card(self: Game, seat: int, hand: object, at: int, events: list) -> None:  # type: ignore[type-arg]
+        nonlocal skipped
+        calls: list[int] = []
+        monkeypatch.setattr(Game, "_after_cards_left",
+                            lambda g, *a, **k: (calls.append(1), after_cards_left(g, *a, **k))[1])
+        play_card(self, seat, hand, at, events)  # type: ignore[arg-type]
+        monkeypatch.setattr(Game, "_after_cards_left", after_cards_left)
+        if self._outs_marked:
+            assert self._ran_out.issuperset(s for s, h in enumerate(self._hands) if not h)
+        for codes, cards in zip(self._codes, self._hands, strict=True):
+            assert bytes(codes) == bytes(self._code_of(card.rank) for card in cards)
+        if calls or self._over:
+            return
+        skipped += 1
+        before, count = self._snapshot(), len(events)
+        after_cards_left(self, at, events, player=seat)
+        after = self._snapshot()
+        assert len(events) == count
+        assert {k: v for k, v in before.items() if k not in ("_rng", "_outs_marked")} == {
+            k: v for k, v in after.items() if k not in ("_rng", "_outs_marked")}
+
+    monkeypatch.setattr(Game, "_play_card", checked_play_card)
+    clumsy = SimplePlayers(misslap_chance=0.15, max_cards=4000)
+    for seed in range(4):
+        play_simple_game(Ruleset.preset(preset), players=2 + seed, seed=seed,
+                         style=clumsy if seed % 2 else None)
+    assert skipped > 100
