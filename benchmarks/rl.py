@@ -135,7 +135,7 @@ def main() -> None:
     sure, sure_episodes = gym_steps(args.seconds, args.players, sure_hand)
     par = parallel_steps(args.seconds, args.players)
     vec = vector_steps(args.seconds, args.players)
-    _, _, _, _, engine_us = measure("classic", args.players, 40)
+    engine_us = measure("classic", args.players, 40)[4]
     print(f"{'environment':<28} {'steps/s':>9} {'us/step':>8} {'x engine action':>16}")
     for name, value in ((f"gymnasium (random, {episodes} episodes)", rate),
                         (f"gymnasium (sure hand, {sure_episodes} ep.)", sure),

@@ -27,6 +27,7 @@ for simultaneous slaps) are resolved when the engine is told the time, by the ne
 from __future__ import annotations
 
 import copy
+import operator
 import random
 from collections import Counter, deque
 from collections.abc import Sequence
@@ -63,7 +64,7 @@ from ratscrew.events import (
     SlapTie,
     SlapWon,
 )
-from ratscrew.patterns import find_slap, is_triple
+from ratscrew.patterns import PATTERNS, is_triple
 from ratscrew.ruleset import Ruleset
 
 RECORD_FORMAT = "ratscrew-record"
@@ -74,9 +75,14 @@ MAX_TIME_MS = 2**53 - 1
 """The latest time an action may carry, in ms: the largest whole number that every JSON reader
 (JavaScript's included) keeps exactly, and well inside SQLite's 64-bit integers."""
 _SHARED_STATE = frozenset({"rules", "initial_hands", "_rank_kind", "_actions", "_chances",
-                           "_pattern_options"})
+                           "_pattern_options", "_slap_checks", "_code_of",
+                           "_rank_repeats"})
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
 RECORD_VERSION = 1
+_RANK = operator.attrgetter("rank")
+_NOBODY: frozenset[int] = frozenset()
+_REPEATS = {"double": 2, "sandwich": 3}
+"""Patterns that are the top card's rank again so many cards from the top (counting it)."""
 
 
 @dataclass(slots=True)
@@ -163,6 +169,9 @@ class Game:
         self._eliminated: set[int] = set()
         self._resigned: set[int] = set()
         self._ran_out: set[int] = set()
+        # Known: every seat holding no cards is in _ran_out. Set by _after_cards_left, cleared
+        # wherever a hand may empty or a seat leave _ran_out; lets a card play skip it.
+        self._outs_marked = False
         self._outsiders = {seat for seat, hand in enumerate(dealt) if not hand}
         self._rng = random.Random(seed)
         self._now = 0
@@ -175,8 +184,21 @@ class Game:
         self._total_cards = sum(len(h) for h in dealt)
         self._chances = {rank: rules.chances(rank) for rank in Rank}
         self._pattern_options = rules.pattern_options
+        # The ruleset's patterns in its order, looked up once (what `find_slap` does each time).
+        self._slap_checks = tuple((name, PATTERNS[name]) for name in rules.slaps)
+        # When the patterns are only doubles and sandwiches (most rulesets), each is the top
+        # card's rank found again so many cards down: checked inline, without a call each.
+        self._rank_repeats: tuple[tuple[str, int], ...] | None = (
+            tuple((name, _REPEATS[name]) for name in rules.slaps)
+            if set(rules.slaps) <= _REPEATS.keys() else None)
         self._rank_kind: dict[Rank, int] = {  # rank -> what the rules can tell apart
             rank: int(rank) if rules.slaps else self._chances[rank] for rank in Rank}
+        # Each hand also as bytes, one per card: the code of what the rules can tell apart
+        # of it (the kinds above, numbered), kept in step with the hand, so that the state key
+        # at every pile is a copy of a few bytes rather than a walk over all the cards.
+        codes = {kind: code for code, kind in enumerate(sorted(set(self._rank_kind.values())))}
+        self._code_of = {rank: codes[kind] for rank, kind in self._rank_kind.items()}.__getitem__
+        self._codes = [bytearray(map(self._code_of, map(_RANK, hand))) for hand in dealt]
         self._seen_states: set[tuple[Any, ...]] = {self._state_key()}
 
     # ------------------------------------------------------------------ constructors
@@ -281,18 +303,37 @@ class Game:
     def next_deadline(self) -> int | None:
         """When the engine's next timer falls due (tie window, grace or claim window), in ms;
         a driver calls :meth:`advance` then, if no action comes first."""
-        return None if self._over else self._next_timer()
+        if self._over or (self._tie is None and self._last_chance is None and self._award is None):
+            return None  # no timer at all: what `_next_timer` finds, without the call
+        return self._next_timer()
 
     def slap_pattern(self) -> str | None:
         """The pattern the live pile shows under these rules, or ``None``: the one place views
         and bots ask whether the pile could be slapped right now."""
-        return find_slap(self._live, self.rules.slaps, self._pattern_options)
+        # `find_slap(self._live, self.rules.slaps, self._pattern_options)`, without looking
+        # the patterns up by name on every call: the engine and the players ask on every card.
+        live = self._live
+        repeats = self._rank_repeats
+        if repeats is not None:
+            size = len(live)
+            if size >= 2:
+                top = live[-1].rank
+                for name, down in repeats:
+                    if size >= down and live[-down].rank == top:
+                        return name
+            return None
+        options = self._pattern_options
+        for name, shows in self._slap_checks:
+            if shows(live, options):
+                return name
+        return None
 
     def status(self, seat: int) -> str:
         """``in`` (holding cards or owed a pile), ``locked`` (holding cards but may not slap),
         ``out`` (no cards, may slap in), ``barred`` (may no longer slap in), ``eliminated``
         (out for good) or ``watching`` (an outsider who may not slap in)."""
-        self._check_seat(seat)
+        if type(seat) is not int or not 0 <= seat < self._n:  # `_check_seat`, inline
+            self._check_seat(seat)
         return self._status(seat)
 
     def _status(self, seat: int) -> str:
@@ -328,11 +369,38 @@ class Game:
 
         Out of turn, the ruleset either refuses (`NotYourTurnError`) or burns the card.
         """
+        # Most calls are a card played in turn with no timer pending: then this is the whole
+        # of `_act` (the same checks, passed; nothing to fire, nothing to undo). Anything else,
+        # a refused argument included, goes through `_act`, which checks in its own order.
+        if (type(at) is int and type(seat) is int and self._turn == seat
+                and self._now <= at <= MAX_TIME_MS and 0 <= seat < self._n and not self._over
+                and self._tie is None and self._last_chance is None and self._award is None):
+            hand = self._hands[seat]
+            if hand:
+                events: list[Event] = []
+                self._now = at
+                self._play_card(seat, hand, at, events)
+                self._actions.append(("play", seat, at))
+                return events
         return self._act("play", seat, at)
 
     def slap(self, seat: int, at: int) -> list[Event]:
         """``seat`` slaps the pile at time ``at``: a valid slap wins it, a misslap is penalised,
         and a slap that claims a won challenge collects it."""
+        # With no timer pending, `_act` comes down to this (see `play`).
+        if (type(at) is int and type(seat) is int and self._now <= at <= MAX_TIME_MS
+                and 0 <= seat < self._n and not self._over
+                and self._tie is None and self._last_chance is None and self._award is None):
+            events: list[Event] = []
+            now_before = self._now
+            self._now = at
+            try:
+                self._slap(seat, at, events)
+            except IllegalActionError:
+                self._now = now_before
+                raise
+            self._actions.append(("slap", seat, at))
+            return events
         return self._act("slap", seat, at)
 
     def resign(self, seat: int, at: int) -> list[Event]:
@@ -341,6 +409,21 @@ class Game:
 
     def advance(self, at: int) -> list[Event]:
         """Tell the engine the time is ``at``: fire every timer due by then, in order."""
+        # `_act` for an advance, less its dispatching (see `play`).
+        if type(at) is int and self._now <= at <= MAX_TIME_MS and not self._over:
+            events: list[Event] = []
+            now_before = self._now
+            try:
+                if self._tie is not None or self._last_chance is not None or self._award is not None:
+                    due = self._next_timer()
+                    if due is not None and due <= at:
+                        self._fire_timers(at, events, closing=False)
+                self._now = at
+            except IllegalActionError:
+                self._now = now_before
+                raise
+            self._actions.append(("advance", None, at))
+            return events
         return self._act("advance", None, at)
 
     def _act(self, kind: str, seat: int | None, at: int) -> list[Event]:
@@ -465,15 +548,27 @@ class Game:
         hand = self._hands[seat]
         if not hand:
             raise NoCardsError(f"seat {seat} has no card to play")
+        self._play_card(seat, hand, at, events)
+
+    def _play_card(self, seat: int, hand: deque[Card], at: int, events: list[Event]) -> None:
+        """``seat``, whose turn it is, plays the top card of ``hand`` (their hand, not empty)."""
         card = hand.popleft()
+        del self._codes[seat][0]
+        if not hand:
+            self._outs_marked = False
         self._live.append(card)
         self._played_by.append(seat)
         self.cards_played += 1
         events.append(CardPlayed(at, seat, card))  # positional: the hottest event, keywords cost
         chances = self._chances[card.rank]
         challenge = self._challenge
+        hands = self._hands
+        # The next seat round the table, which usually holds cards: `_next_holder` otherwise.
+        nxt = seat + 1
+        if nxt == self._n:
+            nxt = 0
         if chances > 0:
-            target = self._next_holder(seat)
+            target = nxt if hands[nxt] else self._next_holder(seat)
             if target is None:  # finishing out: nobody can answer, the face card wins
                 self._challenge = Challenge(seat, seat, 0, card)
                 self._lose_challenge(seat, at, events)
@@ -481,15 +576,23 @@ class Game:
             self._challenge = Challenge(seat, target, chances, card)
             self._turn = target
             started = ChallengeStarted if challenge is None else ChallengePassed
-            events.append(started(at=at, seat=seat, target=target, chances=chances, card=card))
+            events.append(started(at, seat, target, chances, card))
         elif challenge is not None:
             challenge.chances_left -= 1
             if challenge.chances_left == 0:
                 self._lose_challenge(seat, at, events)
                 return
         else:
-            self._turn = self._next_holder(seat, include_self=True)
-        self._after_cards_left(at, events, player=seat)
+            self._turn = nxt if hands[nxt] else self._next_holder(seat, include_self=True)
+        if all(hands):
+            return  # every hand holds cards: `_after_cards_left` would have nothing to do
+        # Nor has it when the player still holds cards, every seat without cards is already
+        # out, and the turn (and any challenge) is with a holder: another one than the player
+        # unless a challenge is pending, so no ending can apply either.
+        challenge, turn = self._challenge, self._turn
+        if not (hand and self._outs_marked and turn is not None and hands[turn] and (
+                hands[challenge.target] if challenge is not None else turn != seat)):
+            self._after_cards_left(at, events, player=seat)
 
     def _lose_challenge(self, loser: int, at: int, events: list[Event]) -> None:
         challenge = self._challenge
@@ -500,8 +603,8 @@ class Game:
             self._burn(loser, 1, "failure", at, events)
         self._challenge = None
         self._turn = None
-        ends_game = all(not hand for seat, hand in enumerate(self._hands) if seat != winner)
-        if self.rules.collect == "auto" or ends_game:
+        if self.rules.collect == "auto" or all(
+                not hand for seat, hand in enumerate(self._hands) if seat != winner):
             # A pile that gives its winner every card ends the game: nobody needs to claim it.
             grace = self.rules.grace_ms if self.rules.collect == "auto" else 0
             award = Award(winner, loser, collect_at=at + grace, exclusive_until=None)
@@ -509,9 +612,7 @@ class Game:
             award = Award(winner, loser, collect_at=None,
                           exclusive_until=at + self.rules.claim_window_ms)
         self._award = award
-        events.append(ChallengeLost(at=at, seat=loser, winner=winner,
-                                    collect_at=award.collect_at,
-                                    exclusive_until=award.exclusive_until))
+        events.append(ChallengeLost(at, loser, winner, award.collect_at, award.exclusive_until))
         if award.collect_at is not None and award.collect_at <= at:
             self._collect(winner, "challenge", at, events)
         else:
@@ -545,14 +646,21 @@ class Game:
             else:
                 self._lose_challenge(challenge.target, at, events)
                 return
-        if self._turn is not None and not self._hands[self._turn] and self._award is None:
+        hands = self._hands
+        if self._turn is not None and not hands[self._turn] and self._award is None:
             self._turn = self._next_holder(self._turn)
-        holders = [seat for seat, hand in enumerate(self._hands) if hand]
-        if len(holders) == self._n:
+        empty = [seat for seat, hand in enumerate(hands) if not hand]
+        if not empty:
+            self._outs_marked = True
             return  # everyone holds cards: nobody is out and no ending below applies
-        self._mark_players_out(at, events)
-        if len(holders) > 1:
+        if self._ran_out.issuperset(empty):  # every seat with no cards is already out
+            self._outs_marked = True
+        else:
+            self._mark_players_out(at, events)
+            self._outs_marked = self._ran_out.issuperset(empty)
+        if len(empty) < self._n - 1:
             return  # the endings below need at most one player holding cards
+        holders = [seat for seat, hand in enumerate(hands) if hand]
         pending = self._challenge is not None or self._award is not None
         plays_turn = self.rules.last_holder_plays_turn and not self.rules.finishing_out
         if not holders and not pending:
@@ -656,7 +764,7 @@ class Game:
         self._collect(seat, "claim", at, events)
 
     def _win_slap(self, seat: int, pattern: str, at: int, events: list[Event]) -> None:
-        events.append(SlapWon(at=at, seat=seat, pattern=pattern, top=tuple(self._live[-4:])))
+        events.append(SlapWon(at, seat, pattern, tuple(self._live[-4:])))
         self._misslap_run[seat] = 0
         rules = self.rules
         triple = "triple" in rules.slaps and is_triple(self._live, self._pattern_options)
@@ -693,8 +801,7 @@ class Game:
             self._penalty.extend(paid)
         elif penalty == "give_pile":
             pile_to = self._give_pile_receiver(seat)
-        events.append(Misslap(at=at, seat=seat, penalty=penalty, cards=paid, pile_to=pile_to,
-                              why=why, slapped=tuple(self._live[-3:])))
+        events.append(Misslap(at, seat, penalty, paid, pile_to, why, tuple(self._live[-3:])))
         if penalty == "lockout":
             self._locked.add(seat)
             events.append(LockedOut(at=at, seat=seat))
@@ -743,7 +850,11 @@ class Game:
 
     def _take(self, seat: int, count: int) -> tuple[Card, ...]:
         hand = self._hands[seat]
-        return tuple(hand.popleft() for _ in range(min(count, len(hand))))
+        count = min(count, len(hand))
+        del self._codes[seat][:count]
+        if count and count == len(hand):
+            self._outs_marked = False
+        return tuple(hand.popleft() for _ in range(count))
 
     def _burn(self, seat: int, count: int, reason: str, at: int, events: list[Event]) -> None:
         cards = self._take(seat, count)
@@ -755,12 +866,18 @@ class Game:
                  check_end: bool = True) -> None:
         """``seat`` takes the pile (burned cards first, as they lie at the bottom) and the
         penalty pile onto the bottom of their hand, then leads the next pile."""
-        pile = self._burned + self._live
-        penalty = self._penalty
-        was_out = not self._hands[seat]
+        burned, live, penalty = self._burned, self._live, self._penalty
         hand = self._hands[seat]
-        hand.extend(pile)
-        hand.extend(penalty)
+        was_out = not hand
+        codes, code_of = self._codes[seat], self._code_of
+        if burned:
+            hand.extend(burned)
+            codes.extend(map(code_of, map(_RANK, burned)))
+        hand.extend(live)
+        codes.extend(map(code_of, map(_RANK, live)))
+        if penalty:
+            hand.extend(penalty)
+            codes.extend(map(code_of, map(_RANK, penalty)))
         self._burned, self._live, self._played_by, self._penalty = [], [], [], []
         self._challenge = None
         self._award = None
@@ -768,12 +885,13 @@ class Game:
         self._last_chance = None
         self._turn = seat
         self.tricks += 1
-        self._locked = {s for s in self._locked if s == seat}
-        events.append(PileWon(at=at, seat=seat, reason=reason, cards=len(pile),
-                              penalty_cards=len(penalty)))
+        if self._locked:  # only the winner stays locked out
+            self._locked = {seat} if seat in self._locked else set()
+        events.append(PileWon(at, seat, reason, len(burned) + len(live), len(penalty)))
         self._last_win = (at, self.cards_played, seat if reason in ("slap", "claim") else None)
         if was_out and (seat in self._ran_out or seat in self._outsiders):
             # Back in the game with cards: running out again makes them out again.
+            self._outs_marked = False  # (no cards yet, if the pile was empty, and not out)
             self._ran_out.discard(seat)
             self._outsiders.discard(seat)
             self._misslap_run[seat] = 0
@@ -794,11 +912,14 @@ class Game:
     def _state_key(self) -> tuple[Any, ...]:
         """The state at a pile boundary, with cards reduced to what the rules can tell apart
         (ranks; without slap patterns only the chances a card gives), so that a repeat means
-        the game loops forever."""
-        kind = self._rank_kind
-        return (self._turn, tuple([tuple([kind[c.rank] for c in hand]) for hand in self._hands]),
-                tuple([kind[c.rank] for c in self._penalty]),
-                frozenset(self._eliminated), frozenset(self._barred), frozenset(self._locked))
+        the game loops forever. Each hand is its bytes from ``_codes`` (one code per card,
+        kept in step with the hand; two hands have the same bytes exactly when they have the
+        same kinds of card in the same order)."""
+        penalty, out, barred, locked = self._penalty, self._eliminated, self._barred, self._locked
+        return (self._turn, tuple(map(bytes, self._codes)),
+                bytes(map(self._code_of, map(_RANK, penalty))) if penalty else b"",
+                frozenset(out) if out else _NOBODY, frozenset(barred) if barred else _NOBODY,
+                frozenset(locked) if locked else _NOBODY)
 
     def _end(self, winner: int | None, reason: str, at: int, events: list[Event]) -> None:
         self._over = True
@@ -821,7 +942,8 @@ class Game:
             if key in _SHARED_STATE:
                 continue
             if isinstance(value, (list, set, deque)):
-                snap[key] = type(value)(copy.copy(v) for v in value) if key == "_hands" else copy.copy(value)
+                snap[key] = (type(value)(copy.copy(v) for v in value) if key in ("_hands", "_codes")
+                             else copy.copy(value))
             elif isinstance(value, (Challenge, Award)):
                 snap[key] = copy.copy(value)
             elif isinstance(value, TieWindow):

@@ -11,7 +11,7 @@ with a ``kind`` key, for logs, websockets and records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar
 
 from ratscrew.cards import Card
@@ -215,3 +215,31 @@ EVENT_TYPES: dict[str, type[Event]] = {
     )
 }
 """Every event class by its ``kind``."""
+
+
+def _quick_init(cls: type[Event]) -> None:
+    """Give ``cls`` an ``__init__`` with the dataclass's own signature that sets the slots
+    through their descriptors, rather than through ``object.__setattr__`` as a frozen
+    dataclass does: the same fields, defaults and result, built in half the time (the engine
+    builds an event or more on every action)."""
+    names = [f.name for f in fields(cls)]
+    namespace: dict[str, Any] = {}
+    params = []
+    for f in fields(cls):
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            namespace[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        namespace[f"_set_{f.name}"] = getattr(cls, f.name).__set__
+    body = "".join(f"\n    _set_{name}(self, {name})" for name in names)
+    exec(f"def __init__(self, {', '.join(params)}):{body}", namespace)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = dict(cls.__init__.__annotations__)
+    init.__doc__ = cls.__init__.__doc__
+    cls.__init__ = init  # type: ignore[method-assign]
+
+
+for _cls in EVENT_TYPES.values():
+    _quick_init(_cls)

@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ratscrew.engine import Game
@@ -49,44 +50,93 @@ def play_simple_game(
     if game is None:
         game = Game.deal(rules, players=players, seed=seed)
     events: list[Event] = []
-    plans: dict[tuple[int, str], int] = {}  # (seat, "play"/"slap") -> when
+    # What each seat means to do and when: key ``2 * seat`` to play, ``2 * seat + 1`` to slap,
+    # so the earliest plan, ties broken by seat and then play before slap, is the least
+    # (when, key) pair.
+    plans: dict[int, int] = {}
     now = 0
-
-    def replan(new_events: list[Event]) -> None:
-        if any(isinstance(e, (CardPlayed, PileWon)) for e in new_events):
+    # The players' decisions are half of what a benchmark of whole games measures, so this
+    # loop is written for speed; it draws the same numbers in the same order as ever (a game
+    # replays identically): `pace()` and `react()` are `rng.randint` over the style's ranges.
+    pace, react = _drawer(rng, style.pace_ms), _drawer(rng, style.reaction_ms)
+    chance, random_ = style.misslap_chance, rng.random
+    claims = game.rules.collect == "slap"
+    seats = range(game.players)
+    play, slap, advance, status = game.play, game.slap, game.advance, game.status
+    slap_pattern, max_cards = game.slap_pattern, style.max_cards
+    new: list[Event] = []
+    while True:
+        # Plan after what just happened (nothing, the first time round).
+        played = cleared = False
+        for event in new:
+            if isinstance(event, CardPlayed):
+                played = cleared = True
+                break
+            if isinstance(event, PileWon):
+                cleared = True
+        if cleared:
             plans.clear()
         turn = game.turn
-        if turn is not None and (turn, "play") not in plans:
-            plans[(turn, "play")] = now + rng.randint(*style.pace_ms)
-        if game.rules.collect == "slap" and (award := game.award) is not None and (
-                (award.winner, "slap") not in plans):
-            plans[(award.winner, "slap")] = now + rng.randint(*style.reaction_ms)
-        if not any(isinstance(e, CardPlayed) for e in new_events):
-            return
-        slappable = game.slap_pattern() is not None
-        for seat in range(game.players):
-            if (slappable or rng.random() < style.misslap_chance) and game.status(seat) in ("in", "out"):
-                plans[(seat, "slap")] = now + rng.randint(*style.reaction_ms)
-
-    replan([])
-    while not game.over and game.cards_played < style.max_cards:
+        if turn is not None and 2 * turn not in plans:
+            plans[2 * turn] = now + pace()
+        if claims and (award := game.award) is not None and 2 * award.winner + 1 not in plans:
+            plans[2 * award.winner + 1] = now + react()
+        if played:
+            if slap_pattern() is not None:
+                for seat in seats:
+                    if status(seat) in ("in", "out"):
+                        plans[2 * seat + 1] = now + react()
+            else:
+                for seat in seats:
+                    if random_() < chance and status(seat) in ("in", "out"):
+                        plans[2 * seat + 1] = now + react()
+        # Then act: the earliest plan, or the engine's timer if it falls due first.
+        if game.over or game.cards_played >= max_cards:
+            break
         deadline = game.next_deadline
         if plans:
-            (seat, kind), when = min(plans.items(), key=lambda item: (item[1], item[0]))
-        else:
-            seat, kind, when = -1, "", -1
-        if deadline is not None and (not plans or deadline <= when):
-            now = max(now, deadline)
-            new = game.advance(now)
-        elif plans:
-            del plans[(seat, kind)]
-            now = max(now, when)
-            try:
-                new = game.play(seat, now) if kind == "play" else game.slap(seat, now)
-            except IllegalActionError:
-                new = []
+            if len(plans) == 1:  # as often as not, only the turn's next card is planned
+                ((key, when),) = plans.items()
+            else:
+                when, key = min(zip(plans.values(), plans.keys(), strict=True))
+            if deadline is not None and deadline <= when:
+                if deadline > now:
+                    now = deadline
+                new = advance(now)
+            else:
+                del plans[key]
+                if when > now:
+                    now = when
+                try:
+                    new = slap(key >> 1, now) if key & 1 else play(key >> 1, now)
+                except IllegalActionError:
+                    new = []
+        elif deadline is not None:
+            if deadline > now:
+                now = deadline
+            new = advance(now)
         else:
             break
         events.extend(new)
-        replan(new)
     return game, events
+
+
+def _drawer(rng: random.Random, bounds: tuple[int, int]) -> Callable[[], int]:
+    """``rng.randint(*bounds)`` as a function of no arguments: the same number from the same
+    state, with `randint`'s argument handling done once. For plain int bounds in order and a
+    plain `random.Random`, `randint` comes down to ``low`` plus `_randbelow_with_getrandbits`
+    of the width, which is written out here; anything else calls `randint` itself."""
+    low, high = bounds
+    if (type(low) is int and type(high) is int and high >= low and type(rng)._randbelow  # type: ignore[attr-defined]
+            is random.Random._randbelow_with_getrandbits):  # type: ignore[attr-defined]
+        width = high - low + 1
+        bits, getrandbits = width.bit_length(), rng.getrandbits
+
+        def draw() -> int:
+            r = getrandbits(bits)
+            while r >= width:
+                r = getrandbits(bits)
+            return low + r
+
+        return draw
+    return lambda: rng.randint(low, high)

@@ -459,3 +459,78 @@ def test_zones_hold_each_card_exactly_once() -> None:
     assert len(cards) == 54
     assert sorted(map(str, cards)) == sorted(map(str, parse_cards(" ".join(
         format_cards(game.hand(s)) for s in range(3)))))
+
+
+# --- the engine's shortcuts agree with the plain definitions ------------------------------
+
+@pytest.mark.parametrize("slaps", [(), ("double",), ("sandwich",), ("double", "sandwich"),
+                                   ("sandwich", "double"), ("triple", "double", "run", "joker")])
+def test_slap_pattern_is_find_slap(slaps: tuple[str, ...]) -> None:
+    """The engine checks doubles and sandwiches inline; it must say what `find_slap` says."""
+    import random
+
+    from ratscrew.cards import standard_deck
+    from ratscrew.patterns import find_slap
+
+    rules = dataclasses.replace(Ruleset.preset("northwest"), slaps=slaps)
+    rng = random.Random(len(slaps))
+    deck = standard_deck(jokers=True)
+    for _ in range(300):
+        pile = rng.sample(deck, rng.randint(0, 5))
+        game = Game(rules, hands=[deck[:1], deck[1:2]], leader=0)
+        game._live = pile  # any pile at all, not only one that play could reach
+        assert game.slap_pattern() == find_slap(pile, slaps, rules.pattern_options)
+
+
+@pytest.mark.parametrize("bounds", [(350, 900), (180, 650), (5, 5), (0, 1), (0, 2**40), (-3, 7)])
+def test_simple_players_draw_what_randint_draws(bounds: tuple[int, int]) -> None:
+    """The simple players' draws are written out for speed; games replay only if they are
+    exactly `randint`'s, number for number, interleaved with other draws."""
+    import random
+
+    from ratscrew.playout import _drawer
+
+    ours, theirs = random.Random(7), random.Random(7)
+    draw = _drawer(ours, bounds)
+    for _ in range(2000):
+        assert draw() == theirs.randint(*bounds)
+        assert ours.random() == theirs.random()
+
+
+@pytest.mark.parametrize("preset", ["classic", "ratscrew", "paranoid", "bmn"])
+def test_play_shortcuts_skip_only_what_does_nothing(preset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A card play skips `_after_cards_left` when it would change nothing, trusting
+    `_outs_marked`; and the hands' byte codes (the cycle key) follow the hands. Check both
+    on whole games: run the skipped call anyway and compare the state."""
+    from ratscrew.playout import SimplePlayers, play_simple_game
+
+    after_cards_left, play_card = Game._after_cards_left, Game._play_card
+    skipped = 0
+
+    def checked_play_card(self: Game, seat: int, hand: object, at: int, events: list) -> None:  # type: ignore[type-arg]
+        nonlocal skipped
+        calls: list[int] = []
+        monkeypatch.setattr(Game, "_after_cards_left",
+                            lambda g, *a, **k: (calls.append(1), after_cards_left(g, *a, **k))[1])
+        play_card(self, seat, hand, at, events)  # type: ignore[arg-type]
+        monkeypatch.setattr(Game, "_after_cards_left", after_cards_left)
+        if self._outs_marked:
+            assert self._ran_out.issuperset(s for s, h in enumerate(self._hands) if not h)
+        for codes, cards in zip(self._codes, self._hands, strict=True):
+            assert bytes(codes) == bytes(self._code_of(card.rank) for card in cards)
+        if calls or self._over:
+            return
+        skipped += 1
+        before, count = self._snapshot(), len(events)
+        after_cards_left(self, at, events, player=seat)
+        after = self._snapshot()
+        assert len(events) == count
+        assert {k: v for k, v in before.items() if k not in ("_rng", "_outs_marked")} == {
+            k: v for k, v in after.items() if k not in ("_rng", "_outs_marked")}
+
+    monkeypatch.setattr(Game, "_play_card", checked_play_card)
+    clumsy = SimplePlayers(misslap_chance=0.15, max_cards=4000)
+    for seed in range(4):
+        play_simple_game(Ruleset.preset(preset), players=2 + seed, seed=seed,
+                         style=clumsy if seed % 2 else None)
+    assert skipped > 100
