@@ -124,8 +124,8 @@ def chaos_part(digest: Any, scale: int) -> int:
                     at = rng.choice((now - 1, -5, float(now), True, 2**60))
                 kind = rng.choices(("play", "slap", "resign", "advance"), (60, 30, 0.5, 9.5))[0]
                 try:
-                    call = game.advance if kind == "advance" else getattr(game, kind)
-                    events = call(at) if kind == "advance" else call(seat, at)
+                    events: list[Event] = (game.advance(at) if kind == "advance"
+                                           else getattr(game, kind)(seat, at))
                     text = "|".join(_event_text(e) for e in events)
                     if type(at) is int and at >= now:
                         now = at

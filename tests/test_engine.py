@@ -1,6 +1,7 @@
 """The engine's mechanics, scenario by scenario: turns, challenges, slaps, penalties, windows."""
 
 import dataclasses
+from typing import Any
 
 import pytest
 from scenario import kinds, play_seats, the
@@ -510,8 +511,12 @@ def test_play_shortcuts_skip_only_what_does_nothing(preset: str, monkeypatch: py
     def checked_play_card(self: Game, seat: int, hand: object, at: int, events: list) -> None:  # type: ignore[type-arg]
         nonlocal skipped
         calls: list[int] = []
-        monkeypatch.setattr(Game, "_after_cards_left",
-                            lambda g, *a, **k: (calls.append(1), after_cards_left(g, *a, **k))[1])
+
+        def counted(game: Game, *args: Any, **kwargs: Any) -> Any:
+            calls.append(1)
+            return after_cards_left(game, *args, **kwargs)
+
+        monkeypatch.setattr(Game, "_after_cards_left", counted)
         play_card(self, seat, hand, at, events)  # type: ignore[arg-type]
         monkeypatch.setattr(Game, "_after_cards_left", after_cards_left)
         if self._outs_marked:
