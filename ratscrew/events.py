@@ -28,9 +28,21 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict: ``kind`` then every field, cards written in notation."""
         out: dict[str, Any] = {"kind": self.kind}
-        for f in fields(self):
-            out[f.name] = _plain(getattr(self, f.name))
+        for name in _field_names(type(self)):
+            out[name] = _plain(getattr(self, name))
         return out
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Event]) -> tuple[str, ...]:
+    """An event class's field names, in order, looked up once (``dataclasses.fields`` builds
+    its answer anew on every call, and a server writes events for every step)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
 
 
 def _plain(value: Any) -> Any:

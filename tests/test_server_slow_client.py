@@ -9,6 +9,7 @@ frame) to fill its queue quickly.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -23,7 +24,7 @@ import uvicorn
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from ratscrew.server.app import Limits, create_app
+from ratscrew.server.app import Limits, WebSocketConnection, create_app, watch_sends
 from ratscrew.server.store import SqliteStore
 from ratscrew.server.wsprotocol import BatchedReadProtocol
 
@@ -88,3 +89,42 @@ def test_a_client_that_never_reads_is_dropped_and_does_not_slow_its_room(
             assert any("does not read" in w or "send hung" in w for w in why), why
             with contextlib.suppress(Exception):
                 stuck.close()
+
+
+class HangingWebSocket:
+    """A websocket whose sends never finish (a peer that stopped reading, buffers full)."""
+
+    def __init__(self) -> None:
+        self.closed_with: tuple[int, str] | None = None
+        self.sends = 0
+
+    async def send_text(self, text: str) -> None:
+        self.sends += 1
+        await asyncio.Event().wait()  # never set
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed_with = (code, reason)
+
+
+def test_a_send_that_hangs_closes_the_connection_after_the_send_timeout(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="ratscrew.server")
+    limits = Limits(send_timeout_s=0.2)
+
+    async def scenario() -> tuple[HangingWebSocket, WebSocketConnection, float]:
+        websocket = HangingWebSocket()
+        conn = WebSocketConnection(websocket, "10.0.0.9", lambda: 0.0, limits)  # type: ignore[arg-type]
+        conn.writer = asyncio.create_task(conn.write_loop())
+        watch = asyncio.create_task(watch_sends({conn}, limits))
+        started = time.monotonic()
+        conn.send({"type": "notice", "message": "hello"})
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(conn.writer, 2.0)
+        watch.cancel()
+        return websocket, conn, time.monotonic() - started
+
+    websocket, conn, took = asyncio.run(scenario())
+    assert websocket.sends == 1
+    assert conn.closed and websocket.closed_with == (1013, "too slow")
+    assert 0.2 <= took < 1.0, f"closed after {took:.2f} s; the limit is 0.2 s"
+    assert any("a send hung" in record.getMessage() for record in caplog.records)
