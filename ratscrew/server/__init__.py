@@ -5,13 +5,21 @@ The layers, top to bottom (see ``docs/online.md`` and ``docs/protocol.md``):
 - :mod:`ratscrew.server.app`: the Starlette app, HTTP routes and the websocket endpoint, which
   only parses, authenticates and forwards to a room;
 - :mod:`ratscrew.server.protocol`: every message validated into a typed object at the edge;
-- :mod:`ratscrew.server.room`: a room, the only writer of its game, feeding the engine through
-  one gateway; :mod:`ratscrew.server.judging` and :mod:`ratscrew.server.link` say at what table
+- :mod:`ratscrew.server.room`: a room, the only writer of its game, which wires its parts:
+  :mod:`~ratscrew.server.lobby` (seats, people, the host's commands),
+  :mod:`~ratscrew.server.driver` (the game at its table, the settling window, the one place
+  that feeds the engine), :mod:`~ratscrew.server.tally` (contested slaps and their
+  judgements), :mod:`~ratscrew.server.publisher` (what is sent, encoded once per audience, with
+  its versions and history) and :mod:`~ratscrew.server.persistence` (what is stored, before it
+  is shown); :mod:`ratscrew.server.judging` and :mod:`ratscrew.server.link` say at what table
   time a person's action happened; :mod:`ratscrew.server.agents` seats bots and stand-ins;
 - :mod:`ratscrew.server.players`: player keys (stored as hashes), public ids, names, import
   codes and a player's record; :mod:`ratscrew.server.ratings`: openskill Plackett-Luce ratings
   of finished games, exactly once;
-- :mod:`ratscrew.server.store`: SQLite, behind one small class.
+- :mod:`ratscrew.server.store`: the `Store` protocol and its SQLite implementation;
+  :mod:`ratscrew.server.pgstore`: the same on PostgreSQL, for shards
+  (:mod:`ratscrew.server.shards`, :mod:`ratscrew.server.nginx`, :mod:`ratscrew.server.outage`);
+- :mod:`ratscrew.server.wsprotocol`: uvicorn's websocket protocol, reading in batches.
 
 No rule of the game lives here: the engine judges everything.
 """
