@@ -526,23 +526,23 @@ async def _key_request(request: Request, field_name: str) -> str | JSONResponse:
 async def import_player(request: Request) -> JSONResponse:
     """``POST /api/players/import {"code"}``: the player key of an import code from this
     server, to keep on another device."""
-    code = await _key_request(request, "code")
-    if isinstance(code, JSONResponse):
-        return code
-    try:
-        return JSONResponse(players.import_code(_server(request).store, code))
-    except players.PlayerCodeError as error:
-        return _coded_error(404 if error.code == "unknown_player" else 400, error.code, str(error))
+    return await _player_code_answer(request, "code", players.import_code)
 
 
 async def export_player(request: Request) -> JSONResponse:
     """``POST /api/players/export {"player_key"}``: the import code that moves this key to
     another device."""
-    key = await _key_request(request, "player_key")
-    if isinstance(key, JSONResponse):
-        return key
+    return await _player_code_answer(request, "player_key", players.export)
+
+
+async def _player_code_answer(request: Request, field_name: str,
+                              answer: Callable[[Store, str], dict[str, Any]]) -> JSONResponse:
+    """``answer`` for the request body's ``field_name``, or the error that says what is wrong."""
+    value = await _key_request(request, field_name)
+    if isinstance(value, JSONResponse):
+        return value
     try:
-        return JSONResponse(players.export(_server(request).store, key))
+        return JSONResponse(answer(_server(request).store, value))
     except players.PlayerCodeError as error:
         return _coded_error(404 if error.code == "unknown_player" else 400, error.code, str(error))
 
