@@ -445,7 +445,8 @@ class Table:
             return
         floor = max(float(self.game.now), self._clock.now())
         intents = [i if i.at >= floor else Intent(i.kind, floor, i.note) for i in answer]
-        intents.sort(key=_intent_time)
+        if len(intents) > 1:  # a bot's answer is mostly one play or one slap
+            intents.sort(key=_intent_time)
         self._pending[seat] = intents
         if intents and intents[0].at < self._quiet_until:
             self._quiet_until = intents[0].at  # the new plan may be due before anything else

@@ -151,7 +151,8 @@ class ObservationEncoder:
     def update_clocks(self, vec: npt.NDArray[np.float32], view: dict[str, Any], now: int,
                       card_at: int) -> None:
         """Move the vector's clocks to ``now`` (all that changes in a tick without events)."""
-        vec[self._since] = min(1.0, (now - card_at) / CLOCK_SCALE_MS)
+        since = (now - card_at) / CLOCK_SCALE_MS
+        vec[self._since] = since if since < 1.0 else 1.0  # min(1.0, since), without the call
         collection = view["collection"]
         if collection is not None:
             due = collection["collect_at"]
