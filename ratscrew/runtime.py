@@ -273,6 +273,10 @@ class Table:
         self._stop_requested = False
         self._rejections_in_a_row = 0
         self._wake: asyncio.Event | None = None
+        # Nothing is due before `_quiet_until` while the game has accepted `_quiet_actions`
+        # actions: the scheduler's last look (see `fire_due`), lowered by every new plan.
+        self._quiet_until = -math.inf
+        self._quiet_actions = -1
         for seat, agent in enumerate(self.agents):
             attach = getattr(agent, "attach", None)
             if callable(attach):
@@ -288,6 +292,10 @@ class Table:
     def pending(self, seat: int) -> list[Intent]:
         """The seat's pending intents, earliest first (a copy)."""
         return list(self._pending[seat])
+
+    def has_pending(self, seat: int) -> bool:
+        """True if the seat has an intent pending (``bool(pending(seat))``, without the copy)."""
+        return bool(self._pending[seat])
 
     @property
     def paused(self) -> bool:
@@ -336,22 +344,37 @@ class Table:
     def _next_due(self) -> _Due | None:
         if self.game.over:
             return None
-        best: _Due | None = None
+        # The earliest head of the seats' pending intents (the lowest seat on a tie), then an
+        # engine timer due no later than it; one `_Due` built, for the winner only.
+        best: Intent | None = None
+        best_seat = 0
         for seat, intents in enumerate(self._pending):
-            if intents and (best is None or intents[0].at < best.at):
-                best = _Due(intents[0].at, seat, intents[0])
+            if intents:
+                head = intents[0]
+                if best is None or head.at < best.at:
+                    best, best_seat = head, seat
         deadline = self.game.next_deadline
         if deadline is not None and (best is None or deadline <= best.at):
-            best = _Due(float(deadline), None, None)
-        return best
+            return _Due(float(deadline), None, None)
+        return None if best is None else _Due(best.at, best_seat, best)
 
     def fire_due(self, until: float) -> list[Event]:
         """Perform every intent and timer due at or before ``until``, in time order; returns
-        the events they produced. Both clocks use this one loop."""
+        the events they produced. Both clocks use this one loop.
+
+        A driver that calls this at every tick (the learning environments of
+        :mod:`ratscrew.rl`, a real-clock loop) mostly finds nothing due: the table remembers
+        when its last look found the next thing due, lowers that time whenever a plan comes in,
+        and trusts it only while the game has accepted no action since, so such a call costs a
+        comparison and does exactly what the full look would (nothing)."""
+        if until < self._quiet_until and self.game.action_count == self._quiet_actions:
+            return []  # nothing is due by `until` (see `_apply`; `_stop_requested` changes nothing)
         produced: list[Event] = []
         while not self._stop_requested:
             due = self._next_due()
             if due is None or due.at > until:
+                self._quiet_until = math.inf if due is None else due.at
+                self._quiet_actions = self.game.action_count
                 break
             if self._cap_reached(due.at):
                 break
@@ -422,8 +445,11 @@ class Table:
             return
         floor = max(float(self.game.now), self._clock.now())
         intents = [i if i.at >= floor else Intent(i.kind, floor, i.note) for i in answer]
-        intents.sort(key=_intent_time)
+        if len(intents) > 1:  # a bot's answer is mostly one play or one slap
+            intents.sort(key=_intent_time)
         self._pending[seat] = intents
+        if intents and intents[0].at < self._quiet_until:
+            self._quiet_until = intents[0].at  # the new plan may be due before anything else
         self._poke()
 
     def plan(self, seat: int, intents: Sequence[Intent]) -> None:

@@ -212,6 +212,51 @@ def test_the_vector_is_the_seats_observation_encoded() -> None:
             assert np.all((vector >= 0) & (vector <= 1))
 
 
+def table_state(table: TickTable) -> tuple[Any, ...]:
+    return ({seat: table.vector(seat).tobytes() for seat in table.learners},
+            {seat: table.mask(seat).tobytes() for seat in table.learners},
+            list(table._in_flight), dict(table.places), table.done, list(table._ran_out),
+            list(table._hands))
+
+
+@pytest.mark.parametrize(("rules", "players", "learners", "reaction"),
+                         [("classic", 2, [0], "casual"), ("northwest", 4, [1, 3], None),
+                          ("ratscrew", 3, [0, 1, 2], 250)])
+def test_a_ticks_shortcuts_leave_what_a_full_refresh_would(
+        rules: str, players: int, learners: list[int], reaction: Any) -> None:
+    """Most ticks move only the clocks, and a tick with nothing but new plans only the
+    in-flight slots: after every tick, a full refresh of the masks and vectors changes
+    nothing. (It also holds the runtime's quick "nothing due yet" answer to the full look.)"""
+    bots = {seat: "casual" for seat in range(players) if seat not in learners}
+    table = TickTable(rules, players=players, learners=learners, bots=bots, reaction=reaction,
+                      max_ticks=6000)
+    table.reset(seed=5)
+    rng = np.random.default_rng(5)
+    while not table.done:
+        actions = {seat: masked_random(rng, table.mask(seat)) for seat in learners
+                   if table.is_active(seat)}
+        table.step(actions)
+        kept = table_state(table)
+        table._refresh()
+        assert table_state(table) == kept
+
+
+def test_step_seat_is_step_for_one_seat() -> None:
+    def run(one: bool) -> list[Any]:
+        table = TickTable("classic", players=3, learners=[1], bots={0: "casual", 2: "expert"},
+                          shaping=0.5, max_ticks=5000)
+        table.reset(seed=8)
+        rng = np.random.default_rng(8)
+        seen = []
+        while not table.done:
+            action = masked_random(rng, table.mask(1))
+            reward = table.step_seat(1, action) if one else table.step({1: action})[1]
+            seen.append((reward, table.vector(1).tobytes(), table.mask(1).tobytes()))
+        return seen
+
+    assert run(True) == run(False)
+
+
 # ---------------------------------------------------------------------------------- time
 
 

@@ -292,3 +292,43 @@ def test_max_ms_stops_the_clock_and_a_human_view_is_kept_up_to_date() -> None:
     late = Table(Game.deal(CLASSIC, players=2, seed=3), [Dealer(), Dealer()], max_ms=5_000)
     late.run_virtual()
     assert late.stop_reason == "max_ms" and late.game.now <= 5_000
+
+
+def test_firing_at_every_tick_plays_the_game_run_virtual_plays() -> None:
+    """A driver calling `fire_due` at every 25 ms tick (the learning environments do) gets
+    the very game `run_virtual` plays, though most calls take the quick answer that nothing
+    is due yet; and whenever the full look finds nothing due, the call does nothing."""
+    from ratscrew.bots.agent import BotAgent
+    from ratscrew.bots.profile import LEVELS
+
+    for seed in range(3):
+        def table_for(seed: int = seed) -> Table:
+            game = Game.deal(CLASSIC, players=3, seed=seed)
+            return Table(game, [BotAgent(LEVELS[level], seed=seed * 10 + seat)
+                                for seat, level in enumerate(("casual", "expert", "beginner"))])
+
+        whole = table_for()
+        whole.run_virtual()
+        ticked = table_for()
+        ticked.start()
+        until = 0.0
+        while not ticked.game.over and until < 3_600_000:
+            until += 25
+            due = ticked.next_due()
+            count = ticked.game.action_count
+            events = ticked.fire_due(until)
+            if due is None or due[0] > until:
+                assert events == [] and ticked.game.action_count == count
+        assert ticked.events == whole.events
+        assert ticked.game.to_record() == whole.game.to_record()
+
+
+def test_a_plan_made_after_a_quiet_look_is_still_performed_in_time() -> None:
+    game = Game(CLASSIC, hands=["7H 2C", "7S 3D"], leader=0)
+    table = Table(game, [Scripted(Intent("play", 1000)), Scripted()])
+    table.start()
+    assert table.fire_due(100) == []  # nothing due before 1000: remembered
+    table.plan(0, [Intent("play", 150)])
+    assert [event.at for event in table.fire_due(200)] == [150]
+    assert table.has_pending(0) is False and table.pending(0) == []
+

@@ -98,6 +98,11 @@ class RawObservation(Mapping[str, Any]):
     def __repr__(self) -> str:
         return f"RawObservation({self._data!r})"
 
+    @property
+    def data(self) -> Observation:
+        """The dict it shows (not a copy: do not change it)."""
+        return self._data
+
 
 class EnvStateError(RuntimeError):
     """The environment was asked to step when it cannot (before a reset, after the end)."""
@@ -191,9 +196,9 @@ class _Learner:
         self.view = observation
         table = self.table
         assert table is not None
-        pending = table.pending(self.seat)
-        if not pending:
+        if not table.has_pending(self.seat):
             return None
+        pending = table.pending(self.seat)
         pile_changed = any(isinstance(event, (CardPlayed, PileWon)) for event in events)
         not_my_turn = observation["turn"] != self.seat
         kept = [intent for intent in pending
@@ -285,9 +290,11 @@ class TickTable:
         self._lag = 0
         self._net_cards: list[int] = []  # cards won minus cards paid since the last tick, by seat
         self._changed = True
+        self._refreshed_actions = -1  # the game's action count at the latest `_refresh`
         self._reaction_rng = random.Random(0)
         self._total_cards = 0
         self._vectors: dict[int, npt.NDArray[np.float32]] = {}
+        self._raw_views: dict[int, RawObservation] = {}
         self._masks: dict[int, npt.NDArray[np.int8]] = {
             seat: np.array((1, 0, 0), dtype=np.int8) for seat in self.learners}
 
@@ -362,32 +369,42 @@ class TickTable:
         """What the seat sees, as :meth:`ratscrew.engine.Game.observe` shows it."""
         return self._learner_agents[seat].view
 
+    def raw_view(self, seat: int) -> RawObservation:
+        """:meth:`view` as a read-only `RawObservation`, made again only when the table
+        replaces the seat's view (after events): being read-only, it is shared by the ticks
+        between (the environments' ``info["raw_observation"]``)."""
+        view = self._learner_agents[seat].view
+        raw = self._raw_views.get(seat)
+        if raw is None or raw.data is not view:
+            self._raw_views[seat] = raw = RawObservation(view)
+        return raw
+
     def check_actions(self, actions: Mapping[int, Any]) -> dict[int, int]:
         """The actions as ints, after checking every one; an action that is not one, for a
         seat that may not act, or that its mask forbids, is a `ValueError` naming it (and
         nothing has changed)."""
         if self.done:
             raise EnvStateError("the episode is over (or was never started): call reset() first")
-        checked: dict[int, int] = {}
-        for seat, action in actions.items():
-            if type(action) is int and 0 <= action <= SLAP and seat in self._masks and (
-                    seat not in self.places and self._masks[seat][action]):
-                checked[seat] = action  # the common case, checked in one go
-                continue
-            if not self.is_active(seat):
-                why = ("not a learning seat" if seat not in self._learner_agents
-                       else f"out of the game (place {self.places[seat]})")
-                raise ValueError(f"an action for seat {seat!r}, which is {why}")
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or (
-                    not 0 <= action < len(ACTIONS)):
-                raise ValueError(f"seat {seat}: an action is 0 (wait), 1 (play) or 2 (slap), "
-                                 f"got {action!r}")
-            index = int(action)
-            if not self._masks[seat][index]:
-                raise ValueError(f"seat {seat} may not {ACTIONS[index]} now ({self._why_not(seat, index)});"
-                                 f" allowed: {self.allowed(seat)}")
-            checked[seat] = index
-        return checked
+        return {seat: self._check(seat, action) for seat, action in actions.items()}
+
+    def _check(self, seat: int, action: Any) -> int:
+        """One seat's action as an int, checked (see `check_actions`; the episode is on)."""
+        if type(action) is int and 0 <= action <= SLAP and seat in self._masks and (
+                seat not in self.places and self._masks[seat][action]):
+            return action  # the common case, checked in one go
+        if not self.is_active(seat):
+            why = ("not a learning seat" if seat not in self._learner_agents
+                   else f"out of the game (place {self.places[seat]})")
+            raise ValueError(f"an action for seat {seat!r}, which is {why}")
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) or (
+                not 0 <= action < len(ACTIONS)):
+            raise ValueError(f"seat {seat}: an action is 0 (wait), 1 (play) or 2 (slap), "
+                             f"got {action!r}")
+        index = int(action)
+        if not self._masks[seat][index]:
+            raise ValueError(f"seat {seat} may not {ACTIONS[index]} now ({self._why_not(seat, index)});"
+                             f" allowed: {self.allowed(seat)}")
+        return index
 
     def allowed(self, seat: int) -> list[str]:
         """The names of the actions the seat's mask allows."""
@@ -409,38 +426,20 @@ class TickTable:
         the plays and slaps on their way, run the table to the next tick. Returns each active
         learning seat's reward for the tick; :attr:`places` and :attr:`done` tell who finished."""
         checked = self.check_actions(actions)
-        table = self.table
-        assert table is not None
-        now = self.now
+        planned = False
         for seat, action in checked.items():
-            if action:
-                kind = _KINDS[action]
-                pending = table.pending(seat)
-                if any(intent.kind == kind for intent in pending):
-                    continue  # already on its way
-                # Timed from what the seat reacts to: the latest change, shown _lag ms after it
-                # happened (at the first tick after it), so the ticks cost no reaction time.
-                at = now - self._lag + self.reaction(self._reaction_rng)
-                table.plan(seat, [*pending, Intent(kind, at, "learner")])  # type: ignore[arg-type]
-                self._changed = True  # its observation shows the action on its way
-        self.now = now = now + self.tick_ms
-        self.ticks += 1
+            if action and self._send(seat, action):
+                planned = True
         places = self.places
         active = [seat for seat in self.learners if seat not in places]
-        table.fire_due(float(now))
-        if self._last_change_at > now - self.tick_ms:  # something changed during this tick
-            self._lag = now - self._last_change_at
         rewards = dict.fromkeys(active, 0.0)
-        if self._changed:
-            self._refresh()
+        if self._tick(planned):
             net = self._net_cards
             if self.shaping and any(net):
                 scale = self.shaping / self._total_cards
                 for seat in active:
                     rewards[seat] = net[seat] * scale
                 self._net_cards = [0] * self.players
-        else:
-            self._tick_timers()
         if self.ticks >= self.max_ticks and not self.done:
             self.truncated = True
             self._finish()
@@ -448,6 +447,60 @@ class TickTable:
             if seat in places:
                 rewards[seat] += self.scores[seat]
         return rewards
+
+    def step_seat(self, seat: int, action: Any) -> float:
+        """:meth:`step` with an action for ``seat`` alone (every other learning seat waits),
+        returning only ``seat``'s reward: ``step({seat: action})[seat]``, without the dicts
+        (the Gymnasium environment's step, whose table has one learning seat)."""
+        if self.done:
+            raise EnvStateError("the episode is over (or was never started): call reset() first")
+        action = self._check(seat, action)
+        reward = 0.0  # the seat passed the check, so it is active
+        if self._tick(bool(action) and self._send(seat, action)):
+            net = self._net_cards
+            if self.shaping and any(net):
+                reward = net[seat] * (self.shaping / self._total_cards)
+                self._net_cards = [0] * self.players
+        if self.ticks >= self.max_ticks and not self.done:
+            self.truncated = True
+            self._finish()
+        if seat in self.places:
+            reward += self.scores[seat]
+        return reward
+
+    def _send(self, seat: int, action: int) -> bool:
+        """Send ``seat``'s play or slap on its way; False if one is on its way already."""
+        table = self.table
+        assert table is not None
+        kind = _KINDS[action]
+        pending = table.pending(seat)
+        if any(intent.kind == kind for intent in pending):
+            return False  # already on its way
+        # Timed from what the seat reacts to: the latest change, shown _lag ms after it
+        # happened (at the first tick after it), so the ticks cost no reaction time.
+        at = self.now - self._lag + self.reaction(self._reaction_rng)
+        table.plan(seat, [*pending, Intent(kind, at, "learner")])  # type: ignore[arg-type]
+        return True
+
+    def _tick(self, planned: bool) -> bool:
+        """Move the table to the next tick and bring the masks and vectors up to date
+        (``planned``: a seat sent an action on its way, which its observation shows). True
+        when they were refreshed after events or plans (the ticks that pay shaping)."""
+        table = self.table
+        assert table is not None
+        self.now = now = self.now + self.tick_ms
+        self.ticks += 1
+        table.fire_due(float(now))  # the runtime returns at once when nothing is due by now
+        if self._last_change_at > now - self.tick_ms:  # something changed during this tick
+            self._lag = now - self._last_change_at
+        if self._changed:
+            self._refresh()
+            return True
+        if planned:
+            self._refresh_plans()
+            return True
+        self._tick_timers()
+        return False
 
     # ------------------------------------------------------------------ bookkeeping
 
@@ -457,6 +510,7 @@ class TickTable:
         game, table = self.game, self.table
         assert game is not None and table is not None
         self._changed = False
+        self._refreshed_actions = game.action_count
         statuses = [game.status(seat) for seat in range(self.players)]
         self._hands = [game.hand_size(seat) for seat in range(self.players)]
         ran_out = self._ran_out
@@ -490,17 +544,38 @@ class TickTable:
                 learner.view, seat, self.now, self._card_at, pattern,
                 [intent.kind for intent in pending], self._total_cards, out=self._vectors.get(seat))
 
+    def _refresh_plans(self) -> None:
+        """What :meth:`_refresh` does when only the seats' plans may have changed since it last
+        ran: if the game accepted no action since, everything it computes from the game and
+        the views is as it left it, and only who has actions in flight, their slots in the
+        vectors and the clocks move (the views were not replaced, or by equal ones: a refused
+        action changes nothing in the game). Otherwise the whole :meth:`_refresh`."""
+        game, table = self.game, self.table
+        assert game is not None and table is not None
+        if game.action_count != self._refreshed_actions:
+            self._refresh()
+            return
+        self._in_flight = in_flight = []
+        stopped = self.done
+        places = self.places
+        encoder = self.encoder
+        for seat, learner in self._learner_agents.items():
+            pending = table.pending(seat)
+            if pending and not (stopped or seat in places):
+                in_flight.append(seat)
+            vector = self._vectors[seat]
+            encoder.update_in_flight(vector, [intent.kind for intent in pending])
+            encoder.update_clocks(vector, learner.view, self.now, self._card_at)
+
     def _tick_timers(self) -> None:
         """No event this tick: only the clocks in the observations move, and a landed action
         frees its seat's hands."""
         table = self.table
         assert table is not None
         for seat in self._in_flight:
-            if not table.pending(seat):
-                self._changed = True  # landed without events (refused): its hands are free
-        if self._changed:
-            self._refresh()
-            return
+            if not table.has_pending(seat):  # landed without events (refused): its hands are free
+                self._refresh_plans()
+                return
         for seat, learner in self._learner_agents.items():
             self.encoder.update_clocks(self._vectors[seat], learner.view, self.now, self._card_at)
 

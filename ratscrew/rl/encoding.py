@@ -137,15 +137,22 @@ class ObservationEncoder:
         vec[self._tie] = view["tie_window_until"] is not None
         if pattern is not None and pattern in self.patterns:
             vec[self._pattern + self.patterns[pattern]] = 1.0
-        for kind in in_flight:
-            vec[self._flight + (kind == "slap")] = 1.0
+        self.update_in_flight(vec, in_flight)
         self.update_clocks(vec, view, now, card_at)
         return vec
+
+    def update_in_flight(self, vec: npt.NDArray[np.float32], in_flight: list[str]) -> None:
+        """Write which of the seat's actions are on their way (``"play"``, ``"slap"``)."""
+        flight = self._flight
+        vec[flight] = vec[flight + 1] = 0.0
+        for kind in in_flight:
+            vec[flight + (kind == "slap")] = 1.0
 
     def update_clocks(self, vec: npt.NDArray[np.float32], view: dict[str, Any], now: int,
                       card_at: int) -> None:
         """Move the vector's clocks to ``now`` (all that changes in a tick without events)."""
-        vec[self._since] = min(1.0, (now - card_at) / CLOCK_SCALE_MS)
+        since = (now - card_at) / CLOCK_SCALE_MS
+        vec[self._since] = since if since < 1.0 else 1.0  # min(1.0, since), without the call
         collection = view["collection"]
         if collection is not None:
             due = collection["collect_at"]

@@ -27,7 +27,6 @@ from ratscrew.rl.core import (
     DEFAULT_TICK_MS,
     BotSpec,
     EnvStateError,
-    RawObservation,
     ReactionSpec,
     RulesSpec,
     TickTable,
@@ -88,12 +87,20 @@ class ErsEnv(gymnasium.Env[ObsDict, Any]):
         if self._over:
             raise EnvStateError("the episode is over (or was never started): call reset() first")
         core = self.core
-        rewards = core.step({self.seat: action})
-        finished = self.seat in core.places
-        self._over = finished
-        truncated = finished and core.truncated
-        return (self._observe(), rewards.get(self.seat, 0.0), finished and not truncated,
-                truncated, self._info())
+        seat = self.seat
+        reward = core.step_seat(seat, action)
+        # `_observe()` and `_info()`, inline: a step is short and most of them change nothing.
+        mask = core.mask(seat)
+        observation = {"observation": core.vector(seat).copy(), "action_mask": mask.copy()}
+        info: dict[str, Any] = {"raw_observation": core.raw_view(seat),
+                                "action_mask": mask.copy()}
+        if seat not in core.places:
+            return observation, reward, False, False, info
+        self._over = True
+        info["place"] = core.places[seat]
+        info["winner"] = core.game.winner if core.game is not None else None
+        truncated = core.truncated
+        return observation, reward, not truncated, truncated, info
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """The current action mask (wait, play, slap), for maskable learners."""
@@ -111,7 +118,7 @@ class ErsEnv(gymnasium.Env[ObsDict, Any]):
 
     def _info(self) -> dict[str, Any]:
         core = self.core
-        info: dict[str, Any] = {"raw_observation": RawObservation(core.view(self.seat)),
+        info: dict[str, Any] = {"raw_observation": core.raw_view(self.seat),
                                 "action_mask": core.mask(self.seat).copy()}
         if self.seat in core.places:
             info["place"] = core.places[self.seat]

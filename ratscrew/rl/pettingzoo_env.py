@@ -24,7 +24,6 @@ from ratscrew.rl.core import (
     DEFAULT_TICK_MS,
     BotSpec,
     EnvStateError,
-    RawObservation,
     ReactionSpec,
     RulesSpec,
     TickTable,
@@ -148,7 +147,7 @@ class ErsParallelEnv(ParallelEnv[AgentID, ObsDict, int]):  # type: ignore[misc]
 
     def _info(self, agent: AgentID) -> dict[str, Any]:
         seat = self._seats[agent]
-        info: dict[str, Any] = {"raw_observation": RawObservation(self.core.view(seat)),
+        info: dict[str, Any] = {"raw_observation": self.core.raw_view(seat),
                                 "action_mask": self.core.mask(seat).copy()}
         if seat in self.core.places:
             info["place"] = self.core.places[seat]
