@@ -79,7 +79,8 @@ def msgspec_decoder() -> Callable[[str], object] | None:
     play = msgspec.defstruct("Play", act_fields, tag="play", forbid_unknown_fields=True)
     pong = msgspec.defstruct("Pong", [("id", number)], tag="pong", forbid_unknown_fields=True)
     decoder = msgspec.json.Decoder(slap | play | pong)
-    return decoder.decode
+    decode: Callable[[str], object] = decoder.decode
+    return decode
 
 
 def main() -> None:
