@@ -374,3 +374,13 @@ async def test_when_the_database_is_back_the_games_the_outage_left_unrated_are_r
         watcher.cancel()
     assert room.paused is None and store.unrated_games() == []
     assert [h["game_id"] for h in store.rating_history(player, "classic")] == [game_id]
+
+
+def test_a_join_refused_for_its_token_leaves_the_keys_name_as_it_was(client: TestClient) -> None:
+    ann = join(client, new_room(client), "Ann", ANN_KEY)["player_id"]
+    with client.websocket_connect(f"/ws/{new_room(client)}") as ws:
+        ws.send_json({"type": "join", "name": "Zed", "player_key": ANN_KEY,
+                      "token": "t" * 32})  # a token this room never gave out
+        refused = _answer(ws)
+    assert refused["type"] == "error" and refused["code"] == "bad_token"
+    assert client.get(f"/api/players/{ann}").json()["name"] == "Ann"

@@ -274,6 +274,12 @@ class Room:
         known = self.connections.get(conn)
         if known is not None and lobby.status(known) != "watching":
             raise ProtocolError("wrong_phase", "this connection has already joined")
+        if message.token is not None:  # a token refused changes nothing, the key's name included
+            token_hash = hash_token(message.token)
+            if token_hash in lobby.kicked:
+                raise ProtocolError("bad_token", "the host removed this player from the room")
+            if not lobby.knows(token_hash):
+                raise ProtocolError("bad_token", "that token is not from this room; join without it")
         player_id = players.enter(self.store, message.player_key, message.name)  # issue 17
         if message.token is None and known is not None and known.token_hash is not None:
             # someone who stood up to watch sits down again as themselves (the host stays host)
@@ -287,10 +293,6 @@ class Room:
             return
         if message.token is not None:
             token_hash = hash_token(message.token)
-            if token_hash in lobby.kicked:
-                raise ProtocolError("bad_token", "the host removed this player from the room")
-            if not lobby.knows(token_hash):
-                raise ProtocolError("bad_token", "that token is not from this room; join without it")
             token = message.token
             lobby.note_player(token_hash, player_id)  # issue 17
             seat = lobby.seat_of(token_hash)
