@@ -29,9 +29,10 @@ import time
 from typing import Any
 
 import numpy as np
+from rl import random_policy, sure_hand
 
 import ratscrew.rl as rl
-from ratscrew.rl import SLAP, WAIT, ErsEnv
+from ratscrew.rl import WAIT, ErsEnv
 from ratscrew.rl.core import EnvStateError
 
 # (rules, opponents, seat, options, episodes, policy)
@@ -117,14 +118,8 @@ def try_bad(fp: Fingerprint, core: rl.TickTable, attempt: Any) -> None:
 
 
 def policy(kind: str, env: ErsEnv, mask: np.ndarray[Any, Any], draw: int) -> int:
-    if kind == "random":
-        return draw if mask[draw] else WAIT
-    if mask[1]:
-        return 1
-    pattern = dict(env.core.encoder.fields)["slap_pattern"]
-    if mask[SLAP] and env.core.vector(env.seat)[pattern].any():
-        return SLAP
-    return WAIT
+    """The benchmark's agents (benchmarks/rl.py): random masked actions, or the sure hand."""
+    return (random_policy if kind == "random" else sure_hand)(env, mask, draw)
 
 
 def gym_part(fp: Fingerprint) -> None:
