@@ -11,6 +11,10 @@ shared, noisy machine that is the only fair before/after.
 ``us/action`` is the whole run per accepted action (``advance`` included), the simple players'
 own work included; ``engine us/action`` replays the same games' actions on fresh deals through
 the public ``play``/``slap``/``resign``/``advance`` calls, so it is the engine's share alone.
+``looking games/s`` replays them once more with a ``game.observe(seat)`` before each action
+(the acting seat's, the spectator's before an ``advance``), as a driver that looks at the table
+before it acts does (a bot, the runtime, an RL environment): the engine's games per second
+through its public API, the observation it copies included.
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ Action = tuple[str, int | None, int]
 
 def measure(preset: str, players: int, games: int) -> tuple[float, ...]:
     """Games/s, card plays/s, mean cards per game, microseconds per action with the players,
-    microseconds per action of the engine alone, and games per second of this process's CPU
-    time, for ``games`` seeded games. (On a loaded machine the wall-clock figures count the
+    microseconds per action of the engine alone, games per second of this process's CPU
+    time, and games per second of a replay that observes before each action, for ``games``
+    seeded games. (On a loaded machine the wall-clock figures count the
     time other processes held the core; the CPU-time one does not.)"""
     rules = Ruleset.preset(preset)
     cards = 0
@@ -48,15 +53,21 @@ def measure(preset: str, players: int, games: int) -> tuple[float, ...]:
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     actions = sum(len(taken) for _, taken in played)
     return (games / elapsed, cards / elapsed, cards / games, elapsed / actions * 1e6,
-            replay(rules, players, played) / actions * 1e6, games / cpu)
+            replay(rules, players, played) / actions * 1e6, games / cpu,
+            games / replay(rules, players, played, look=True))
 
 
-def replay(rules: Ruleset, players: int, played: list[tuple[int, list[Action]]]) -> float:
-    """Seconds to deal and replay every game's actions, engine calls only."""
+def replay(rules: Ruleset, players: int, played: list[tuple[int, list[Action]]],
+           look: bool = False) -> float:
+    """Seconds to deal and replay every game's actions, engine calls only; with ``look``, each
+    action after an observation by its seat (the spectator's for an ``advance``)."""
     start = time.perf_counter()
     for seed, taken in played:
         game = Game.deal(rules, players=players, seed=seed)
+        observe = game.observe
         for kind, seat, at in taken:
+            if look:
+                observe(seat)
             if seat is None:
                 game.advance(at)
             elif kind == "play":
@@ -68,7 +79,8 @@ def replay(rules: Ruleset, players: int, played: list[tuple[int, list[Action]]])
     return time.perf_counter() - start
 
 
-COLUMNS = ("games/s", "cards/s", "cards/game", "us/action", "engine us/action", "games/cpu-s")
+COLUMNS = ("games/s", "cards/s", "cards/game", "us/action", "engine us/action", "games/cpu-s",
+           "looking games/s")
 
 
 def run_in(tree: Path, args: argparse.Namespace) -> dict[str, list[float]]:
@@ -126,12 +138,12 @@ def main() -> None:
     print(f"benchmarks/engine.py --games {args.games} --players {args.players}"
           f"  ({platform.python_implementation()} {platform.python_version()}, one core)")
     print(f"{'preset':<10} {'games/s':>9} {'cards/s':>10} {'cards/game':>11} {'us/action':>10}"
-          f" {'engine us/action':>17} {'games/cpu-s':>12}")
+          f" {'engine us/action':>17} {'games/cpu-s':>12} {'looking games/s':>16}")
     for preset in args.presets:
-        games_per_s, cards_per_s, mean_cards, us_action, engine_us, cpu_games = measure(
+        games_per_s, cards_per_s, mean_cards, us_action, engine_us, cpu_games, looking = measure(
             preset, args.players, args.games)
         print(f"{preset:<10} {games_per_s:>9.1f} {cards_per_s:>10.0f} {mean_cards:>11.1f}"
-              f" {us_action:>10.2f} {engine_us:>17.2f} {cpu_games:>12.1f}")
+              f" {us_action:>10.2f} {engine_us:>17.2f} {cpu_games:>12.1f} {looking:>16.1f}")
 
 
 if __name__ == "__main__":

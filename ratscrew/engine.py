@@ -80,6 +80,15 @@ _SHARED_STATE = frozenset({"rules", "initial_hands", "_rank_kind", "_actions", "
 """Attributes that an action never changes in place, so a snapshot need not copy them."""
 RECORD_VERSION = 1
 _RANK = operator.attrgetter("rank")
+_NOTATION = operator.attrgetter("_notation")
+_VIEW_TEMPLATE: dict[str, Any] = {
+    "seat": None, "now": 0, "rules": "", "players": 0, "turn": None, "pile": None,
+    "pile_played_by": None, "burned": None, "penalty_pile": 0, "hand_sizes": None, "status": None,
+    "challenge": None, "collection": None, "tie_window_until": None, "cards_played": 0,
+    "tricks": 0, "over": False, "winner": None, "end_reason": None}
+"""`Game.observe`'s keys in their order, with the values of a game under way and no challenge,
+collection or tie window: each observation starts as a copy of it."""
+"""``str(card)`` without the call to ``__str__``: an observation writes every card of the pile."""
 _NOBODY: frozenset[int] = frozenset()
 _REPEATS = {"double": 2, "sandwich": 3}
 """Patterns that are the top card's rank again so many cards from the top (counting it)."""
@@ -272,12 +281,16 @@ class Game:
     @property
     def challenge(self) -> Challenge | None:
         """The face-card challenge in progress, if any (a copy)."""
-        return copy.copy(self._challenge)
+        challenge = self._challenge  # copied field by field: `copy.copy` of a slots class is slow
+        return None if challenge is None else Challenge(
+            challenge.challenger, challenge.target, challenge.chances_left, challenge.card)
 
     @property
     def award(self) -> Award | None:
         """The lost challenge whose pile is waiting to be collected, if any (a copy)."""
-        return copy.copy(self._award)
+        award = self._award
+        return None if award is None else Award(
+            award.winner, award.loser, award.collect_at, award.exclusive_until, award.claim_opened)
 
     @property
     def over(self) -> bool:
@@ -336,12 +349,34 @@ class Game:
             self._check_seat(seat)
         return self._status(seat)
 
+    def _statuses(self) -> list[str]:
+        """Every seat's `status`, in seat order, as `_status` gives it, without its call for
+        a seat that is eliminated or holds cards (most seats, most of the time)."""
+        hands, locked, eliminated = self._hands, self._locked, self._eliminated
+        if not locked and not eliminated and all(hands):
+            return ["in"] * self._n
+        statuses = []
+        for seat, hand in enumerate(hands):
+            if seat in eliminated:
+                statuses.append("eliminated")
+            elif hand:
+                statuses.append("locked" if seat in locked else "in")
+            else:
+                statuses.append(self._status_without_cards(seat))
+        return statuses
+
     def _status(self, seat: int) -> str:
         if seat in self._eliminated:
             return "eliminated"
-        if self._hands[seat] or (self._award is not None and self._award.winner == seat) or (
-            self._challenge is not None and self._challenge.challenger == seat
-        ):
+        if self._hands[seat]:
+            return "locked" if seat in self._locked else "in"
+        return self._status_without_cards(seat)
+
+    def _status_without_cards(self, seat: int) -> str:
+        """`_status` of a seat holding no cards that is not eliminated."""
+        award, challenge = self._award, self._challenge
+        if (award is not None and award.winner == seat) or (
+                challenge is not None and challenge.challenger == seat):
             return "locked" if seat in self._locked else "in"
         if seat in self._barred:
             return "barred"
@@ -633,8 +668,12 @@ class Game:
         what changed."""
         if self._over:
             return
+        hands = self._hands
+        if all(hands):  # everyone holds cards: nobody is out and no ending below applies
+            self._outs_marked = True
+            return
         challenge = self._challenge
-        if challenge is not None and not self._hands[challenge.target]:
+        if challenge is not None and not hands[challenge.target]:
             if self.rules.challenge_out_of_cards == "next_player_pays":
                 nxt = self._next_holder(challenge.target)
                 if nxt is not None and nxt != challenge.challenger:
@@ -646,13 +685,9 @@ class Game:
             else:
                 self._lose_challenge(challenge.target, at, events)
                 return
-        hands = self._hands
         if self._turn is not None and not hands[self._turn] and self._award is None:
             self._turn = self._next_holder(self._turn)
         empty = [seat for seat, hand in enumerate(hands) if not hand]
-        if not empty:
-            self._outs_marked = True
-            return  # everyone holds cards: nobody is out and no ending below applies
         if self._ran_out.issuperset(empty):  # every seat with no cards is already out
             self._outs_marked = True
         else:
@@ -968,35 +1003,43 @@ class Game:
         challenge, windows and timers. No face-down card is ever included, not even the
         seat's own. The result is JSON-serialisable.
         """
-        if seat is not None:
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self._n):
             self._check_seat(seat)
-        challenge = self._challenge
-        award = self._award
-        return {
-            "seat": seat,
-            "now": self._now,
-            "rules": self.rules.name,
-            "players": self._n,
-            "turn": None if self._over else self._turn,
-            "pile": [str(c) for c in self._live],
-            "pile_played_by": list(self._played_by),
-            "burned": [str(c) for c in self._burned],
-            "penalty_pile": len(self._penalty),
-            "hand_sizes": [len(h) for h in self._hands],
-            "status": [self._status(s) for s in range(self._n)],
-            "challenge": None if challenge is None else {
+        # Drivers, bots and the server ask for this after nearly every action, so it is built
+        # with as few steps as it can be: a copy of a template holding every key in order (a
+        # copy is cheaper than a dict display of twenty keys), then only the entries that are
+        # not the template's; cards by their notation attribute; no call per seat for the
+        # status of one holding cards.
+        view = _VIEW_TEMPLATE.copy()
+        view["seat"] = seat
+        view["now"] = self._now
+        view["rules"] = self.rules.name
+        view["players"] = self._n
+        view["turn"] = None if self._over else self._turn
+        live, burned = self._live, self._burned
+        view["pile"] = list(map(_NOTATION, live)) if live else []
+        view["pile_played_by"] = self._played_by.copy()
+        view["burned"] = list(map(_NOTATION, burned)) if burned else []
+        view["penalty_pile"] = len(self._penalty)
+        view["hand_sizes"] = list(map(len, self._hands))
+        view["status"] = self._statuses()
+        if (challenge := self._challenge) is not None:
+            view["challenge"] = {
                 "challenger": challenge.challenger, "target": challenge.target,
-                "chances_left": challenge.chances_left, "card": str(challenge.card)},
-            "collection": None if award is None else {
+                "chances_left": challenge.chances_left, "card": challenge.card._notation}
+        if (award := self._award) is not None:
+            view["collection"] = {
                 "winner": award.winner, "collect_at": award.collect_at,
-                "exclusive_until": award.exclusive_until, "open_to_all": award.claim_opened},
-            "tie_window_until": None if self._tie is None else self._tie.closes_at,
-            "cards_played": self.cards_played,
-            "tricks": self.tricks,
-            "over": self._over,
-            "winner": self._winner,
-            "end_reason": self._end_reason,
-        }
+                "exclusive_until": award.exclusive_until, "open_to_all": award.claim_opened}
+        if (tie := self._tie) is not None:
+            view["tie_window_until"] = tie.closes_at
+        view["cards_played"] = self.cards_played
+        view["tricks"] = self.tricks
+        if self._over:
+            view["over"] = True
+            view["winner"] = self._winner
+            view["end_reason"] = self._end_reason
+        return view
 
     # ------------------------------------------------------------------ records
 
