@@ -193,7 +193,7 @@ def format_cards(cards: Iterable[Card]) -> str:
     >>> format_cards(parse_cards("7H 3C"))
     '7H 3C'
     """
-    return " ".join(str(card) for card in cards)
+    return " ".join(map(str, cards))
 
 
 def standard_deck(jokers: bool = False) -> list[Card]:

@@ -407,8 +407,9 @@ class Game:
         # Most calls are a card played in turn with no timer pending: then this is the whole
         # of `_act` (the same checks, passed; nothing to fire, nothing to undo). Anything else,
         # a refused argument included, goes through `_act`, which checks in its own order.
+        # (An int equal to the turn is a seat at the table: the turn is only ever one.)
         if (type(at) is int and type(seat) is int and self._turn == seat
-                and self._now <= at <= MAX_TIME_MS and 0 <= seat < self._n and not self._over
+                and self._now <= at <= MAX_TIME_MS and not self._over
                 and self._tie is None and self._last_chance is None and self._award is None):
             hand = self._hands[seat]
             if hand:
