@@ -90,6 +90,8 @@ _VIEW_TEMPLATE: dict[str, Any] = {
 collection or tie window: each observation starts as a copy of it."""
 """``str(card)`` without the call to ``__str__``: an observation writes every card of the pile."""
 _NOBODY: frozenset[int] = frozenset()
+_HAND_BREAK = b"\xff"
+"""Between two hands in the cycle key: a byte that is no card's code."""
 _REPEATS = {"double": 2, "sandwich": 3}
 """Patterns that are the top card's rank again so many cards from the top (counting it)."""
 
@@ -948,11 +950,13 @@ class Game:
     def _state_key(self) -> tuple[Any, ...]:
         """The state at a pile boundary, with cards reduced to what the rules can tell apart
         (ranks; without slap patterns only the chances a card gives), so that a repeat means
-        the game loops forever. Each hand is its bytes from ``_codes`` (one code per card,
+        the game loops forever. The hands are their bytes from ``_codes`` (one code per card,
         kept in step with the hand; two hands have the same bytes exactly when they have the
-        same kinds of card in the same order)."""
+        same kinds of card in the same order), joined by a byte no code can be (there are
+        fewer than 255 kinds): one bytes object, which caches its hash, rather than a tuple
+        of one per hand, which hashes them again at every look."""
         penalty, out, barred, locked = self._penalty, self._eliminated, self._barred, self._locked
-        return (self._turn, tuple(map(bytes, self._codes)),
+        return (self._turn, _HAND_BREAK.join(self._codes),
                 bytes(map(self._code_of, map(_RANK, penalty))) if penalty else b"",
                 frozenset(out) if out else _NOBODY, frozenset(barred) if barred else _NOBODY,
                 frozenset(locked) if locked else _NOBODY)
