@@ -81,6 +81,7 @@ _SHARED_STATE = frozenset({"rules", "initial_hands", "_rank_kind", "_actions", "
 RECORD_VERSION = 1
 _RANK = operator.attrgetter("rank")
 _NOTATION = operator.attrgetter("_notation")
+"""``str(card)`` without the call to ``__str__``: an observation writes every card of the pile."""
 _VIEW_TEMPLATE: dict[str, Any] = {
     "seat": None, "now": 0, "rules": "", "players": 0, "turn": None, "pile": None,
     "pile_played_by": None, "burned": None, "penalty_pile": 0, "hand_sizes": None, "status": None,
@@ -88,7 +89,6 @@ _VIEW_TEMPLATE: dict[str, Any] = {
     "tricks": 0, "over": False, "winner": None, "end_reason": None}
 """`Game.observe`'s keys in their order, with the values of a game under way and no challenge,
 collection or tie window: each observation starts as a copy of it."""
-"""``str(card)`` without the call to ``__str__``: an observation writes every card of the pile."""
 _NOBODY: frozenset[int] = frozenset()
 _HAND_BREAK = b"\xff"
 """Between two hands in the cycle key: a byte that is no card's code."""
