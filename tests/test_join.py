@@ -297,8 +297,8 @@ async def test_a_server_speaking_another_protocol_is_left_with_a_message(tmp_pat
 def test_a_key_press_answers_the_newest_state_on_screen_before_it(tmp_path: Path) -> None:
     app = OnlineApp(RoomAddress("http://127.0.0.1:9", "K7QPX2"), "Tess",
                     saved=SavedState(tmp_path / "online.json"), connect=False)
-    app.state = {"version": 8, "observation": {"over": False}}
-    app.seat = 0
+    app.session.state = {"version": 8, "observation": {"over": False}}
+    app.session.seat, app.session.status = 0, "player"
     sent: list[dict[str, Any]] = []
 
     def send(message: dict[str, Any]) -> bool:

@@ -124,3 +124,42 @@ class SavedState:
             key = keys[server] = secrets.token_urlsafe(32)
             self._write()
         return key
+
+    def has_player_key(self, server: str) -> bool:
+        """A player key for ``server`` is kept (it may never have played there)."""
+        keys = self._data.get("player_keys", {})
+        return isinstance(keys, dict) and isinstance(keys.get(server), str)
+
+    def replace_player_key(self, server: str, key: str) -> None:
+        """Play as the player of ``key`` on ``server`` from now on (an imported key). The key
+        kept until now is not thrown away: it is kept under ``replaced_player_keys``, so the
+        player it was can still be brought back by hand.
+
+        >>> import tempfile
+        >>> saved = SavedState(Path(tempfile.mkdtemp()) / "online.json")
+        >>> old = saved.player_key("http://s")
+        >>> saved.replace_player_key("http://s", "k" * 43)
+        >>> saved.player_key("http://s") == "k" * 43
+        True
+        >>> SavedState(saved.path).replaced_keys("http://s") == [old]
+        True
+        """
+        if not KEY_PATTERN.fullmatch(key):
+            raise ValueError("a player key is 20 to 64 letters, digits, - or _")
+        keys = self._data.setdefault("player_keys", {})
+        assert isinstance(keys, dict)
+        old = keys.get(server)
+        if isinstance(old, str) and old != key:
+            replaced = self._data.get("replaced_player_keys")
+            if not isinstance(replaced, dict):
+                replaced = self._data["replaced_player_keys"] = {}
+            earlier = replaced.get(server)
+            replaced[server] = [*(earlier if isinstance(earlier, list) else []), old]
+        keys[server] = key
+        self._write()
+
+    def replaced_keys(self, server: str) -> list[str]:
+        """The keys ``server`` was played with before an imported key replaced them, oldest first."""
+        replaced = self._data.get("replaced_player_keys", {})
+        keys = replaced.get(server, []) if isinstance(replaced, dict) else []
+        return [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []

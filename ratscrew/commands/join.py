@@ -1,9 +1,14 @@
 """``ratscrew join``: sit at an online table (``ratscrew serve``) from the terminal, or watch it.
 
-Before the screen opens the room is looked up over HTTP, so a mistyped code, a server that is not
-running or a full room is one line on stderr that says what to do (exit status 2), never a
-traceback. Then the same table as ``ratscrew play`` opens, seated through the public websocket
-protocol (docs/protocol.md) exactly as a browser is.
+Before the screen opens the room is looked up over HTTP, so a mistyped code or a server that is
+not running is one line on stderr that says what to do (exit status 2), never a traceback. Then
+the same table as ``ratscrew play`` opens, seated through the public websocket protocol
+(docs/protocol.md) exactly as a browser is: a seat, or (the room full, or its game on) waiting to
+be dealt into the next game while watching this one.
+
+``--import-code`` brings a player from another device first (this computer plays as that player
+on that server from then on); ``--export-code`` prints the code that takes this computer's player
+to another device, and joins nothing.
 """
 
 from __future__ import annotations
@@ -14,8 +19,9 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from ratscrew.client.address import DEFAULT_SERVER, parse_room_address
+from ratscrew.client.address import DEFAULT_SERVER, normalize_server, parse_room_address
 from ratscrew.client.link import RoomUnavailable, fetch_room
+from ratscrew.client.players import PlayerCodeError, export_code, import_player
 from ratscrew.client.saved import SavedState, default_path
 from ratscrew.server.protocol import ProtocolError, clean_name
 from ratscrew.tui.keys import ACTIONS, DEFAULT_KEYS, KeyConfigError, SeatKeys, key_label, normalize_key
@@ -38,8 +44,10 @@ def register(subparsers: Any) -> None:
                "http://192.168.1.20:8000/r/K7QPX2 --name Ann; ratscrew join K7QPX2 --server "
                "192.168.1.20:8000 --watch. In the game: a play, s slap, Esc the room (seats; "
                "the host starts with s and asks for a rematch with r), F1 help, F10 resign, "
-               f"Ctrl+Q quit. Seat tokens and your name are kept in {default_path()}.")
-    parser.add_argument("room", metavar="URL_OR_CODE",
+               "Ctrl+Q quit. A room whose game is on (or whose seats are all taken) deals you "
+               "into its next game; you watch meanwhile. Seat tokens, your name and your player "
+               f"key are kept in {default_path()}.")
+    parser.add_argument("room", metavar="URL_OR_CODE", nargs="?",
                         help="the room's code (K7QPX2) or its link (http://host:8000/r/K7QPX2)")
     parser.add_argument("--server", default=None, metavar="URL",
                         help=f"the server, when only a code is given (default: {DEFAULT_SERVER})")
@@ -52,6 +60,14 @@ def register(subparsers: Any) -> None:
                         help="your keys, e.g. 'play:space,slap:enter' (default: play a, slap s)")
     parser.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true",
                         help="four-colour cards with suit letters")
+    parser.add_argument("--import-code", default=None, metavar="CODE",
+                        help="play as your player from another device: the import code from "
+                             "your player page there (or from --export-code in a terminal); "
+                             "this computer's own player key on that server is kept aside")
+    parser.add_argument("--export-code", action="store_true",
+                        help="print the import code that takes this computer's player on the "
+                             "server to another device, and join nothing (give the server with "
+                             "--server or a room link)")
     parser.set_defaults(run=run)
 
 
@@ -103,40 +119,59 @@ def player_name(given: str | None, saved: SavedState) -> str:
         raise JoinError(f"--name: {error}") from None
 
 
-def room_is_full(room: dict[str, Any]) -> bool:
-    """No seat a newcomer could take: the game is on, or every seat is taken."""
-    return room.get("phase") == "playing" or not any(s.get("kind") == "open" for s in room["seats"])
+def server_of(args: argparse.Namespace) -> str:
+    """The server a room link or ``--server`` names (the room code may be left out)."""
+    if args.room:
+        return parse_room_address(args.room, args.server).server
+    return normalize_server(args.server or DEFAULT_SERVER)
 
 
-def ask_to_watch(code: str) -> bool:
-    """Offer to watch a full room (only when a person is at the keyboard)."""
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return False
-    answer = input(f"Room {code} has no open seat (it is full, or its game has started). "
-                   "Watch instead? [Y/n] ")
-    return answer.strip().lower() in ("", "y", "yes")
+def bring_player(saved: SavedState, server: str, code: str) -> str:
+    """Take the player of import ``code`` on ``server`` into this computer's saved state; the
+    player's name there."""
+    try:
+        player = import_player(server, code)
+    except PlayerCodeError as error:
+        raise JoinError(str(error)) from None
+    saved.replace_player_key(server, player.player_key)
+    print(f"ratscrew: this computer now plays as {player.name} on {server} "
+          f"({server}/players/{player.player_id})", file=sys.stderr)
+    return player.name
+
+
+def print_export_code(saved: SavedState, server: str) -> int:
+    """``--export-code``: print this computer's import code on ``server``."""
+    if not saved.has_player_key(server):
+        raise JoinError(f"this computer has not played on {server} yet: join a room there first")
+    try:
+        code = export_code(server, saved.player_key(server))
+    except PlayerCodeError as error:
+        raise JoinError(str(error)) from None
+    print(code)
+    print(f"Your import code on {server}: on the other device paste it on your player page "
+          f"(\"Is this you?\"), or run ratscrew join CODE --server {server} --import-code "
+          f"{code}. Keep it secret: it is your player.", file=sys.stderr)
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
+    saved = SavedState()
+    if args.export_code:
+        return print_export_code(saved, server_of(args))
+    if not args.room:
+        raise JoinError("name the room: ratscrew join CODE (or the room's link)")
     address = parse_room_address(args.room, args.server)
     keys = player_keys(args.keys)
-    saved = SavedState()
-    name = player_name(args.name, saved)
+    imported = bring_player(saved, address.server, args.import_code) if args.import_code else None
+    name = player_name(args.name or imported, saved)
     try:
-        room = fetch_room(address)
+        fetch_room(address)
     except RoomUnavailable as error:
         raise JoinError(str(error)) from None
-    watch = bool(args.watch)
-    token = saved.token(address.server, address.code)
-    if not watch and token is None and room_is_full(room):
-        if not ask_to_watch(address.code):
-            raise JoinError(f"room {address.code} has no open seat (it is full, or its game has "
-                            f"started): watch it with 'ratscrew join {address.code} --server "
-                            f"{address.server} --watch', or ask the host for a seat")
-        watch = True
     from ratscrew.tui.online import OnlineApp  # Textual is imported only once the room is there
 
-    app = OnlineApp(address, name, watch=watch, keys=keys, colour_blind=args.colour_blind, saved=saved)
+    app = OnlineApp(address, name, watch=bool(args.watch), keys=keys, colour_blind=args.colour_blind,
+                    saved=saved)
     app.run()
     if app.exit_message is not None:
         print(f"ratscrew: {app.exit_message}", file=sys.stderr)

@@ -120,9 +120,11 @@ class Publisher:
         """Bring a page that just joined up to date: the log so far, where the game stands,
         and the results if it is over."""
         conn.send(self.history.message(None))
-        conn.send({"type": "state", "version": self.version, "game": game_number,
-                   "settle_ms": round(settle_ms), "observation": game.observe(seat),
-                   "events": [], "lines": []})
+        # as every state, stamped with ``sent_at`` on the way out (a late joiner's clock)
+        conn.send_state(self.version, encode_message(
+            {"type": "state", "version": self.version, "game": game_number,
+             "settle_ms": round(settle_ms), "observation": game.observe(seat),
+             "events": [], "lines": []}))
         if over and self.game_over is not None:
             conn.send(self.game_over)
 

@@ -37,8 +37,8 @@ from ratscrew.client.address import RoomAddress
 from ratscrew.client.link import RoomLink
 from ratscrew.client.reaction import ShownStates
 from ratscrew.client.saved import SavedState
+from ratscrew.client.session import LogItem, Notice, RoomSession, Update
 from ratscrew.ruleset import Ruleset, RulesetError
-from ratscrew.server.protocol import PROTOCOL_VERSION
 from ratscrew.tui.gamelog import GameLog, clock_label, told_line, told_verdict
 from ratscrew.tui.keys import DEFAULT_KEYS, SeatKeys, key_label
 from ratscrew.tui.screens import HelpScreen
@@ -56,6 +56,12 @@ ONLINE_KEYS: dict[str, str] = {
 }
 """Keys the online table keeps for itself, and what they do."""
 ONLINE_KEY_BAR = "Esc room · F1 help · F10 resign · ^Q quit"
+"""The table's own keys on the key bar of a player in the game."""
+WATCHING_KEY_BAR = "Esc room · F1 help · ^Q quit"
+"""The table's own keys on the key bar of someone who watches (or waits): no resigning."""
+NOTICE_STYLES = {"info": "bold cyan", "warning": "bold yellow", "error": "bold red",
+                 "judgement": "bold"}
+"""How a notice of each tone is drawn."""
 
 
 def replaced_text(why: str) -> str:
@@ -136,6 +142,55 @@ def results_table(over: dict[str, Any]) -> RichTable:
     return table
 
 
+def log_text(item: LogItem) -> Text:
+    """One log item as the log draws it: an event's line with its time, mark and colour (by
+    its event kind), a judgement in bold, a divider between games, a notice in italics.
+
+    >>> log_text(LogItem("line", "Ann slaps a double", 1, "slap_won", 61_500)).plain
+    '01:01.5 ✔ Ann slaps a double'
+    >>> log_text(LogItem("divider", "Game 2", 2, "divider")).plain
+    '──── Game 2 ────'
+    """
+    if item.kind == "line":
+        return told_line({"kind": item.event_kind or "", "at": item.at}, item.text)
+    if item.kind == "divider":
+        return Text(f"──── {item.text} ────", style="bold magenta")
+    if item.kind == "judgement":
+        return Text(item.text, style="bold")
+    return Text(item.text, style="italic cyan")
+
+
+def import_advice(address: RoomAddress) -> str:
+    """How a person whose name is held by their own player on another device brings that
+    player to this terminal (the import code; docs/online.md, "Players and ratings")."""
+    return (f"If that is you on another device, bring your player here: copy the import code "
+            f"from your player page there (in a browser: Your page; in a terminal: ratscrew "
+            f"join --export-code --server {address.server}), then run ratscrew join "
+            f"{address.code} --server {address.server} --import-code CODE. Otherwise run "
+            "ratscrew join again with --name NAME.")
+
+
+def notice_text(notice: Notice, address: RoomAddress) -> Text:
+    """A session's notice as the line under the pile says it, with what to do in the terminal.
+
+    >>> notice_text(Notice("kicked", "The host removed you.", "error"),
+    ...             RoomAddress("http://127.0.0.1:8000", "K7QPX2")).plain
+    'The host removed you. You are watching; Ctrl+Q leaves.'
+    """
+    text = notice.text
+    if notice.code == "name_taken":
+        text += " You are watching meanwhile. " + import_advice(address)
+    elif notice.code == "bad_token":
+        text += " You are watching. Run ratscrew join again to sit down as a new player."
+    elif notice.code == "bad_key":
+        text += " You are watching."
+    elif notice.code == "kicked":
+        text += " You are watching; Ctrl+Q leaves."
+    elif notice.code in ("waiting", "watching"):
+        text += " Ctrl+Q leaves."
+    return Text(text, style=NOTICE_STYLES.get(notice.tone, "bold"))
+
+
 class RoomScreen(ModalScreen[None]):
     """The room over the table: who sits where (you marked), the host's commands, and the
     results once a game is over."""
@@ -197,8 +252,8 @@ class ResignScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="pause-dialog") as dialog:
             dialog.border_title = "Resign?"
-            yield Label("Resign this game? Your cards are burned under the pile.\n\n"
-                        "y resign · n or Esc keep playing")
+            yield Label("Resign this game?\nYour cards are burned under the pile.\n\n"
+                        "y resign · n or Esc keep playing", id="resign-text")
 
     def action_answer(self, resign: bool) -> None:
         """Close with the answer."""
@@ -243,29 +298,59 @@ class OnlineApp(App[None]):
         super().__init__()
         self.address = address
         self.player_name = name
-        self.watching = watch
         self.keys = keys
         self.colour_blind = colour_blind
         self.saved = saved if saved is not None else SavedState()
-        self.seat: int | None = None
-        self.host = False
-        self.player_id: str | None = None
-        """This player's public id on the server (its page is /players/ID), once welcomed."""
-        self.room: dict[str, Any] | None = None
-        self.state: dict[str, Any] | None = None
-        self.state_arrived = 0.0
-        self.over: dict[str, Any] | None = None
+        self.session = RoomSession(address.code, watching=watch)
+        """What this client knows of the room (:mod:`ratscrew.client.session`); drawn here."""
         self.shown = ShownStates()
         self.notice: Text | None = None
+        """The line under the pile: the latest verdict, judgement or notice, styled."""
         self.status = "connecting…"
         self.exit_message: str | None = None
         self.rules = Ruleset.preset("classic")
-        self._seating: tuple[Any, ...] = ()
         self._room_opened_itself = False
         self._connect = connect
         self.table_screen = OnlineTableScreen(TableView(self.rules, [], colour_blind=colour_blind))
         self.link = RoomLink(address.websocket_url, on_open=self._on_open,
                              on_message=self.handle_message, on_status=self._on_status, clock=get_time)
+
+    # ------------------------------------------------------------------ the session, as before
+
+    @property
+    def seat(self) -> int | None:
+        """This client's seat, if it holds one."""
+        return self.session.seat
+
+    @property
+    def host(self) -> bool:
+        """This client is the room's host."""
+        return self.session.host
+
+    @property
+    def watching(self) -> bool:
+        """This client only watches (asked to, or was refused a seat)."""
+        return self.session.asked_to_watch
+
+    @property
+    def player_id(self) -> str | None:
+        """This player's public id on the server (its page is /players/ID), once welcomed."""
+        return self.session.player_id
+
+    @property
+    def room(self) -> dict[str, Any] | None:
+        """The latest ``room`` message."""
+        return self.session.room
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        """The latest ``state`` message."""
+        return self.session.state
+
+    @property
+    def over(self) -> dict[str, Any] | None:
+        """The latest ``game_over`` message, while the room's phase is ``over``."""
+        return self.session.over
 
     # ------------------------------------------------------------------ setup
 
@@ -291,157 +376,116 @@ class OnlineApp(App[None]):
         else:
             self.leave(f"lost room {self.address.code} on {self.address.server}: {reason}")
 
-    def _show_keys(self) -> None:
-        if self.seat is None:
-            players = "watching"
-        else:
+    def key_bar(self) -> str:
+        """The key bar: the player's keys and the table's own, as far as they apply now."""
+        session = self.session
+        if session.seated:
             players = f"{key_label(self.keys.play)} play · {key_label(self.keys.slap)} slap"
+            own = ONLINE_KEY_BAR
+        else:
+            players = "waiting for the next game" if session.status == "waiting" else "watching"
+            own = WATCHING_KEY_BAR
+        return f"{players} │ {own}"
+
+    def _show_keys(self) -> None:
         with contextlib.suppress(NoMatches):
-            self.table_screen.query_one("#keybar", Static).update(f"{players} │ {ONLINE_KEY_BAR}")
+            self.table_screen.query_one("#keybar", Static).update(self.key_bar())
 
     # ------------------------------------------------------------------ the link talks
 
     def _on_open(self) -> None:
         """Each (re)connection: sit down again (with the kept token) or watch."""
         self.shown.clear()
-        token = None if self.watching else self.saved.token(self.address.server, self.address.code)
+        self.session.connected()
         if self.watching:
             self.link.send({"type": "watch"})
-        else:
-            self.link.send({"type": "join", "name": self.player_name,
-                            "player_key": self.saved.player_key(self.address.server)}
-                           | ({"token": token} if token else {}))
+            return
+        token = self.saved.token(self.address.server, self.address.code)
+        self.link.send({"type": "join", "name": self.player_name,
+                        "player_key": self.saved.player_key(self.address.server)}
+                       | ({"token": token} if token else {}))
 
     def _on_status(self, status: str) -> None:
         self.status = status
         self.redraw()
 
     def handle_message(self, message: dict[str, Any], arrived: float) -> None:
-        """One message from the room (``arrived``: when, on Textual's clock)."""
-        kind = message.get("type")
-        if kind == "welcome":
-            self._on_welcome(message)
-        elif kind == "room":
-            self._on_room(message)
-        elif kind == "state":
-            self._on_state(message, arrived)
-        elif kind == "judgement":
-            text = str(message.get("text", ""))
-            self.notice = Text(text, style="bold")
-            self.write_log(Text(text, style="bold"))
-        elif kind == "game_over":
-            self.over = message
-            self.show_room(by_itself=True)
-        elif kind == "kicked":
-            self.saved.forget_token(self.address.server, self.address.code)
-            self.seat, self.host = None, False
-            self.say(f"{message.get('message', 'the host removed you')}. Ctrl+Q leaves.", "bold red")
-            self._show_keys()
-        elif kind == "replaced":
-            self.exit_message = replaced_text(str(message.get("message", "")))
-        elif kind == "error":
-            self._on_error(message)
-        # other types are ignored, as the protocol asks
-        self._refresh_room_screen()
+        """One message from the room (``arrived``: when, on Textual's clock): the session
+        takes it in, and the screen draws what changed."""
+        update = self.session.receive(message, arrived)
+        self.apply(update)
 
-    def _on_welcome(self, message: dict[str, Any]) -> None:
-        protocol = message.get("protocol")
-        if protocol != PROTOCOL_VERSION:
-            self.leave(f"the server at {self.address.server} speaks protocol version {protocol}, "
-                       f"this ratscrew speaks version {PROTOCOL_VERSION}: install the same "
-                       "ratscrew version as the server (pip install -U ratscrew)")
+    def apply(self, update: Update) -> None:
+        """Draw what one message changed (see :class:`ratscrew.client.session.Update`)."""
+        if update.leave is not None:
+            self.leave(f"{self.address.server}: {update.leave}")
             return
-        seat = message.get("seat")
-        self.seat = seat if isinstance(seat, int) else None
-        self.host = bool(message.get("host"))
-        player_id = message.get("player_id")
-        self.player_id = player_id if isinstance(player_id, str) else None
-        token = message.get("token")
-        if isinstance(token, str) and token:
-            self.saved.save_token(self.address.server, self.address.code, token)
-        if self.seat is not None:
+        if update.replaced is not None:
+            self.exit_message = replaced_text(update.replaced)
+        if update.token is not None:
+            self.saved.save_token(self.address.server, self.address.code, update.token)
+        if update.forget_token:
+            self.saved.forget_token(self.address.server, self.address.code)
+        if update.seated:
             self.saved.remember_name(self.player_name)
-        elif not self.watching and message.get("status") == "waiting":
-            self.say(f"No open seat in room {self.address.code} now (it is full or its game has "
-                     "started): you will be dealt into the next game. Ctrl+Q leaves.", "bold yellow")
-        elif not self.watching:
-            self.say(f"No open seat in room {self.address.code} (it is full or its game has "
-                     "started): you are watching. Ctrl+Q leaves.", "bold yellow")
-        self._show_keys()
+        for message in update.send:
+            self.link.send(message)
+        if update.reset_log:
+            with contextlib.suppress(NoMatches):
+                self.table_screen.query_one(GameLog).clear()
+        for item in update.log:
+            self.write_log(log_text(item))
+        if update.seating:
+            self._reseat()
+        if update.state:
+            self._on_state(update)
+        if update.notice is not None:
+            self.notice = notice_text(update.notice, self.address)
+        if update.show_room:
+            self.show_room(by_itself=True)
+        self._refresh_room_screen()
+        self.redraw()
 
-    def _on_room(self, message: dict[str, Any]) -> None:
-        self.room = message
-        you = message.get("you")
-        if isinstance(you, dict):
-            seat = you.get("seat")
-            self.seat = seat if isinstance(seat, int) else None
-            self.host = bool(you.get("host"))
-        rules = message.get("rules", {})
-        seats = message.get("seats", [])
-        seating = (rules.get("toml"), self.seat,
-                   tuple((seat_name(s), s.get("kind"), s.get("bot"), s.get("connected")) for s in seats))
-        if seating != self._seating:
-            self._seating = seating
-            try:
-                self.rules = Ruleset.from_toml(str(rules.get("toml", "")))
-            except RulesetError:
-                self.rules = Ruleset.preset("classic")
-            infos = [SeatInfo(seat_name(s), human=index == self.seat,
-                              keys=self.keys if index == self.seat else None,
-                              level=s.get("bot") if s.get("kind") == "bot"
-                              else ("away" if s.get("kind") == "human" and not s.get("connected") else None))
-                     for index, s in enumerate(seats)]
+    def _reseat(self) -> None:
+        """Who sits where (or the rules) changed: a new table, and the keys that apply now."""
+        room = self.session.room or {}
+        rules = room.get("rules", {})
+        try:
+            self.rules = Ruleset.from_toml(str(rules.get("toml", ""))) if rules else self.rules
+        except RulesetError:
+            self.rules = Ruleset.preset("classic")
+        seats = room.get("seats", [])
+        you = self.session.seat if self.session.seated else None
+        infos = [SeatInfo(seat_name(s), human=index == you,
+                          keys=self.keys if index == you else None,
+                          level=s.get("bot") if s.get("kind") == "bot"
+                          else ("away" if s.get("kind") == "human" and not s.get("connected") else None))
+                 for index, s in enumerate(seats)]
+        if infos:
             view = TableView(self.rules, infos, colour_blind=self.colour_blind)
             self.call_later(self._replace_table, view)
-            self._show_keys()
-        phase = message.get("phase")
-        if phase != "over":
-            self.over = None
-        if phase == "lobby" or (phase == "over" and self.over is not None):
-            self.show_room(by_itself=True)
+        self._show_keys()
 
     async def _replace_table(self, view: TableView) -> None:
         await self.table_screen.replace_table(view)
         self.redraw()
 
-    def _on_state(self, message: dict[str, Any], arrived: float) -> None:
-        self.state, self.state_arrived = message, arrived
-        events = [e for e in message.get("events", []) if isinstance(e, dict)]
-        lines = [str(line) for line in message.get("lines", [])]
-        for event, line in zip(events, lines, strict=False):
-            self.write_log(told_line(event, line))
+    def _on_state(self, update: Update) -> None:
+        state = self.session.state or {}
+        events = [e for e in state.get("events", []) if isinstance(e, dict)]
+        lines = [str(line) for line in state.get("lines", [])]
         judged = told_verdict(events, lines)
         if judged is not None:
             self.notice = judged
-        playing = not message.get("observation", {}).get("over", True)
-        if playing and self._room_opened_itself and isinstance(self.screen, RoomScreen):
+        if update.playing and self._room_opened_itself and isinstance(self.screen, RoomScreen):
             self.screen.dismiss(None)
-        self.redraw()
-        version = message.get("version")
+        version = state.get("version")
         if isinstance(version, int):
             self.call_after_refresh(self._mark_shown, version)
 
     def _mark_shown(self, version: int) -> None:
         """State ``version`` is on screen now."""
         self.shown.shown(version, get_time())
-
-    def _on_error(self, message: dict[str, Any]) -> None:
-        code, text = message.get("code"), str(message.get("message", "refused"))
-        if code == "name_taken":
-            self.watching = True
-            self.say(f"{text[:1].upper() + text[1:]}: you are watching. Run ratscrew join again "
-                     "with --name NAME to sit down.", "bold red")
-            self.link.send({"type": "watch"})
-        elif code == "bad_token":
-            self.saved.forget_token(self.address.server, self.address.code)
-            self.watching = True
-            self.say(f"{text}: you are watching. Run ratscrew join again to sit down as a new "
-                     "player.", "bold red")
-            self.link.send({"type": "watch"})
-        elif code == "illegal":
-            self.say(text[:1].upper() + text[1:], "italic yellow")
-        else:
-            self.say(text[:1].upper() + text[1:], "bold red")
 
     def write_log(self, line: Text) -> None:
         """Add a line to the game log."""
@@ -457,14 +501,8 @@ class OnlineApp(App[None]):
 
     @property
     def now_ms(self) -> float:
-        """Room time now, as far as this client can tell: the latest state's ``sent_at`` plus
-        the time since it arrived."""
-        if self.state is None:
-            return 0.0
-        observation = self.state.get("observation", {})
-        if observation.get("over"):
-            return float(observation.get("now", 0))
-        return float(self.state.get("sent_at", 0)) + (get_time() - self.state_arrived) * 1000.0
+        """Room time now, as far as this client can tell (:meth:`RoomSession.now_ms`)."""
+        return self.session.now_ms(get_time())
 
     def redraw(self) -> None:
         """Draw the table as it is now (also ten times a second, for the countdowns)."""
@@ -478,8 +516,12 @@ class OnlineApp(App[None]):
                 and len(observation.get("hand_sizes", [])) == len(view.seats):
             with contextlib.suppress(NoMatches):
                 view.show(observation, self.now_ms, self.notice)
-        who = "watching" if self.seat is None else f"you: {self.player_name}, seat {self.seat + 1}"
-        phase = (self.room or {}).get("phase", "")
+        session = self.session
+        if session.seated and self.seat is not None:
+            who = f"you: {self.player_name}, seat {self.seat + 1}"
+        else:
+            who = "waiting" if session.status == "waiting" else "watching"
+        phase = session.phase or ""
         clock = f"  {clock_label(int(self.now_ms))}" if self.state is not None else ""
         topbar.update(Text(f" ratscrew · room {self.address.code} · {self.rules.name} · {who} · "
                            f"{phase} · {self.status}{clock}", no_wrap=True, overflow="ellipsis"))
@@ -496,10 +538,12 @@ class OnlineApp(App[None]):
         if rules.get("summary"):
             text.append(f": {rules['summary']}")
         phase = room.get("phase")
-        headline = {"lobby": "Waiting for the host to start.", "playing": "A game is on.",
-                    "over": "The game is over."}.get(str(phase), str(phase))
-        text.append(f"\n{headline}\n\n", style="italic")
+        text.append(f"\n{self.headline()}\n\n", style="italic")
         text.append("\n".join(seat_lines(room, self.seat)) + "\n")
+        waiting = [str(w.get("name")) + (" (you)" if w.get("you") else "")
+                   for w in room.get("waiting", []) if isinstance(w, dict)]
+        if waiting:
+            text.append(f"waiting for the next game: {', '.join(waiting)}\n", style="dim")
         spectators = room.get("spectators", 0)
         if spectators:
             text.append(f"and {spectators} watching\n", style="dim")
@@ -525,15 +569,33 @@ class OnlineApp(App[None]):
         text.rstrip()
         return text
 
+    def headline(self) -> str:
+        """The room screen's line under the rules: what happens next, for this client."""
+        session = self.session
+        phase = session.phase
+        if phase == "lobby":
+            if self.host:
+                return "You are the host: press s to start when everyone is here."
+            return "Waiting for the host to start."
+        if phase == "playing":
+            if session.status == "waiting":
+                return "A game is on: you will be dealt into the next one. Esc shows the table."
+            return "A game is on."
+        if phase == "over":
+            if self.host:
+                return "The game is over: press r for a rematch."
+            return "The game is over: the host may ask for a rematch."
+        return str(phase)
+
     def room_keys(self) -> str:
         """The room screen's keys, as far as they apply to this player now."""
-        phase = (self.room or {}).get("phase")
+        phase = self.session.phase
         keys = []
         if self.host and phase == "lobby":
             keys.append("s start")
         if self.host and phase == "over":
             keys.append("r rematch")
-        if self.seat is not None and phase == "lobby":
+        if self.session.seated and phase == "lobby":
             keys.append("y ready")
         keys += ["Esc table", "F1 help", "^Q quit"]
         return " · ".join(keys)
@@ -555,7 +617,7 @@ class OnlineApp(App[None]):
     def player_key(self, key: str, pressed_at: float) -> bool:
         """Send ``play`` or ``slap`` for the player's key; ``False`` if it is not one."""
         kind = {self.keys.play: "play", self.keys.slap: "slap"}.get(key)
-        if kind is None or self.seat is None:
+        if kind is None or not self.session.seated:
             return False
         self.act(kind, pressed_at)
         return True
@@ -563,8 +625,7 @@ class OnlineApp(App[None]):
     def act(self, kind: str, pressed_at: float) -> dict[str, Any] | None:
         """Send ``kind`` with the reaction to the newest state on screen at ``pressed_at`` (on
         Textual's clock); the message sent, or ``None`` if nothing could be sent."""
-        observation = (self.state or {}).get("observation", {})
-        if self.state is None or observation.get("over"):
+        if not self.session.game_on:
             self.say("There is no game on: the host starts one from the room screen (Esc).",
                      "italic yellow")
             return None
@@ -586,7 +647,7 @@ class OnlineApp(App[None]):
 
     def toggle_ready(self) -> None:
         """Tell the room this player is ready (or not any more)."""
-        if self.seat is None or self.room is None:
+        if not self.session.seated or self.room is None:
             return
         mine: dict[str, Any] = next((s for s in self.room.get("seats", []) if s.get("seat") == self.seat), {})
         self.link.send({"type": "ready", "ready": not mine.get("ready", False)})
@@ -598,8 +659,8 @@ class OnlineApp(App[None]):
         self.show_room()
 
     def action_resign(self) -> None:
-        """Ask, then resign the game."""
-        if self.seat is None or self.state is None or self.state["observation"].get("over"):
+        """Ask, then resign the game (only a player in the game that is on)."""
+        if not self.session.may_resign:
             return
 
         def answer(resign: bool | None) -> None:
@@ -610,9 +671,11 @@ class OnlineApp(App[None]):
 
     def action_help(self) -> None:
         """The rules in play and every key."""
-        names: Sequence[str] = [self.player_name] if self.seat is not None else []
-        keys = [self.keys] if self.seat is not None else []
-        self.push_screen(HelpScreen(self.rules, names, keys, ONLINE_KEYS))
+        seated = self.session.seated
+        names: Sequence[str] = [self.player_name] if seated else []
+        keys = [self.keys] if seated else []
+        own = ONLINE_KEYS if seated else {k: v for k, v in ONLINE_KEYS.items() if k != "f10"}
+        self.push_screen(HelpScreen(self.rules, names, keys, own))
 
     def leave(self, message: str) -> None:
         """Stop, and say why once the screen is gone."""
