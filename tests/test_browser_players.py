@@ -443,6 +443,35 @@ def test_a_name_another_player_holds_is_refused_by_the_name_box(server: ServerPr
 
 
 @needs_api
+def test_the_same_person_on_a_new_device_brings_their_player_from_the_name_box(
+        server: ServerProcess, pages: Pages) -> None:
+    kim = friend(pages, f"{server.url}/r/{server.new_room(seats=2, bots=['casual'])}", "desktop")
+    join(kim, "Kim")
+    kim_id = own_page(kim)
+    key = kim.evaluate("localStorage.getItem('ratscrew.player_key')")
+    code = server.post("/api/players/export", {"player_key": key})["code"]
+    # Kim, later, on her phone: the name is hers, and the name box says how to bring her here
+    room = server.new_room(seats=3)
+    phone = friend(pages, f"{server.url}/r/{room}", "phone")
+    phone.fill("[data-testid=name]", "kim")
+    phone.click("[data-testid=join]")
+    phone.wait_for_selector("[data-testid=bring-player]:visible")
+    said = phone.inner_text("[data-testid=name-error]")
+    assert "If that is you" in said and "import code" in said and "another name" in said, said
+    no_sideways_scroll(phone)
+    shot(phone, "name-taken-bring-phone")
+    pages.expected.append("status of 400")  # Chromium notes the refused code
+    phone.fill("[data-testid=bring-code]", "not-a-code")
+    phone.click("[data-testid=bring]")
+    phone.wait_for_selector("[data-testid=bring-error]:has-text('not a player code')")
+    phone.fill("[data-testid=bring-code]", code)
+    phone.click("[data-testid=bring]")
+    phone.wait_for_selector("[data-testid=join-panel]", state="hidden")
+    phone.wait_for_selector("[data-testid=lobby-seats] li:has-text('Kim')")
+    assert own_page(phone) == kim_id
+
+
+@needs_api
 def test_a_damaged_saved_key_is_explained_and_a_new_one_made(server: ServerProcess,
                                                             pages: Pages) -> None:
     code = server.new_room(seats=2)

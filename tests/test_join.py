@@ -334,14 +334,6 @@ def test_an_unreachable_server_is_named(capsys: pytest.CaptureFixture[str]) -> N
     assert "ratscrew serve" in message
 
 
-def test_a_full_room_offers_to_watch(server: ServerProcess, capsys: pytest.CaptureFixture[str]) -> None:
-    code = server.new_room(seats=2, bots=["casual"])
-    server.player(code).join("Ann")
-    message = refused(["join", code, "--server", server.url, "--name", "Tess"], capsys)
-    assert f"room {code} has no open seat" in message
-    assert f"ratscrew join {code} --server {server.url} --watch" in message
-
-
 @pytest.mark.parametrize(("argv", "message"), [
     (["K7 QPX"], "is neither a room code (like K7QPX2) nor a room link"),
     (["K7QPX2", "--server", "ftp://x"], "--server must be an http:// or https:// address"),

@@ -81,8 +81,21 @@ def enter(store: Store, key: str | None, name: str) -> str | None:
     try:
         return store.enter_player(hash_key(key), name, new_public_id()).player_id
     except NameTaken:
-        raise ProtocolError("name_taken", f"another player already goes by {name!r}; "
-                            "choose another name") from None
+        raise ProtocolError("name_taken", name_taken_text(name)) from None
+
+
+def name_taken_text(name: str) -> str:
+    """What a ``join`` under a name another key holds is told: the same person on a new device
+    is offered the way to bring their player here (the import code), anyone else another name.
+
+    >>> name_taken_text("Kim")  # doctest: +NORMALIZE_WHITESPACE
+    "another player already goes by 'Kim'. If that is you, bring your player to this device
+     with the import code from your player page on the device you played on; otherwise choose
+     another name"
+    """
+    return (f"another player already goes by {name!r}. If that is you, bring your player to this "
+            "device with the import code from your player page on the device you played on; "
+            "otherwise choose another name")
 
 
 # ---------------------------------------------------------------------------------- export

@@ -59,6 +59,37 @@ export function replaceKey(key, playerId = null, store = localStorage) {
   else store.removeItem(ID_ITEM);
 }
 
+/** What an import error code means to the person who pasted it. */
+export const IMPORT_ERRORS = /** @type {Record<string, string>} */ ({
+  bad_code: "That is not a player code: copy it again, whole, from the page where it is shown.",
+  other_server: "That code belongs to another ratscrew server: use it on that server's pages.",
+  unknown_player: "This server knows no player with that code.",
+});
+
+/**
+ * Bring a player from another device: `POST /api/players/import` with the import code, and on
+ * success make this browser that player (its key replaces the one kept here, its name is kept).
+ * @param {string} code the import code as pasted
+ * @returns {Promise<{player_id: string, name: string} | {error: string}>} the player, or what went wrong in words
+ */
+export async function importPlayer(code) {
+  if (!code.trim()) return { error: "Paste the code first." };
+  /** @type {any} */
+  let answer;
+  try {
+    const response = await fetch("/api/players/import", {
+      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code: code.trim() }),
+    });
+    answer = await response.json().catch(() => ({ error: "server", message: `the server answered ${response.status}` }));
+  } catch (failure) {
+    return { error: `The server did not answer: ${failure instanceof Error ? failure.message : failure}` };
+  }
+  if (answer.error) return { error: IMPORT_ERRORS[answer.error] ?? answer.message ?? answer.error };
+  replaceKey(answer.player_key, answer.player_id);
+  if (answer.name) localStorage.setItem("ratscrew.name", answer.name);
+  return { player_id: answer.player_id, name: answer.name };
+}
+
 /**
  * Remember the public id `welcome` gave this browser's key (null, a guest: nothing to keep).
  * @param {string | null | undefined} playerId

@@ -7,7 +7,7 @@ import {
 } from "./charts.js";
 import { byId, el } from "./dom.js";
 import { formatMs, formatRating, ordinal, shortDate } from "./format.js";
-import { playerId, playerKey, playerUrl, replaceKey } from "./identity.js";
+import { importPlayer, playerId, playerKey, playerUrl } from "./identity.js";
 
 /**
  * @typedef {{game_id: number, at: string, rating_before: number, rating_after: number, mu: number, sigma: number}} HistoryPoint
@@ -326,36 +326,12 @@ byId("copy-code").addEventListener("click", async () => {
   }
 });
 
-/** What an import error code means to the person who pasted it. */
-const IMPORT_ERRORS = /** @type {Record<string, string>} */ ({
-  bad_code: "That is not a player code: copy it again, whole, from the page where it is shown.",
-  other_server: "That code belongs to another ratscrew server: use it on that server's pages.",
-  unknown_player: "This server knows no player with that code.",
-});
-
 byId("import").addEventListener("submit", async (event) => {
   event.preventDefault();
-  const code = byId("import-code", HTMLInputElement).value.trim();
   const error = byId("import-error");
   error.textContent = "";
-  if (!code) { error.textContent = "Paste the code first."; return; }
-  /** @type {any} */
-  let answer;
-  try {
-    const response = await fetch("/api/players/import", {
-      method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ code }),
-    });
-    answer = await response.json().catch(() => ({ error: "server", message: `the server answered ${response.status}` }));
-  } catch (failure) {
-    error.textContent = `The server did not answer: ${failure instanceof Error ? failure.message : failure}`;
-    return;
-  }
-  if (answer.error) {
-    error.textContent = IMPORT_ERRORS[answer.error] ?? answer.message ?? answer.error;
-    return;
-  }
-  replaceKey(answer.player_key, answer.player_id);
-  if (answer.name) localStorage.setItem("ratscrew.name", answer.name);
+  const answer = await importPlayer(byId("import-code", HTMLInputElement).value);
+  if ("error" in answer) { error.textContent = answer.error; return; }
   location.assign(playerUrl(answer.player_id));
 });
 

@@ -8,7 +8,7 @@ import { cardFace, formatMs, reactionTo, remainingMs, seatStatus, keyName } from
 import { splitTerms, TERMS } from "./glossary.js";
 import { actionFor, DEFAULT_KEYS, loadKeys, saveKeys } from "./keys.js";
 import { LogBook } from "./logbook.js";
-import { newKey, playerKey, rememberPlayerId, replaceKey, showYourPage } from "./identity.js";
+import { importPlayer, newKey, playerKey, rememberPlayerId, replaceKey, showYourPage } from "./identity.js";
 import { PROTOCOL_VERSION, RoomSocket } from "./net.js";
 import { beep, setSound, soundOn } from "./sound.js";
 
@@ -134,6 +134,7 @@ function handle(message, arrivedAt) {
       showYourPage();
       byId("name-error").textContent = "";
       byId("new-key").hidden = true;
+      byId("bring-player").hidden = true;
       showJoin(false);
       break;
     case "room":
@@ -219,6 +220,7 @@ function refusedJoin(message) {
     const said = String(message.message ?? "another player already has this name").trim();
     const sentence = `${said.charAt(0).toUpperCase()}${said.slice(1)}${/[.!?]$/.test(said) ? "" : "."}`;
     nameError.textContent = /another name/i.test(sentence) ? sentence : `${sentence} Choose another name.`;
+    byId("bring-player").hidden = false; // the same person on a new device: their import code
     const name = byId("name", HTMLInputElement);
     name.select();
   } else {
@@ -643,6 +645,16 @@ byId("join-form").addEventListener("submit", (event) => {
   localStorage.setItem("ratscrew.name", name);
   localStorage.removeItem(watchKey);
   socket.send({ type: "join", name, player_key: playerKey() });
+});
+byId("bring").addEventListener("click", async () => {
+  const answer = await importPlayer(byId("bring-code", HTMLInputElement).value);
+  byId("bring-error").textContent = "error" in answer ? answer.error : "";
+  if ("error" in answer) return;
+  byId("bring-player").hidden = true;
+  byId("name", HTMLInputElement).value = answer.name;
+  byId("name-error").textContent = "";
+  showYourPage();
+  byId("join-form", HTMLFormElement).requestSubmit(); // sit down as that player
 });
 byId("new-key").addEventListener("click", () => {
   replaceKey(newKey());
