@@ -1,0 +1,39 @@
+// The page's LogBook replays the recorded transcripts of tests/transcripts/ (every message one
+// client was sent, with {"type": "connected"} where a connection opened) as room.js feeds it,
+// and draws the log in tests/transcripts/NAME.log.json: the log the terminal's client session
+// draws from the same messages (tests/test_client_session.py holds it to the same file).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { LogBook } from "../../ratscrew/web/js/logbook.js";
+
+const HERE = new URL("../transcripts/", import.meta.url);
+
+/** @param {string} name */
+function load(name) {
+  return JSON.parse(readFileSync(new URL(name, HERE), "utf8"));
+}
+
+/** The log room.js draws from a transcript: a fresh history after each connection redraws it. */
+function replay(messages) {
+  const book = new LogBook();
+  /** @type {{kind: string, text: string, game: number}[]} */
+  let log = [];
+  let fresh = false;
+  for (const message of messages) {
+    if (message.type === "connected") { fresh = true; continue; }
+    if (message.type === "state") log.push(...book.state(message).items);
+    else if (message.type === "judgement") log.push(...book.judgement(message));
+    else if (message.type === "history") {
+      if (fresh) { book.reset(); log = []; fresh = false; }
+      log.push(...book.history(message));
+    }
+  }
+  return log.map(({ kind, text, game }) => ({ kind, text, game }));
+}
+
+for (const name of ["late_joiner", "contested_slap"]) {
+  test(`the page's log book draws the ${name} transcript as the terminal does`, () => {
+    assert.deepEqual(replay(load(`${name}.json`)), load(`${name}.log.json`));
+  });
+}
