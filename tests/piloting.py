@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
 
 
@@ -21,3 +22,8 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], what: str, tim
             return
         await pilot.pause(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the terminal shows now, as plain text, one line per row (dialogs over the table)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from piloting import until
-from serving import Player, ServerProcess
+from piloting import screen_text, until
+from serving import Player, ServerProcess, play_cards
 from test_play_cli import ratscrew_command
 from textual.pilot import Pilot
 
@@ -29,7 +29,8 @@ from ratscrew.client.address import RoomAddress
 from ratscrew.client.saved import SavedState
 from ratscrew.engine import Game
 from ratscrew.ruleset import Ruleset
-from ratscrew.tui.online import OnlineApp, RoomScreen
+from ratscrew.tui.gamelog import GameLog, clock_label
+from ratscrew.tui.online import OnlineApp, ResignScreen, RoomScreen
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +119,27 @@ def seated_app(server: ServerProcess, code: str, saved: SavedState, name: str = 
     return OnlineApp(RoomAddress(server.url, code), name, saved=saved)
 
 
+def logged(app: OnlineApp) -> str:
+    """The game log's text, one line per row."""
+    return "\n".join(strip.text for strip in app.table_screen.query_one(GameLog).lines)
+
+
+def key_bar(app: OnlineApp) -> str:
+    return str(app.table_screen.query_one("#keybar").render())
+
+
+def a_game_under_way(server: ServerProcess, cards: int = 6) -> tuple[str, Player]:
+    """A room of Ann and a casual bot whose game has gone ``cards`` cards: its code, and Ann."""
+    code = server.new_room(seats=2, bots=["casual"], seed=11, pace="fast", turn_timeout_ms=60_000)
+    ann = server.player(code)
+    ann.join("Ann")
+    ann.send({"type": "start"})
+    ann.wait_for("state")
+    play_cards({0: ann}, cards)
+    ann.drain()
+    return code, ann
+
+
 async def test_a_terminal_player_sits_plays_slaps_and_takes_the_seat_back(
         server: ServerProcess, tmp_path: Path) -> None:
     seed, to_double = early_double()
@@ -203,6 +225,10 @@ async def test_a_terminal_plays_as_the_player_key_it_keeps_for_that_server(
                     "the name refused")
         assert other.watching and other.seat is None and other.player_id is None
         assert other.notice is not None and "--name" in other.notice.plain
+        # the same person on another device is offered the way to bring their player here
+        said = other.notice.plain
+        assert "If that is you" in said and "import code" in said
+        assert f"ratscrew join {other.address.code} --server {server.url} --import-code" in said
 
 
 async def test_the_host_at_a_terminal_starts_and_asks_for_a_rematch(
@@ -213,11 +239,22 @@ async def test_the_host_at_a_terminal_starts_and_asks_for_a_rematch(
         await until(pilot, lambda: app.host and isinstance(app.screen, RoomScreen), "the lobby")
         assert "s start" in app.room_keys()
         assert "Casual bot" in room_text(app)
+        await until(pilot, lambda: "You are the host: press s to start" in screen_text(app),
+                    "the host's lobby drawn")
+        assert "Waiting for the host" not in screen_text(app)
         await pilot.press("s")
         await until(pilot, lambda: app.state is not None, "the game")
-        await pilot.press("f10", "y")
+        await until(pilot, lambda: not isinstance(app.screen, RoomScreen), "the table")
+        await pilot.press("f10")
+        await until(pilot, lambda: "Resign this game?" in screen_text(app), "the resign prompt")
+        prompt = screen_text(app)
+        for said in ("Resign this game?", "Your cards are burned under the pile.",
+                     "y resign · n or Esc keep playing"):
+            assert said in prompt, prompt
+        await pilot.press("y")
         await until(pilot, lambda: app.over is not None, "the end")
         assert "r rematch" in app.room_keys()
+        assert "press r for a rematch" in room_text(app)
         await pilot.press("r")
         await until(pilot, lambda: app.over is None and room(app).get("games_played") == 2
                     and room(app).get("phase") == "playing", "the rematch")
@@ -280,6 +317,88 @@ async def test_a_full_room_makes_a_newcomer_wait_for_the_next_game(server: Serve
             assert watcher.seat is None and watcher.notice is None
             await watching.press("a")
             assert not [m for m in watcher.link.sent if m["type"] == "play"]
+
+
+async def test_a_terminal_joining_mid_game_waits_with_the_log_so_far_and_is_dealt_into_the_next(
+        server: ServerProcess, tmp_path: Path) -> None:
+    code, ann = a_game_under_way(server)
+    said_before = [line for entry in ann.messages if entry["type"] == "state"
+                   for line in entry["lines"]]
+    assert len(said_before) >= 6
+    app = seated_app(server, code, SavedState(tmp_path / "online.json"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.session.status == "waiting" and app.state is not None, "waiting")
+        await pilot.pause(0.2)
+        assert app.seat is None and not app.watching
+        assert app.notice is not None and "dealt into the next game" in app.notice.plain
+        # the log from before the join, each line once
+        log = logged(app)
+        for line in said_before:
+            assert log.count(line) == 1, (line, log)
+        # the room's clock, not one that starts at the join
+        assert app.now_ms >= app.state["observation"]["now"] > 0 if app.state else False
+        # no resigning for someone not in the game
+        assert "waiting for the next game" in key_bar(app) and "F10" not in key_bar(app)
+        await pilot.press("f10")
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, ResignScreen)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, RoomScreen), "the room screen")
+        assert "you will be dealt into the next one" in room_text(app)
+        assert "Tess (you)" in room_text(app)  # on the waiting list
+        await pilot.press("escape")
+        # the game ends: Tess takes the bot's seat, and plays the rematch
+        ann.send({"type": "resign"})
+        await until(pilot, lambda: app.session.seated and app.seat == 1, "the seat")
+        assert app.notice is not None and "You have a seat now: seat 2" in app.notice.plain
+        await until(pilot, lambda: "a play · s slap" in key_bar(app) and "F10 resign" in key_bar(app),
+                    "the player's keys")
+        ann.send({"type": "rematch"})
+        await until(pilot, lambda: app.state is not None and app.state["game"] == 2
+                    and not isinstance(app.screen, RoomScreen), "the rematch")
+        assert "Game 2" in logged(app)
+        await take_turns(pilot, app, ann, 2)
+        assert "Tess plays" in logged(app)
+
+
+async def test_a_watcher_sees_the_log_and_the_real_clock_and_has_no_resign(server: ServerProcess,
+                                                                          tmp_path: Path) -> None:
+    code, ann = a_game_under_way(server, cards=4)
+    app = OnlineApp(RoomAddress(server.url, code), "Eve", watch=True,
+                    saved=SavedState(tmp_path / "online.json"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.state is not None, "the table")
+        await pilot.pause(0.3)
+        observation = app.state["observation"] if app.state else {}
+        clock = app.now_ms
+        assert clock >= observation["now"] > 0
+        shown = screen_text(app)
+        assert clock_label(int(observation["now"]))[:4] in shown.splitlines()[0]  # mm:s of the game
+        assert "Ann plays" in logged(app)
+        assert "watching" in key_bar(app) and "F10" not in key_bar(app) and "resign" not in key_bar(app)
+        await pilot.press("f10")
+        await pilot.pause(0.2)
+        assert not isinstance(app.screen, ResignScreen)
+        await pilot.press("f1")
+        await until(pilot, lambda: "Help" in screen_text(app), "the help")
+        assert "resign" not in screen_text(app).lower()
+        # a card played after the watcher came is logged and the clock goes on with the room
+        before = observation["cards_played"]
+        play_cards({0: ann}, 2)
+        await until(pilot, lambda: app.state is not None and app.state["observation"]["cards_played"]
+                    >= before + 1, "the next card")
+        assert app.now_ms >= clock
+
+
+async def test_a_notice_from_the_room_is_shown_and_logged(tmp_path: Path) -> None:
+    app = OnlineApp(RoomAddress("http://127.0.0.1:9", "K7QPX2"), "Tess",
+                    saved=SavedState(tmp_path / "online.json"), connect=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.handle_message({"type": "notice", "code": "resumed",
+                            "message": "the database is back: the game goes on"}, 0.0)
+        await pilot.pause(0.2)
+        assert app.notice is not None and app.notice.plain == "The database is back: the game goes on."
+        assert "The database is back: the game goes on." in logged(app)
 
 
 async def test_a_server_speaking_another_protocol_is_left_with_a_message(tmp_path: Path) -> None:

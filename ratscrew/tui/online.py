@@ -249,6 +249,9 @@ class ResignScreen(ModalScreen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "answer(True)", "resign"),
                                              Binding("n,escape", "answer(False)", "back")]
 
+    def __init__(self) -> None:
+        super().__init__(classes="dialog-screen")  # centred over the table, as every dialog
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="pause-dialog") as dialog:
             dialog.border_title = "Resign?"
@@ -521,10 +524,11 @@ class OnlineApp(App[None]):
             who = f"you: {self.player_name}, seat {self.seat + 1}"
         else:
             who = "waiting" if session.status == "waiting" else "watching"
-        phase = session.phase or ""
+        parts = ["ratscrew", f"room {self.address.code}", self.rules.name, who, session.phase or "",
+                 self.status]
         clock = f"  {clock_label(int(self.now_ms))}" if self.state is not None else ""
-        topbar.update(Text(f" ratscrew · room {self.address.code} · {self.rules.name} · {who} · "
-                           f"{phase} · {self.status}{clock}", no_wrap=True, overflow="ellipsis"))
+        topbar.update(Text(" " + " · ".join(p for p in parts if p) + clock, no_wrap=True,
+                           overflow="ellipsis"))
 
     def room_text(self) -> Text:
         """What the room screen says: rules, seats, how to invite, results, the latest notice."""
