@@ -27,6 +27,7 @@ from textual.pilot import Pilot
 from ratscrew.cli import main
 from ratscrew.client.address import RoomAddress
 from ratscrew.client.saved import SavedState
+from ratscrew.commands.join import bring_player
 from ratscrew.engine import Game
 from ratscrew.ruleset import Ruleset
 from ratscrew.tui.gamelog import GameLog, clock_label
@@ -463,6 +464,40 @@ def test_bad_arguments_are_refused_before_connecting(argv: list[str], message: s
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     assert message in refused(["join", *argv, "--server", "http://127.0.0.1:9"]
                               if "--server" not in argv else ["join", *argv], capsys)
+
+
+def test_a_player_moves_to_another_terminal_with_the_import_code(
+        server: ServerProcess, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # Mo has played on this server from the first computer
+    first = tmp_path / "first"
+    monkeypatch.setenv("XDG_STATE_HOME", str(first))
+    key = SavedState().player_key(server.url)
+    mo = server.player(server.new_room(seats=2, bots=["casual"])).join("Mo", player_key=key)
+    assert main(["join", "--export-code", "--server", server.url]) == 0
+    printed = capsys.readouterr()
+    code = printed.out.strip()
+    assert code.startswith(key + ".") and "--import-code" in printed.err
+    # on the second computer, the name is Mo's: the import code brings Mo there
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "second"))
+    own = SavedState().player_key(server.url)
+    room = server.new_room(seats=2, bots=["casual"])
+    elsewhere = server.player(room)
+    elsewhere.send({"type": "join", "name": "Mo", "player_key": own})
+    error = elsewhere.wait_for("error")
+    assert error["code"] == "name_taken" and "bring your player to this device" in error["message"]
+    assert bring_player(SavedState(), server.url, code) == "Mo"
+    assert f"this computer now plays as Mo on {server.url}" in capsys.readouterr().err
+    saved = SavedState()
+    assert saved.player_key(server.url) == key and saved.replaced_keys(server.url) == [own]
+    again = server.player(room).join("Mo", player_key=saved.player_key(server.url))
+    assert again["type"] == "welcome" and again["player_id"] == mo["player_id"]
+    # what cannot be done is said
+    assert "that is not an import code" in refused(
+        ["join", room, "--server", server.url, "--import-code", "not-a-code"], capsys)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "third"))
+    assert "has not played on" in refused(["join", "--export-code", "--server", server.url], capsys)
+    assert "name the room" in refused(["join", "--server", server.url], capsys)
 
 
 def test_serve_prints_the_join_line_beside_the_browser_link(server: ServerProcess) -> None:
