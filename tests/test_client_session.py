@@ -98,8 +98,11 @@ def test_the_latecomer_is_seated_when_the_game_ends() -> None:
     assert seated.seated and seated.seating and seated.show_room
     assert seated.notice == Notice("seated", "You have a seat now: seat 2. The next game deals you "
                                              "in.", "info")
-    game_two = replay(session, messages[until(messages, "room", 2):until(messages, "state", 8)])
+    assert session.room is not None and session.room["seats"][1]["name"] == "Tess"
+    assert session.seat_names() == ["Ann", "Casual bot"]  # the finished game's, while it is shown
+    game_two = replay(session, messages[until(messages, "room", 2):until(messages, "state", 9)])
     assert session.may_resign and any(u.playing for u in game_two)
+    assert session.seat_names() == ["Ann", "Tess"] and any(u.seating for u in game_two)
 
 
 def test_a_reconnection_redraws_the_whole_log_from_the_history_once() -> None:

@@ -352,11 +352,13 @@ async def test_a_terminal_joining_mid_game_waits_with_the_log_so_far_and_is_deal
         ann.send({"type": "resign"})
         await until(pilot, lambda: app.session.seated and app.seat == 1, "the seat")
         assert app.notice is not None and "You have a seat now: seat 2" in app.notice.plain
-        await until(pilot, lambda: "a play · s slap" in key_bar(app) and "F10 resign" in key_bar(app),
-                    "the player's keys")
+        await until(pilot, lambda: "a play · s slap" in key_bar(app), "the player's keys")
+        assert "Casual bot wins!" in room_text(app)  # the finished game's winner, not Tess
+        assert "F10" not in key_bar(app)  # no game to resign from
         ann.send({"type": "rematch"})
         await until(pilot, lambda: app.state is not None and app.state["game"] == 2
                     and not isinstance(app.screen, RoomScreen), "the rematch")
+        assert "F10 resign" in key_bar(app)
         assert "Game 2" in logged(app)
         await take_turns(pilot, app, ann, 2)
         assert "Tess plays" in logged(app)

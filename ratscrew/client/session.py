@@ -244,6 +244,19 @@ class RoomSession:
         """This client plays in the game that is on (so it may resign from it)."""
         return self.seated and self.game_on and self.observation.get("seat") == self.seat
 
+    def seat_names(self) -> list[str | None]:
+        """Who sits in each seat, as the table shows them: the room's seats, but while a finished
+        game is shown, the names it was played by (a latecomer may have taken a bot's seat since).
+        ``None`` for an open seat."""
+        seats = [s for s in (self.room or {}).get("seats", []) if isinstance(s, dict)]
+        names: list[str | None] = [str(s["name"]) if s.get("name") else None for s in seats]
+        results = (self.over or {}).get("results") if self.phase == "over" else None
+        for result in results if isinstance(results, list) else []:
+            seat = _int_or_none(result.get("seat")) if isinstance(result, dict) else None
+            if seat is not None and 0 <= seat < len(names) and result.get("name"):
+                names[seat] = str(result["name"])
+        return names
+
     @property
     def observation(self) -> dict[str, Any]:
         """The latest state's observation (empty before the first)."""
@@ -295,7 +308,7 @@ class RoomSession:
                 self._say(update, code, text, "info")
         elif kind == "game_over":
             self.over = dict(message)
-            update.show_room = True
+            update.show_room = update.seating = True  # the finished table keeps its players' names
         elif kind == "kicked":
             update.forget_token = True
             self.seat, self.host, self.status = None, False, "watching"
@@ -369,8 +382,9 @@ class RoomSession:
         if self.status == "waiting" and self.notice is not None and self.notice.code == "waiting" \
                 and self.notice.text != self._waiting_text():
             self._say(update, "waiting", self._waiting_text(), "warning")
-        if self.phase != "over":
+        if self.phase != "over" and self.over is not None:
             self.over = None
+            update.seating = True
         if self.phase == "lobby" or (self.phase == "over" and self.over is not None):
             update.show_room = True
 

@@ -384,7 +384,7 @@ class OnlineApp(App[None]):
         session = self.session
         if session.seated:
             players = f"{key_label(self.keys.play)} play · {key_label(self.keys.slap)} slap"
-            own = ONLINE_KEY_BAR
+            own = ONLINE_KEY_BAR if session.may_resign else WATCHING_KEY_BAR
         else:
             players = "waiting for the next game" if session.status == "waiting" else "watching"
             own = WATCHING_KEY_BAR
@@ -446,6 +446,7 @@ class OnlineApp(App[None]):
             self.notice = notice_text(update.notice, self.address)
         if update.show_room:
             self.show_room(by_itself=True)
+        self._show_keys()
         self._refresh_room_screen()
         self.redraw()
 
@@ -458,8 +459,9 @@ class OnlineApp(App[None]):
         except RulesetError:
             self.rules = Ruleset.preset("classic")
         seats = room.get("seats", [])
+        names = self.session.seat_names()
         you = self.session.seat if self.session.seated else None
-        infos = [SeatInfo(seat_name(s), human=index == you,
+        infos = [SeatInfo(names[index] or seat_name(s), human=index == you,
                           keys=self.keys if index == you else None,
                           level=s.get("bot") if s.get("kind") == "bot"
                           else ("away" if s.get("kind") == "human" and not s.get("connected") else None))
@@ -553,9 +555,9 @@ class OnlineApp(App[None]):
             text.append(f"and {spectators} watching\n", style="dim")
         if self.over is not None and phase == "over":
             winner = self.over.get("winner")
-            names = [seat_name(s) for s in room.get("seats", [])]
+            names = self.session.seat_names()  # the finished game's players, not the next one's
             who = "Nobody wins." if not isinstance(winner, int) or winner >= len(names) \
-                else f"{names[winner]} wins!"
+                else f"{names[winner] or 'Seat ' + str(winner + 1)} wins!"
             text.append(f"\n{who}\n", style="bold magenta")
             text.append("\n")
             console_table = results_table(self.over)
