@@ -366,12 +366,16 @@ async def test_a_terminal_joining_mid_game_waits_with_the_log_so_far_and_is_deal
 
 async def test_a_watcher_sees_the_log_and_the_real_clock_and_has_no_resign(server: ServerProcess,
                                                                           tmp_path: Path) -> None:
-    code, ann = a_game_under_way(server, cards=4)
+    code, ann = a_game_under_way(server, cards=12)
+    said = [line for m in ann.messages if m["type"] == "state" for line in m["lines"]]
     app = OnlineApp(RoomAddress(server.url, code), "Eve", watch=True,
                     saved=SavedState(tmp_path / "online.json"))
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.state is not None, "the table")
         await pilot.pause(0.3)
+        # more lines than the log shows: it opens at the newest
+        assert len(said) > app.table_screen.query_one(GameLog).size.height
+        await until(pilot, lambda: said[-1][:60] in screen_text(app), "the newest line in view")
         observation = app.state["observation"] if app.state else {}
         clock = app.now_ms
         assert clock >= observation["now"] > 0

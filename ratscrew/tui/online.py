@@ -438,6 +438,8 @@ class OnlineApp(App[None]):
                 self.table_screen.query_one(GameLog).clear()
         for item in update.log:
             self.write_log(log_text(item))
+        if update.reset_log:  # a redrawn log opens at its newest line
+            self.call_after_refresh(self._log_to_end)
         if update.seating:
             self._reseat()
         if update.state:
@@ -461,6 +463,8 @@ class OnlineApp(App[None]):
         seats = room.get("seats", [])
         names = self.session.seat_names()
         you = self.session.seat if self.session.seated else None
+        if you is not None and you < len(seats) and names[you] != seats[you].get("name"):
+            you = None  # the finished game shown was played by someone else in this seat
         infos = [SeatInfo(names[index] or seat_name(s), human=index == you,
                           keys=self.keys if index == you else None,
                           level=s.get("bot") if s.get("kind") == "bot"
@@ -491,6 +495,10 @@ class OnlineApp(App[None]):
     def _mark_shown(self, version: int) -> None:
         """State ``version`` is on screen now."""
         self.shown.shown(version, get_time())
+
+    def _log_to_end(self) -> None:
+        with contextlib.suppress(NoMatches):
+            self.table_screen.query_one(GameLog).scroll_end(animate=False)
 
     def write_log(self, line: Text) -> None:
         """Add a line to the game log."""
