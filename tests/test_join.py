@@ -563,6 +563,59 @@ async def test_a_browser_and_a_terminal_play_at_one_table(server: ServerProcess,
 # ---------------------------------------------------------------------------------- a real terminal
 
 
+class Tmux:
+    """One program in a detached tmux session of its own server: its screen, keys, the end."""
+
+    def __init__(self, name: str, size: tuple[int, int] = (80, 24)) -> None:
+        self.base = ["tmux", "-L", f"ratscrew-{name}-{os.getpid()}"]
+        self.size = size
+
+    def start(self, command: str) -> None:
+        subprocess.run([*self.base, "new-session", "-d", "-s", "t", "-x", str(self.size[0]),
+                        "-y", str(self.size[1]), command], check=True)
+
+    def screen(self) -> str:
+        return subprocess.run([*self.base, "capture-pane", "-p", "-t", "t"], capture_output=True,
+                              text=True, check=False).stdout
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run([*self.base, "send-keys", "-t", "t", *keys], check=True)
+
+    def wait_for(self, condition: Callable[[str], bool], what: str, seconds: float = 30.0) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if condition(shown := self.screen()):
+                return shown
+            time.sleep(0.2)
+        pytest.fail(f"timed out waiting for {what}; the screen shows:\n{self.screen()}")
+
+    def kill(self) -> None:
+        subprocess.run([*self.base, "kill-server"], capture_output=True, check=False)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None,
+                    reason="tmux is not installed (CI installs it with apt-get; apt-get install tmux)")
+def test_the_real_join_command_mid_game_waits_for_the_next_game_with_the_log(
+        server: ServerProcess, tmp_path: Path) -> None:
+    code, ann = a_game_under_way(server, cards=4)
+    said = [line for m in ann.messages if m["type"] == "state" for line in m["lines"]]
+    state = tmp_path / "terminal-state"
+    (state / "ratscrew").mkdir(parents=True)
+    (state / "ratscrew" / "online.json").write_text(json.dumps({"player_keys": {server.url: PLAYER_KEY}}))
+    tmux = Tmux("late", size=(100, 30))
+    tmux.start(" ".join(["env", f"XDG_STATE_HOME={state}", *ratscrew_command(), "join", code,
+                         "--server", server.url, "--name", "Tess", "; sleep 5"]))
+    try:
+        shown = tmux.wait_for(lambda s: "waiting for the next game" in s and said[-1][:40] in s
+                              and "dealt into the next game" in s, "the table of a latecomer")
+        assert "F10" not in shown
+        assert said[0][:40] in shown  # the log from before the join
+        tmux.keys("C-q")
+        tmux.wait_for(lambda s: "ratscrew ·" not in s, "the program to exit")
+    finally:
+        tmux.kill()
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None,
                     reason="tmux is not installed (CI installs it with apt-get; apt-get install tmux)")
 def test_the_real_join_command_sits_down_starts_plays_and_quits(server: ServerProcess,
