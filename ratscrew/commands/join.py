@@ -162,12 +162,14 @@ def run(args: argparse.Namespace) -> int:
         raise JoinError("name the room: ratscrew join CODE (or the room's link)")
     address = parse_room_address(args.room, args.server)
     keys = player_keys(args.keys)
-    imported = bring_player(saved, address.server, args.import_code) if args.import_code else None
-    name = player_name(args.name or imported, saved)
+    if args.name is not None:
+        player_name(args.name, saved)  # a bad --name is refused before anything is done
     try:
         fetch_room(address)
     except RoomUnavailable as error:
         raise JoinError(str(error)) from None
+    imported = bring_player(saved, address.server, args.import_code) if args.import_code else None
+    name = player_name(args.name or imported, saved)
     from ratscrew.tui.online import OnlineApp  # Textual is imported only once the room is there
 
     app = OnlineApp(address, name, watch=bool(args.watch), keys=keys, colour_blind=args.colour_blind,
