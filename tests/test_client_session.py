@@ -12,6 +12,8 @@ files through the page's ``LogBook`` and holds it to the same expected log.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -219,3 +221,10 @@ def test_the_terminal_draws_the_log_the_page_draws_from_the_same_messages(name: 
     expected = json.loads((TRANSCRIPTS / f"{name}.log.json").read_text())
     log = drawn(replay(RoomSession("K7QPX2"), transcript(name)))
     assert [{"kind": i.kind, "text": i.text, "game": i.game} for i in log] == expected
+
+
+def test_the_session_is_plain_python_without_a_screen() -> None:
+    found = subprocess.run([sys.executable, "-c", "import sys, ratscrew.client.session; "
+                            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+                            "('textual', 'rich')))"], capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == "[]"
