@@ -105,6 +105,7 @@ def test_the_latecomer_is_seated_when_the_game_ends() -> None:
     game_two = replay(session, messages[until(messages, "room", 2):until(messages, "state", 9)])
     assert session.may_resign and any(u.playing for u in game_two)
     assert session.seat_names() == ["Ann", "Tess"] and any(u.seating for u in game_two)
+    assert session.notice is None and any(u.clear_notice for u in game_two)  # it has dealt her in
 
 
 def test_a_reconnection_redraws_the_whole_log_from_the_history_once() -> None:

@@ -70,6 +70,8 @@ class Update:
     """Messages to send to the room now."""
     notice: Notice | None = None
     """A new notice to show."""
+    clear_notice: bool = False
+    """The notice shown has had its day (the game it announced has begun): take it away."""
     seating: bool = False
     """Who sits where, the rules or this client's seat changed: redraw the table's seats."""
     state: bool = False
@@ -406,6 +408,8 @@ class RoomSession:
             update.send.append({"type": "history", "since": missing})
         update.state = True
         update.playing = not self.observation.get("over", True)
+        if update.playing and self.seated and self.notice is not None and self.notice.code == "seated":
+            self.notice, update.clear_notice = None, True  # "the next game deals you in": it has
 
     def _history(self, message: Mapping[str, Any], update: Update) -> None:
         if self._fresh_history:

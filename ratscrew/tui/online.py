@@ -442,6 +442,8 @@ class OnlineApp(App[None]):
             self.call_after_refresh(self._log_to_end)
         if update.seating:
             self._reseat()
+        if update.clear_notice:  # before the state's own verdict, which stays
+            self.notice = None
         if update.state:
             self._on_state(update)
         if update.notice is not None:
