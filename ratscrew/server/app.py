@@ -38,6 +38,7 @@ from ratscrew.narrate import describe_event
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server import players, ratings
+from ratscrew.server.health import healthz, readyz
 from ratscrew.server.link import Pinger
 from ratscrew.server.outage import watch_store
 from ratscrew.server.protocol import (
@@ -372,11 +373,6 @@ def _not_found_page(what: str) -> HTMLResponse:
         status_code=404)
 
 
-async def healthz(request: Request) -> JSONResponse:
-    """``GET /healthz``."""
-    return JSONResponse({"ok": True})
-
-
 async def home(request: Request) -> Response:
     """``GET /``: create a room, join one, leaderboard."""
     return _page("index.html")
@@ -665,6 +661,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
     app = Starlette(
         routes=[
             Route("/healthz", healthz),
+            Route("/readyz", readyz),
             Route("/", home),
             Route("/r/{code}", room_page),
             Route("/games/{game_id:int}", replay_page),

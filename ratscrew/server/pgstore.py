@@ -306,6 +306,12 @@ class PostgresStore:
             self._shard_lock.close()
             self._shard_lock = None
 
+    @property
+    def claim_held(self) -> bool:
+        """Whether this process holds the shard it claimed (True when it claimed none)."""
+        lock = self._shard_lock
+        return not self._claimed[0] or (lock is not None and not lock.closed and not lock.broken)
+
     def claim(self, shard: str | None) -> None:
         """Take the advisory locks that make this process the only one serving ``shard``."""
         self._claimed = (True, shard)
@@ -353,7 +359,7 @@ class PostgresStore:
         except psycopg.Error:
             return False
         if self._down:
-            log.warning("the database %s is back", self._shown)
+            log.info("the database %s is back", self._shown)
         self._down = False
         return True
 
