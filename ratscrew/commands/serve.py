@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ratscrew.server.app import Limits, create_app
+    from ratscrew.server.metrics import parse_trusted
     from ratscrew.server.protocol import MAX_FRAME_BYTES
     from ratscrew.server.settings import password_on_command_line, resolve_database
     from ratscrew.server.shards import check_shard
@@ -145,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     app = create_app(store, limits=limits, allowed_origins=frozenset(args.allow_origin),
                      close_store=True, shard=shard)
+    app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
     config = uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
                             ws_max_size=MAX_FRAME_BYTES,
                             ws_per_message_deflate=False,

@@ -40,6 +40,7 @@ from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server import players, ratings
 from ratscrew.server.health import healthz, readyz
 from ratscrew.server.link import Pinger
+from ratscrew.server.metrics import TALLY, instrument_store, metrics
 from ratscrew.server.outage import watch_store
 from ratscrew.server.protocol import (
     MAX_FRAME_BYTES,
@@ -233,6 +234,7 @@ class WebSocketConnection:
                     self.sending_since = time.monotonic()
                     await websocket.send_text(text)
                     self.sending_since = None
+                    TALLY.messages_out += 1
                 if self.closed:
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(websocket.close(*self._close), 2.0)
@@ -591,6 +593,7 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
+            TALLY.messages_in += 1
             now = time.monotonic()
             if not conn.bucket.take(now):
                 if conn.dropped(now):
@@ -636,8 +639,8 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
     shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after
     ``Server.run`` never runs: the close must happen here)."""
     owned = close_store or isinstance(store, (str, Path))
-    server = Server(open_store(store) if isinstance(store, (str, Path)) else store, limits or Limits(),
-                    allowed_origins, shard=shard)
+    server = Server(instrument_store(open_store(store) if isinstance(store, (str, Path)) else store),
+                    limits or Limits(), allowed_origins, shard=shard)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -662,6 +665,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         routes=[
             Route("/healthz", healthz),
             Route("/readyz", readyz),
+            Route("/metrics", metrics),
             Route("/", home),
             Route("/r/{code}", room_page),
             Route("/games/{game_id:int}", replay_page),

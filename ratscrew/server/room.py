@@ -51,6 +51,7 @@ from ratscrew.server.lobby import (
     hash_token,
     new_code,
 )
+from ratscrew.server.metrics import TALLY
 from ratscrew.server.persistence import RoomRecorder
 from ratscrew.server.protocol import (
     PACE_FACTORS,
@@ -475,6 +476,7 @@ class Room:
             self.paused = ("the server lost its database: the game is paused, and nothing you do "
                            "counts until it is back")
             log.warning("room %s: paused, its store is unavailable", self.code)
+            TALLY.room_pauses += 1
             self._broadcast({"type": "error", "code": "unavailable", "message": self.paused})
         self.driver.cancel()
 
@@ -531,6 +533,7 @@ class Room:
                                reaction_ms=message.reaction_ms, rtt_ms=link.rtt_ms,
                                allowance_ms=allowance_ms(link), horizon=self.driver.advance_horizon())
         self.driver.queue(seat.index, message.kind, arrived, message.version, verdict)
+        TALLY.actions += 1
         self.tick()
         self.driver.poke()
 
@@ -628,6 +631,7 @@ class Room:
         game, game_id = self.game, self.game_id
         assert game is not None and game_id is not None
         self._finished = True
+        TALLY.games_finished += 1
         self.tally.close()
         self._send_judgements()
         self._save_step()
