@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import os
 import socket
 import sys
@@ -71,6 +70,9 @@ def register(subparsers: Any) -> None:
                         help="joins one address may make in a minute (default: 60)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                         help="how much the server logs on stderr (default: info)")
+    parser.add_argument("--log-format", default="text", choices=["text", "json"],
+                        help="log lines as text (time with zone, level, shard, logger, message) "
+                             "or as one JSON object a line for a log shipper (default: text)")
     parser.set_defaults(run=run)
 
 
@@ -103,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ratscrew.server.app import Limits, create_app
+    from ratscrew.server.logs import configure_logging
     from ratscrew.server.metrics import parse_trusted
     from ratscrew.server.protocol import MAX_FRAME_BYTES
     from ratscrew.server.settings import password_on_command_line, resolve_database
@@ -121,8 +124,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--nginx-config goes with --workers")
     shard = None if args.shard is None else check_shard(args.shard)
     watch_parent_from_environment()  # a shard of --workers stops when its supervisor is gone
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(args.log_level, args.log_format, shard)
     limits = Limits()
     if args.rooms_per_hour is not None or args.joins_per_minute is not None:
         limits = Limits(rooms_per_hour=args.rooms_per_hour or limits.rooms_per_hour,
@@ -147,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(store, limits=limits, allowed_origins=frozenset(args.allow_origin),
                      close_store=True, shard=shard)
     app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
-    config = uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
+    config = uvicorn.Config(app, log_level="warning", log_config=None, ws=BatchedReadProtocol,
                             ws_max_size=MAX_FRAME_BYTES,
                             ws_per_message_deflate=False,
                             proxy_headers=args.forwarded_allow_ips is not None,
@@ -174,6 +176,7 @@ def run_workers(args: argparse.Namespace) -> int:
     kept running by `ratscrew.server.supervisor.Supervisor` (a shard that stops is started again
     with back-off, and its rooms come back from the database) until this process is stopped,
     which stops them all (as does its death: they watch it)."""
+    from ratscrew.server.logs import configure_logging
     from ratscrew.server.nginx import render_http
     from ratscrew.server.settings import DATABASE_ENV
     from ratscrew.server.shards import shard_letters
@@ -188,12 +191,14 @@ def run_workers(args: argparse.Namespace) -> int:
     if args.port == 0:
         raise ValueError("--workers needs a fixed --port (the first shard's; the others follow)")
     letters = shard_letters(args.workers)
+    configure_logging(args.log_level, args.log_format)
     ports = [args.port + i for i in range(len(letters))]
     shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     if args.nginx_config is not None:
         shards = [(letter, f"{shown_host}:{port}") for letter, port in zip(letters, ports, strict=True)]
         args.nginx_config.write_text(render_http(shards, "8080"))
-    passed = ["--host", args.host, "--log-level", args.log_level]  # the database: in the environment
+    # the database goes in the shards' environment, not on their command lines
+    passed = ["--host", args.host, "--log-level", args.log_level, "--log-format", args.log_format]
     for origin in args.allow_origin:
         passed += ["--allow-origin", origin]
     if args.forwarded_allow_ips is not None:

@@ -654,11 +654,14 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         yield
         watcher.cancel()
         send_watch.cancel()
-        for conn in list(server.connections):
+        closing = list(server.connections)
+        for conn in closing:
             conn.close(1012, "the server is restarting")
         await asyncio.gather(*(room.stop() for room in server.rooms.values()))
         if owned:
             server.store.close()
+        log.info("shut down: %d rooms kept for the next start, %d connections closed",
+                 len(server.rooms), len(closing))
 
     handler: Callable[[Request, Exception], Awaitable[Response]] = http_error
     app = Starlette(

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 log = logging.getLogger("ratscrew.server")
+supervisor_log = logging.getLogger("ratscrew.supervisor")
 
 PARENT_ENV = "RATSCREW_SUPERVISOR_PID"
 """The environment variable through which a shard learns its supervisor's pid."""
@@ -39,10 +40,14 @@ PR_SET_PDEATHSIG = 1
 STOP_TIMEOUT_S = 10.0
 
 
-def say(message: str, stream: TextIO | None = None) -> None:
-    """Print one supervisor line, with the local time and its time zone."""
+def say(message: str, stream: TextIO | None = None, level: int = logging.INFO) -> None:
+    """One supervisor line: logged (`ratscrew.server.logs`: timestamped, text or JSON), or
+    printed on ``stream`` with the local time and its time zone."""
+    if stream is None:
+        supervisor_log.log(level, "%s", message)
+        return
     now = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-    print(f"{now} ratscrew: {message}", file=stream or sys.stderr, flush=True)
+    print(f"{now} ratscrew: {message}", file=stream, flush=True)
 
 
 @dataclass
@@ -145,7 +150,8 @@ class Supervisor:
                                              preexec_fn=_die_with_parent(self._pid))
         except OSError as error:
             delay = shard.backoff.after_exit(0.0)
-            say(f"shard {shard.letter} could not be started ({error.strerror}); trying again in {delay:g} s")
+            say(f"shard {shard.letter} could not be started ({error.strerror}); trying again in {delay:g} s",
+                level=logging.ERROR)
             shard.start_at = time.monotonic() + delay
             return
         shard.started_at, shard.start_at = time.monotonic(), None
@@ -168,7 +174,8 @@ class Supervisor:
                 continue
             delay = shard.backoff.after_exit(now - shard.started_at)
             reason = f"signal {-code}" if code < 0 else f"status {code}"
-            say(f"shard {shard.letter} stopped ({reason}); starting it again in {delay:g} s")
+            say(f"shard {shard.letter} stopped ({reason}); starting it again in {delay:g} s",
+                level=logging.WARNING)
             shard.start_at = now + delay
 
     def run(self) -> int:
