@@ -23,6 +23,8 @@ from typing import Any
 DEFAULT_DB = (Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
               / "ratscrew" / "ratscrew.db")
 """Where the server keeps rooms, games and statistics unless ``--db`` says otherwise."""
+DEFAULT_IDLE_ROOM_HOURS = 24.0
+"""``--idle-room-hours``'s default (`ratscrew.server.expiry`)."""
 
 
 def register(subparsers: Any) -> None:
@@ -68,6 +70,10 @@ def register(subparsers: Any) -> None:
                         help="rooms one address may create in an hour (default: 20)")
     parser.add_argument("--joins-per-minute", type=int, default=None, metavar="N",
                         help="joins one address may make in a minute (default: 60)")
+    parser.add_argument("--idle-room-hours", type=float, default=DEFAULT_IDLE_ROOM_HOURS, metavar="H",
+                        help="close a room nobody has been in for H hours (fractions allowed; "
+                             f"default: {DEFAULT_IDLE_ROOM_HOURS:g}): it leaves memory and is not "
+                             "loaded again; its link says it has closed")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                         help="how much the server logs on stderr (default: info)")
     parser.add_argument("--log-format", default="text", choices=["text", "json"],
@@ -147,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(str(error)) from None
     port = sock.getsockname()[1]
     app = create_app(store, limits=limits, allowed_origins=frozenset(args.allow_origin),
-                     close_store=True, shard=shard)
+                     close_store=True, shard=shard, idle_room_hours=args.idle_room_hours)
     app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
     config = uvicorn.Config(app, log_level="warning", log_config=None, ws=BatchedReadProtocol,
                             ws_max_size=MAX_FRAME_BYTES,
@@ -203,6 +209,7 @@ def run_workers(args: argparse.Namespace) -> int:
         passed += ["--allow-origin", origin]
     if args.forwarded_allow_ips is not None:
         passed += ["--forwarded-allow-ips", args.forwarded_allow_ips]
+    passed += ["--idle-room-hours", repr(args.idle_room_hours)]
     if args.rooms_per_hour is not None:
         passed += ["--rooms-per-hour", str(args.rooms_per_hour)]
     if args.joins_per_minute is not None:
