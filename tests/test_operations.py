@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from postgres import PostgresCluster
@@ -139,3 +140,30 @@ def test_metrics_are_refused_to_anyone_but_loopback_and_the_trusted_proxy(fresh_
             assert stranger.get("/metrics").status_code == 403
     finally:
         store.close()
+
+
+def test_a_states_version_goes_on_growing_after_a_restart(tmp_path: Path) -> None:
+    """docs/protocol.md: ``version`` never starts again, a server restart included."""
+    database = tmp_path / "ratscrew.db"
+    with TestClient(create_app(database)) as client:
+        code = client.post("/api/rooms", json={"rules": "classic", "seats": 2, "seed": 8,
+                                               "turn_timeout_ms": 60_000}).json()["code"]
+        with client.websocket_connect(f"/ws/{code}") as ann, client.websocket_connect(f"/ws/{code}") as bob:
+            ann.send_json({"type": "join", "name": "Ann"})
+            receive(ann, "welcome")
+            bob.send_json({"type": "join", "name": "Bob"})
+            receive(bob, "welcome")
+            ann.send_json({"type": "start"})
+            seats = {0: ann, 1: bob}
+            state = receive(ann, "state")
+            receive(bob, "state")
+            for _ in range(3):
+                seats[state["observation"]["turn"]].send_json({"type": "play"})
+                state = receive(ann, "state", lambda m: bool(m["events"]))
+                receive(bob, "state", lambda m: bool(m["events"]))
+    before = state["version"]
+    with TestClient(create_app(database)) as client, client.websocket_connect(f"/ws/{code}") as watcher:
+        watcher.send_json({"type": "watch"})
+        after = receive(watcher, "state")
+    assert after["observation"]["cards_played"] == 3  # the same game, rebuilt
+    assert after["version"] > before

@@ -73,7 +73,7 @@ from ratscrew.server.protocol import (
     Start,
     Watch,
 )
-from ratscrew.server.publisher import SHOWN_VERSIONS, Connection, Publisher
+from ratscrew.server.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
 from ratscrew.server.store import RoomRow, SeatResult, Store
 from ratscrew.server.tally import ContestTally
 from ratscrew.sim.summary import game_seed
@@ -201,6 +201,7 @@ class Room:
         """A room from the store after a restart; a game that was in progress is rebuilt by
         replaying its stored actions, and goes on from the time of its last action."""
         room = cls._from_row(row, store, **options)
+        room.publisher.version = version_after_restart()  # versions never start again
         room._resume_stored_game()
         return room
 
