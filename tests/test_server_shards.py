@@ -55,7 +55,9 @@ def shards(fresh_database: str) -> Iterator[Callable[..., TestClient]]:
 
 
 def test_a_shard_makes_codes_of_its_letter_and_refuses_other_shards_rooms() -> None:
-    with TestClient(create_app(SqliteStore(":memory:"), shard="K")) as client:
+    store = SqliteStore(":memory:")
+    store.save_room("BCDEFG", {"rules": "classic"}, None, "lobby", 0, None, [])  # shard B's room
+    with TestClient(create_app(store, shard="K")) as client:
         codes = [new_room(client) for _ in range(5)]
         assert all(code[0] == "K" and len(code) == 6 for code in codes)
         assert client.get(f"/api/rooms/{codes[0].lower()}").status_code == 200
@@ -68,6 +70,8 @@ def test_a_shard_makes_codes_of_its_letter_and_refuses_other_shards_rooms() -> N
             ws.receive_json()
         assert closed.value.code == 4421 and "belongs to shard B" in closed.value.reason
         assert client.get("/api/rooms/KZZZZZ").status_code == 404  # its own letter, no such room
+        mistyped = client.get("/r/BZZZZZ")  # no such room anywhere: not a routing mistake
+        assert mistyped.status_code == 404 and "There is no room with that code" in mistyped.text
 
 
 def test_shards_share_finished_games_and_load_only_their_own_rooms(

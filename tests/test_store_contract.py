@@ -480,3 +480,17 @@ def test_two_processes_rating_one_game_at_once_rate_it_once(opener: Opener, stor
     assert len(answers) == 4 and sum(answer is not None for answer in answers) == 1
     assert len(store.rating_history("AnnPublic123", "classic")) == 1
     assert store.ratings_of("bot:casual")[0]["games"] == 1
+
+
+def test_a_closed_room_stays_closed_is_never_loaded_and_is_listed_only_when_asked(store: Store) -> None:
+    a_room(store, "AAAAAA")
+    a_room(store, "BBBBBB", phase="playing")
+    assert store.close_room("AAAAAA") is True
+    assert store.close_room("AAAAAA") is False  # already closed
+    assert store.close_room("ZZZZZZ") is False  # no such room
+    a_room(store, "AAAAAA", phase="over")  # a server that still held it saves it: it stays closed
+    assert [row.code for row in store.load_rooms()] == ["BBBBBB"]
+    assert store.closed_among(["AAAAAA", "BBBBBB", "ZZZZZZ"]) == {"AAAAAA"}
+    assert [(r["code"], r["phase"]) for r in store.list_rooms()] == [("BBBBBB", "playing")]
+    assert {(r["code"], r["phase"]) for r in store.list_rooms(include_closed=True)} == {
+        ("AAAAAA", "closed"), ("BBBBBB", "playing")}

@@ -7,14 +7,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from ratscrew.sim.bmn_search import FoundDeal, SearchError, SearchReport, default_workers, search
+if TYPE_CHECKING:  # the search (and its numba kernel) is imported only when it runs
+    from ratscrew.sim.bmn_search import FoundDeal, SearchReport
+
+
+def _cores() -> int:
+    """The cores this process may use (the search's default ``--workers``)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
 
 
 def register(subparsers: Any) -> None:
@@ -27,7 +37,7 @@ def register(subparsers: Any) -> None:
         epilog="example: ratscrew bmn search --deals 1000000 --seed 42 --top 5")
     parser.add_argument("--deals", type=int, required=True, help="how many random deals to play")
     parser.add_argument("--workers", type=int, default=None,
-                        help=f"processes to use (default: every core, here {default_workers()})")
+                        help=f"processes to use (default: every core, here {_cores()})")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed of the search (default: a random one, printed in the report)")
     parser.add_argument("--top", type=int, default=10,
@@ -37,6 +47,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ratscrew.sim.bmn_search import SearchError, search
+
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     if args.deals is None or args.deals < 1:
         raise SearchError(f"--deals must be at least 1, got {args.deals}")

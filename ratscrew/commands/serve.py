@@ -14,19 +14,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import logging
 import os
-import signal
 import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 DEFAULT_DB = (Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
               / "ratscrew" / "ratscrew.db")
 """Where the server keeps rooms, games and statistics unless ``--db`` says otherwise."""
+DEFAULT_IDLE_ROOM_HOURS = 24.0
+"""``--idle-room-hours``'s default (`ratscrew.server.expiry`)."""
 
 
 def register(subparsers: Any) -> None:
@@ -43,10 +41,14 @@ def register(subparsers: Any) -> None:
                              "0.0.0.0 lets other computers on your network join)")
     parser.add_argument("--port", type=int, default=8000,
                         help="port to listen on (default: 8000; 0 picks a free one)")
-    parser.add_argument("--db", default=str(DEFAULT_DB), metavar="FILE|URL",
+    parser.add_argument("--db", default=None, metavar="FILE|URL",
                         help="SQLite database file, created when missing (default: "
-                             f"{DEFAULT_DB}), or a postgresql://USER:PASSWORD@HOST/DB URL that "
-                             "several server processes share")
+                             f"$RATSCREW_DATABASE_URL, else {DEFAULT_DB}), or a "
+                             "postgresql://USER@HOST/DB URL that several server processes share "
+                             "(put a password in RATSCREW_DATABASE_URL or --db-file, not here: "
+                             "ps shows command lines to every user)")
+    parser.add_argument("--db-file", type=Path, default=None, metavar="PATH",
+                        help="read the database URL from this file (e.g. a container secret)")
     parser.add_argument("--shard", default=None, metavar="LETTER",
                         help="own only the rooms whose code begins with LETTER (a room-code "
                              "letter); new rooms get such codes. For several processes behind "
@@ -68,8 +70,15 @@ def register(subparsers: Any) -> None:
                         help="rooms one address may create in an hour (default: 20)")
     parser.add_argument("--joins-per-minute", type=int, default=None, metavar="N",
                         help="joins one address may make in a minute (default: 60)")
+    parser.add_argument("--idle-room-hours", type=float, default=DEFAULT_IDLE_ROOM_HOURS, metavar="H",
+                        help="close a room nobody has been in for H hours (fractions allowed; "
+                             f"default: {DEFAULT_IDLE_ROOM_HOURS:g}): it leaves memory and is not "
+                             "loaded again; its link says it has closed")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                         help="how much the server logs on stderr (default: info)")
+    parser.add_argument("--log-format", default="text", choices=["text", "json"],
+                        help="log lines as text (time with zone, level, shard, logger, message) "
+                             "or as one JSON object a line for a log shipper (default: text)")
     parser.set_defaults(run=run)
 
 
@@ -102,18 +111,26 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ratscrew.server.app import Limits, create_app
+    from ratscrew.server.logs import configure_logging
+    from ratscrew.server.metrics import parse_trusted
     from ratscrew.server.protocol import MAX_FRAME_BYTES
+    from ratscrew.server.settings import password_on_command_line, resolve_database
     from ratscrew.server.shards import check_shard
     from ratscrew.server.store import StoreError, is_database_url, open_store
+    from ratscrew.server.supervisor import watch_parent_from_environment
     from ratscrew.server.wsprotocol import BatchedReadProtocol
 
+    if password_on_command_line(args.db):
+        print("ratscrew: warning: the --db password shows in ps; put the URL in "
+              "RATSCREW_DATABASE_URL or a --db-file instead", file=sys.stderr)
+    args.db = resolve_database(args.db, args.db_file, default=str(DEFAULT_DB))
     if args.workers is not None:
         return run_workers(args)
     if args.nginx_config is not None:
         raise ValueError("--nginx-config goes with --workers")
     shard = None if args.shard is None else check_shard(args.shard)
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    watch_parent_from_environment()  # a shard of --workers stops when its supervisor is gone
+    configure_logging(args.log_level, args.log_format, shard)
     limits = Limits()
     if args.rooms_per_hour is not None or args.joins_per_minute is not None:
         limits = Limits(rooms_per_hour=args.rooms_per_hour or limits.rooms_per_hour,
@@ -136,8 +153,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(str(error)) from None
     port = sock.getsockname()[1]
     app = create_app(store, limits=limits, allowed_origins=frozenset(args.allow_origin),
-                     close_store=True, shard=shard)
-    config = uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
+                     close_store=True, shard=shard, idle_room_hours=args.idle_room_hours)
+    app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
+    config = uvicorn.Config(app, log_level="warning", log_config=None, ws=BatchedReadProtocol,
                             ws_max_size=MAX_FRAME_BYTES,
                             ws_per_message_deflate=False,
                             proxy_headers=args.forwarded_allow_ips is not None,
@@ -159,17 +177,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-WORKER_RESTART_S = 1.0
-"""How long a crashed shard process is left down before ``--workers`` starts it again."""
-
-
 def run_workers(args: argparse.Namespace) -> int:
     """``--workers N``: one ``ratscrew serve --shard L`` process per shard on consecutive ports,
-    kept running (a shard that dies is started again: its rooms come back from the database)
-    until this process is stopped, which stops them all."""
+    kept running by `ratscrew.server.supervisor.Supervisor` (a shard that stops is started again
+    with back-off, and its rooms come back from the database) until this process is stopped,
+    which stops them all (as does its death: they watch it)."""
+    from ratscrew.server.logs import configure_logging
     from ratscrew.server.nginx import render_http
+    from ratscrew.server.settings import DATABASE_ENV
     from ratscrew.server.shards import shard_letters
     from ratscrew.server.store import is_database_url
+    from ratscrew.server.supervisor import Supervisor, say
 
     if not is_database_url(args.db):
         raise ValueError("--workers needs a shared database: --db postgresql://USER@HOST/DB "
@@ -179,59 +197,29 @@ def run_workers(args: argparse.Namespace) -> int:
     if args.port == 0:
         raise ValueError("--workers needs a fixed --port (the first shard's; the others follow)")
     letters = shard_letters(args.workers)
+    configure_logging(args.log_level, args.log_format)
     ports = [args.port + i for i in range(len(letters))]
     shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     if args.nginx_config is not None:
         shards = [(letter, f"{shown_host}:{port}") for letter, port in zip(letters, ports, strict=True)]
         args.nginx_config.write_text(render_http(shards, "8080"))
-    passed = ["--host", args.host, "--db", args.db, "--log-level", args.log_level]
+    # the database goes in the shards' environment, not on their command lines
+    passed = ["--host", args.host, "--log-level", args.log_level, "--log-format", args.log_format]
     for origin in args.allow_origin:
         passed += ["--allow-origin", origin]
     if args.forwarded_allow_ips is not None:
         passed += ["--forwarded-allow-ips", args.forwarded_allow_ips]
+    passed += ["--idle-room-hours", repr(args.idle_room_hours)]
     if args.rooms_per_hour is not None:
         passed += ["--rooms-per-hour", str(args.rooms_per_hour)]
     if args.joins_per_minute is not None:
         passed += ["--joins-per-minute", str(args.joins_per_minute)]
 
-    def start(letter: str, port: int) -> subprocess.Popen[bytes]:
-        return subprocess.Popen([sys.executable, "-m", "ratscrew", "serve", "--shard", letter,
-                                 "--port", str(port), *passed])
-
-    stopping = False
-
-    def stop(signum: int, frame: Any) -> None:
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    workers = {letter: start(letter, port) for letter, port in zip(letters, ports, strict=True)}
-    print(f"ratscrew: {len(workers)} shards ({', '.join(letters)}) on {shown_host}:{ports[0]}-{ports[-1]}; "
-          "front them with nginx" + (f" ({args.nginx_config})" if args.nginx_config else
-                                     " (--nginx-config FILE writes its configuration)"), flush=True)
-    status = 0
-    try:
-        while not stopping:
-            time.sleep(0.2)
-            for letter, port in zip(letters, ports, strict=True):
-                code = workers[letter].poll()
-                if code is None or stopping:
-                    continue
-                if code == 2:  # a start-up error (port taken, database refused): said on stderr
-                    stopping, status = True, 2
-                    break
-                print(f"ratscrew: shard {letter} stopped (status {code}); starting it again",
-                      file=sys.stderr, flush=True)
-                time.sleep(WORKER_RESTART_S)
-                workers[letter] = start(letter, port)
-    finally:
-        for process in workers.values():
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in workers.values():
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-    return status
+    command = [sys.executable, "-m", "ratscrew", "serve", *passed]
+    supervisor = Supervisor({letter: [*command, "--shard", letter, "--port", str(port)]
+                             for letter, port in zip(letters, ports, strict=True)},
+                            environment={DATABASE_ENV: args.db})
+    say(f"{len(letters)} shards ({', '.join(letters)}) on {shown_host}:{ports[0]}-{ports[-1]}; "
+        "front them with nginx" + (f" ({args.nginx_config})" if args.nginx_config else
+                                   " (--nginx-config FILE writes its configuration)"), sys.stdout)
+    return supervisor.run()

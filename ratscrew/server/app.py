@@ -38,7 +38,10 @@ from ratscrew.narrate import describe_event
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server import players, ratings
+from ratscrew.server.expiry import CLOSED_MESSAGE, CLOSED_WS_CODE, close_idle_rooms, closed_page, room_closed
+from ratscrew.server.health import healthz, readyz
 from ratscrew.server.link import Pinger
+from ratscrew.server.metrics import TALLY, instrument_store, metrics
 from ratscrew.server.outage import watch_store
 from ratscrew.server.protocol import (
     MAX_FRAME_BYTES,
@@ -232,6 +235,7 @@ class WebSocketConnection:
                     self.sending_since = time.monotonic()
                     await websocket.send_text(text)
                     self.sending_since = None
+                    TALLY.messages_out += 1
                 if self.closed:
                     with contextlib.suppress(Exception):
                         await asyncio.wait_for(websocket.close(*self._close), 2.0)
@@ -372,11 +376,6 @@ def _not_found_page(what: str) -> HTMLResponse:
         status_code=404)
 
 
-async def healthz(request: Request) -> JSONResponse:
-    """``GET /healthz``."""
-    return JSONResponse({"ok": True})
-
-
 async def home(request: Request) -> Response:
     """``GET /``: create a room, join one, leaderboard."""
     return _page("index.html")
@@ -385,10 +384,13 @@ async def home(request: Request) -> Response:
 async def room_page(request: Request) -> Response:
     """``GET /r/CODE``: the room's page."""
     code = str(request.path_params["code"]).upper()
-    wrong_shard = misdirected(code, _server(request).shard)
-    if wrong_shard is not None:
+    server = _server(request)
+    wrong_shard = misdirected(code, server.shard)
+    if wrong_shard is not None and server.store.room_exists(code):
         return _error(421, wrong_shard)
-    if code not in _server(request).rooms:
+    if code not in server.rooms:
+        if wrong_shard is None and room_closed(server.store, code):
+            return closed_page()
         return _not_found_page("There is no room with that code. Check the link, or start a new room.")
     return _page("room.html")
 
@@ -425,11 +427,14 @@ async def create_room(request: Request) -> JSONResponse:
 async def room_info(request: Request) -> JSONResponse:
     """``GET /api/rooms/CODE``: the room's public summary."""
     code = str(request.path_params["code"]).upper()
-    wrong_shard = misdirected(code, _server(request).shard)
-    if wrong_shard is not None:
+    server = _server(request)
+    wrong_shard = misdirected(code, server.shard)
+    if wrong_shard is not None and server.store.room_exists(code):
         return _error(421, wrong_shard)
-    room = _server(request).rooms.get(code)
+    room = server.rooms.get(code)
     if room is None:
+        if wrong_shard is None and room_closed(server.store, code):
+            return _coded_error(410, "room_closed", CLOSED_MESSAGE)
         return _error(404, "no room with that code")
     return JSONResponse(room.summary())
 
@@ -581,7 +586,11 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         await websocket.close(code=4421, reason=wrong_shard)
         return
     if room is None:
-        await websocket.close(code=4404)
+        if room_closed(server.store, code):
+            await websocket.accept()  # so that the close can carry its reason
+            await websocket.close(code=CLOSED_WS_CODE, reason=CLOSED_MESSAGE)
+        else:
+            await websocket.close(code=4404)
         return
     await websocket.accept()
     address = client_address(websocket.client)
@@ -595,6 +604,7 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
+            TALLY.messages_in += 1
             now = time.monotonic()
             if not conn.bucket.take(now):
                 if conn.dropped(now):
@@ -632,16 +642,17 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
 
 def create_app(store: Store | str | Path, *, limits: Limits | None = None,
                allowed_origins: frozenset[str] = frozenset(), close_store: bool = False,
-               shard: str | None = None) -> Starlette:
+               shard: str | None = None, idle_room_hours: float | None = None) -> Starlette:
     """The ratscrew web app over ``store`` (a `Store`, or a database path or URL to open and
-    own); with ``shard``, it owns only the rooms whose code begins with that letter.
+    own); with ``shard``, it owns only the rooms whose code begins with that letter; with
+    ``idle_room_hours``, rooms nobody has been in for that long are closed (`ratscrew.server.expiry`).
 
     A store the app opened itself, or any store with ``close_store``, is closed when the app
     shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after
     ``Server.run`` never runs: the close must happen here)."""
     owned = close_store or isinstance(store, (str, Path))
-    server = Server(open_store(store) if isinstance(store, (str, Path)) else store, limits or Limits(),
-                    allowed_origins, shard=shard)
+    server = Server(instrument_store(open_store(store) if isinstance(store, (str, Path)) else store),
+                    limits or Limits(), allowed_origins, shard=shard)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -652,19 +663,28 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         server.restore_rooms()
         watcher = asyncio.create_task(watch_store(server.store, server.rooms))
         send_watch = asyncio.create_task(watch_sends(server.connections, server.limits))
+        expiry = (None if idle_room_hours is None
+                  else asyncio.create_task(close_idle_rooms(server, idle_room_hours)))
         yield
         watcher.cancel()
         send_watch.cancel()
-        for conn in list(server.connections):
+        if expiry is not None:
+            expiry.cancel()
+        closing = list(server.connections)
+        for conn in closing:
             conn.close(1012, "the server is restarting")
         await asyncio.gather(*(room.stop() for room in server.rooms.values()))
         if owned:
             server.store.close()
+        log.info("shut down: %d rooms kept for the next start, %d connections closed",
+                 len(server.rooms), len(closing))
 
     handler: Callable[[Request, Exception], Awaitable[Response]] = http_error
     app = Starlette(
         routes=[
             Route("/healthz", healthz),
+            Route("/readyz", readyz),
+            Route("/metrics", metrics),
             Route("/", home),
             Route("/r/{code}", room_page),
             Route("/games/{game_id:int}", replay_page),

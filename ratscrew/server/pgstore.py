@@ -306,6 +306,12 @@ class PostgresStore:
             self._shard_lock.close()
             self._shard_lock = None
 
+    @property
+    def claim_held(self) -> bool:
+        """Whether this process holds the shard it claimed (True when it claimed none)."""
+        lock = self._shard_lock
+        return not self._claimed[0] or (lock is not None and not lock.closed and not lock.broken)
+
     def claim(self, shard: str | None) -> None:
         """Take the advisory locks that make this process the only one serving ``shard``."""
         self._claimed = (True, shard)
@@ -353,7 +359,7 @@ class PostgresStore:
         except psycopg.Error:
             return False
         if self._down:
-            log.warning("the database %s is back", self._shown)
+            log.info("the database %s is back", self._shown)
         self._down = False
         return True
 
@@ -404,7 +410,8 @@ class PostgresStore:
              "games_played, game_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (code) "
              "DO UPDATE SET updated_at = excluded.updated_at, settings = excluded.settings, "
              "host_hash = excluded.host_hash, phase = excluded.phase, "
-             "games_played = excluded.games_played, game_id = excluded.game_id",
+             "games_played = excluded.games_played, game_id = excluded.game_id "
+             "WHERE rooms.phase != 'closed'",
              (code, now, now, json.dumps(settings), host_hash, phase, games_played, game_id)),
             ("DELETE FROM seats WHERE code = %s", (code,)),
         ]
@@ -436,6 +443,24 @@ class PostgresStore:
         """One room as stored, if it exists."""
         rows = self._room_rows("SELECT * FROM rooms WHERE code = %s", [code])
         return rows[0] if rows else None
+
+    def close_room(self, code: str) -> bool:
+        """Mark a room closed (see `ratscrew.server.store.Store.close_room`)."""
+        return bool(self._rows("UPDATE rooms SET phase = 'closed', updated_at = %s "
+                               "WHERE code = %s AND phase != 'closed' RETURNING code", (time.time(), code)))
+
+    def closed_among(self, codes: Sequence[str]) -> set[str]:
+        """Which of ``codes`` are closed."""
+        if not codes:
+            return set()
+        return {row["code"] for row in self._rows(
+            "SELECT code FROM rooms WHERE phase = 'closed' AND code = ANY(%s)", (list(codes),))}
+
+    def list_rooms(self, include_closed: bool = False) -> list[dict[str, Any]]:
+        """Every room, oldest first (see `ratscrew.server.store.Store.list_rooms`)."""
+        where = "" if include_closed else " WHERE phase != 'closed'"
+        return self._rows("SELECT code, phase, created_at, updated_at, games_played FROM rooms"
+                          f"{where} ORDER BY created_at, code")
 
     def _room_rows(self, sql: str, params: Sequence[Any]) -> list[RoomRow]:
         rooms = self._rows(sql, params)

@@ -51,6 +51,7 @@ from ratscrew.server.lobby import (
     hash_token,
     new_code,
 )
+from ratscrew.server.metrics import TALLY
 from ratscrew.server.persistence import RoomRecorder
 from ratscrew.server.protocol import (
     PACE_FACTORS,
@@ -72,7 +73,7 @@ from ratscrew.server.protocol import (
     Start,
     Watch,
 )
-from ratscrew.server.publisher import SHOWN_VERSIONS, Connection, Publisher
+from ratscrew.server.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
 from ratscrew.server.store import RoomRow, SeatResult, Store
 from ratscrew.server.tally import ContestTally
 from ratscrew.sim.summary import game_seed
@@ -200,6 +201,7 @@ class Room:
         """A room from the store after a restart; a game that was in progress is rebuilt by
         replaying its stored actions, and goes on from the time of its last action."""
         room = cls._from_row(row, store, **options)
+        room.publisher.version = version_after_restart()  # versions never start again
         room._resume_stored_game()
         return room
 
@@ -475,6 +477,7 @@ class Room:
             self.paused = ("the server lost its database: the game is paused, and nothing you do "
                            "counts until it is back")
             log.warning("room %s: paused, its store is unavailable", self.code)
+            TALLY.room_pauses += 1
             self._broadcast({"type": "error", "code": "unavailable", "message": self.paused})
         self.driver.cancel()
 
@@ -531,6 +534,7 @@ class Room:
                                reaction_ms=message.reaction_ms, rtt_ms=link.rtt_ms,
                                allowance_ms=allowance_ms(link), horizon=self.driver.advance_horizon())
         self.driver.queue(seat.index, message.kind, arrived, message.version, verdict)
+        TALLY.actions += 1
         self.tick()
         self.driver.poke()
 
@@ -628,6 +632,7 @@ class Room:
         game, game_id = self.game, self.game_id
         assert game is not None and game_id is not None
         self._finished = True
+        TALLY.games_finished += 1
         self.tally.close()
         self._send_judgements()
         self._save_step()

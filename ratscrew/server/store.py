@@ -376,6 +376,20 @@ class Store(Protocol):
         """One room as stored, if it exists."""
         ...
 
+    def close_room(self, code: str) -> bool:
+        """Mark a room closed (`ratscrew.server.expiry`): never loaded again, and a later
+        `save_room` leaves it closed. False when there is no such open room."""
+        ...
+
+    def closed_among(self, codes: Sequence[str]) -> set[str]:
+        """Which of ``codes`` are closed (an operator may close a room a server still holds)."""
+        ...
+
+    def list_rooms(self, include_closed: bool = False) -> list[dict[str, Any]]:
+        """Every room (``code``, ``phase``, ``created_at``, ``updated_at``, ``games_played``),
+        oldest first; closed ones only with ``include_closed``."""
+        ...
+
     def start_game(self, code: str, number: int, rules_name: str, start: dict[str, Any],
                    clock_start: float) -> int:
         """Record a new game (its deal and everything needed to rebuild it); returns its id."""
@@ -642,7 +656,8 @@ class SqliteStore:
              "games_played, game_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(code) DO UPDATE "
              "SET updated_at = excluded.updated_at, settings = excluded.settings, "
              "host_hash = excluded.host_hash, phase = excluded.phase, "
-             "games_played = excluded.games_played, game_id = excluded.game_id",
+             "games_played = excluded.games_played, game_id = excluded.game_id "
+             "WHERE rooms.phase != 'closed'",
              (code, now, now, json.dumps(settings), host_hash, phase, games_played, game_id)),
             ("DELETE FROM seats WHERE code = ?", (code,)),
         ]
@@ -673,6 +688,29 @@ class SqliteStore:
         """One room as stored, if it exists."""
         row = self._db.execute("SELECT * FROM rooms WHERE code = ?", (code,)).fetchone()
         return None if row is None else self._room_row(row)
+
+    def close_room(self, code: str) -> bool:
+        """Mark a room closed (see `Store.close_room`)."""
+        cursor = self._db.execute("UPDATE rooms SET phase = 'closed', updated_at = ? "
+                                  "WHERE code = ? AND phase != 'closed'", (time.time(), code))
+        return cursor.rowcount > 0
+
+    def closed_among(self, codes: Sequence[str]) -> set[str]:
+        """Which of ``codes`` are closed."""
+        closed: set[str] = set()
+        for start in range(0, len(codes), 500):
+            chunk = list(codes[start:start + 500])
+            marks = ", ".join("?" * len(chunk))
+            closed |= {row[0] for row in self._db.execute(
+                f"SELECT code FROM rooms WHERE phase = 'closed' AND code IN ({marks})", chunk)}
+        return closed
+
+    def list_rooms(self, include_closed: bool = False) -> list[dict[str, Any]]:
+        """Every room, oldest first (see `Store.list_rooms`)."""
+        where = "" if include_closed else " WHERE phase != 'closed'"
+        return [dict(row) for row in self._db.execute(
+            "SELECT code, phase, created_at, updated_at, games_played FROM rooms"
+            f"{where} ORDER BY created_at, code")]
 
     def _room_row(self, row: sqlite3.Row) -> RoomRow:
         code = row["code"]

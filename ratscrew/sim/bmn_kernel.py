@@ -35,6 +35,7 @@ from numba import njit
 
 from ratscrew.bmn import BmnDealError, parse_deal
 from ratscrew.cards import Rank
+from ratscrew.sim.numba_cache import CACHE
 
 FACE_SYMBOLS = "-JQKA"
 """Record notation of each card kind: ``-`` number card, then J, Q, K, A (1-4 chances)."""
@@ -72,7 +73,7 @@ class DealResult:
 # ----------------------------------------------------------------------------- compiled core
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _collect(hands: KindArray, head: npt.NDArray[np.int64], size: npt.NDArray[np.int64],
              pile: KindArray, pile_size: int, seat: int) -> None:
     """``seat`` puts the pile (bottom card first) under their hand."""
@@ -82,7 +83,7 @@ def _collect(hands: KindArray, head: npt.NDArray[np.int64], size: npt.NDArray[np
     size[seat] += pile_size
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _play_trick(hands: KindArray, head: npt.NDArray[np.int64], size: npt.NDArray[np.int64],
                 pile: KindArray, state: npt.NDArray[np.int64]) -> int:
     """Play from a trick boundary until a pile is won. ``state[0]`` is whose turn it is and
@@ -130,7 +131,7 @@ def _play_trick(hands: KindArray, head: npt.NDArray[np.int64], size: npt.NDArray
             turn = other
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _states_equal(hands_a: KindArray, head_a: npt.NDArray[np.int64],
                   size_a: npt.NDArray[np.int64], turn_a: int, hands_b: KindArray,
                   head_b: npt.NDArray[np.int64], size_b: npt.NDArray[np.int64],
@@ -144,7 +145,7 @@ def _states_equal(hands_a: KindArray, head_a: npt.NDArray[np.int64],
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _deal_into(deck: KindArray, hands: KindArray, head: npt.NDArray[np.int64],
                size: npt.NDArray[np.int64]) -> None:
     for i in range(26):
@@ -156,7 +157,7 @@ def _deal_into(deck: KindArray, hands: KindArray, head: npt.NDArray[np.int64],
     size[1] = 26
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _first_repeat(deck: KindArray, lam: int, out: npt.NDArray[np.int64]) -> None:
     """Given a cycle of ``lam`` tricks, replay the deal with a second copy ``lam`` tricks ahead
     until both meet: the leading copy then stands at the first repeated state."""
@@ -191,7 +192,7 @@ def _first_repeat(deck: KindArray, lam: int, out: npt.NDArray[np.int64]) -> None
     out[4] = cards_h - cards_t
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _play_deal(deck: KindArray, ring: KindArray, pile: KindArray, saved: KindArray,
                out: npt.NDArray[np.int64]) -> None:
     """Play one deal (52 kinds, hand 1 then hand 2, top card first). Writes ``out`` =
@@ -299,7 +300,7 @@ def _play_deal(deck: KindArray, ring: KindArray, pile: KindArray, saved: KindArr
         cur_size, oth_size = oth_size, cur_size
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _splitmix64(x: np.uint64) -> np.uint64:
     z = x + np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -307,7 +308,7 @@ def _splitmix64(x: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=CACHE, inline="always")
 def _shuffle_deal(seed_key: np.uint64, index: np.int64, deck: KindArray) -> None:
     """Deal ``index`` of a search: the base deck shuffled by a stream that depends only on
     the search seed and the index (so any split across workers deals the same cards)."""
@@ -323,7 +324,7 @@ def _shuffle_deal(seed_key: np.uint64, index: np.int64, deck: KindArray) -> None
         deck[j] = swap
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _play_range(seed_key: np.uint64, start: np.int64, count: np.int64,
                 results: npt.NDArray[np.int64]) -> None:
     """Deal and play ``count`` deals from index ``start``; ``results[i]`` gets the ``out`` row
@@ -337,7 +338,7 @@ def _play_range(seed_key: np.uint64, start: np.int64, count: np.int64,
         _play_deal(deck, ring, pile, saved, results[k])
 
 
-@njit(cache=True)
+@njit(cache=CACHE)
 def _deals_range(seed_key: np.uint64, start: np.int64, count: np.int64,
                  decks: KindArray) -> None:
     deck = np.empty(52, dtype=np.uint8)

@@ -70,6 +70,8 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from ratscrew.sim.numba_cache import CACHE
+
 _F = TypeVar("_F", bound=Callable[..., Any])
 Int = int | np.integer[Any]
 """An integer argument: a Python int, or a NumPy one (passing ``np.int64(1)`` rather than ``1``
@@ -77,11 +79,11 @@ keeps numba from compiling a separate copy of the callee for the constant)."""
 
 
 def compiled(*, inline: bool = False, allocates: bool = False) -> Callable[[_F], _F]:
-    """Compile with numba, cached on disk. Only functions that ``allocate`` arrays get numba's
-    reference counting (passing arrays to a function that counts references costs two atomic
-    operations per array per call, which dominated the run time); ``inline`` functions are
-    merged into their callers before compiling."""
-    options: dict[str, Any] = {"cache": True, "_nrt": allocates}
+    """Compile with numba, cached on disk (where: `ratscrew.sim.numba_cache`). Only functions
+    that ``allocate`` arrays get numba's reference counting (passing arrays to a function that
+    counts references costs two atomic operations per array per call, which dominated the run
+    time); ``inline`` functions are merged into their callers before compiling."""
+    options: dict[str, Any] = {"cache": CACHE, "_nrt": allocates}
     if inline:
         options["inline"] = "always"
     return cast(Callable[[_F], _F], njit(**options))

@@ -1,0 +1,136 @@
+"""``ratscrew admin``: an operator's tools for a server's database (docs/online.md, "Operating it").
+
+- ``ratscrew admin rooms list [--all]``: the rooms (open ones; ``--all`` adds the closed);
+- ``ratscrew admin rooms close CODE``: close a room (a running server drops it within a minute);
+- ``ratscrew admin db copy FROM TO``: copy a whole database into an empty one, SQLite to
+  PostgreSQL or back, with each table's rows counted on both sides
+  (`ratscrew.server.dbcopy`).
+
+The database is found as ``ratscrew serve`` finds it: ``--db``, ``--db-file`` or
+``RATSCREW_DATABASE_URL`` (`ratscrew.server.settings`). A SQLite file can be used by one process
+at a time: stop its server first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+from pathlib import Path
+from typing import Any
+
+from ratscrew.commands.serve import DEFAULT_DB
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "admin", help="operate a server's database: list and close rooms, copy a database",
+        description="Tools for whoever runs 'ratscrew serve'. The database is given as for "
+                    "serve: --db FILE|URL, --db-file PATH, or RATSCREW_DATABASE_URL.",
+        epilog="examples: ratscrew admin rooms list --all;  ratscrew admin rooms close AB23CD;  "
+               "ratscrew admin db copy ratscrew.db postgresql://ratscrew@db/ratscrew")
+    areas = parser.add_subparsers(dest="area", metavar="AREA")
+    parser.set_defaults(run=lambda args: _usage(parser))
+
+    rooms = areas.add_parser("rooms", help="list or close rooms",
+                             description="List the rooms of a server's database, or close one.")
+    rooms_actions = rooms.add_subparsers(dest="action", metavar="ACTION")
+    rooms.set_defaults(run=lambda args: _usage(rooms))
+    listing = rooms_actions.add_parser("list", help="the rooms: code, phase, created, last change, games")
+    listing.add_argument("--all", action="store_true", help="closed rooms too")
+    _database_options(listing)
+    listing.set_defaults(run=list_rooms)
+    closing = rooms_actions.add_parser(
+        "close", help="close a room: its link says it has closed, and it is never loaded again",
+        description="Close a room. A server that holds it (PostgreSQL) drops it within a minute.")
+    closing.add_argument("code", metavar="CODE", help="the room's code")
+    _database_options(closing)
+    closing.set_defaults(run=close_room)
+
+    db = areas.add_parser("db", help="copy a database", description="Database tools.")
+    db_actions = db.add_subparsers(dest="action", metavar="ACTION")
+    db.set_defaults(run=lambda args: _usage(db))
+    copying = db_actions.add_parser(
+        "copy", help="copy everything into an empty database (SQLite <-> PostgreSQL)",
+        description="Copy rooms, games, players and their keys, ratings and everything else "
+                    "from FROM into the empty database TO (created and migrated if need be), "
+                    "then count each table's rows on both sides. Stop the servers first. A "
+                    "PostgreSQL password can come from the environment (PGPASSWORD) or ~/.pgpass "
+                    "instead of the URL.")
+    copying.add_argument("source", metavar="FROM", help="SQLite file or postgresql:// URL")
+    copying.add_argument("target", metavar="TO", help="SQLite file or postgresql:// URL (empty)")
+    copying.set_defaults(run=copy_database)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _database_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", default=None, metavar="FILE|URL",
+                        help=f"the database (default: $RATSCREW_DATABASE_URL, else {DEFAULT_DB})")
+    parser.add_argument("--db-file", type=Path, default=None, metavar="PATH",
+                        help="read the database URL from this file")
+
+
+def _open(args: argparse.Namespace) -> Any:
+    from ratscrew.server.settings import resolve_database
+    from ratscrew.server.store import StoreError, is_database_url, open_store
+
+    where = resolve_database(args.db, args.db_file, default=str(DEFAULT_DB))
+    if not is_database_url(where) and not Path(where).is_file():
+        raise ValueError(f"{where}: no such database file")
+    try:
+        return open_store(where if is_database_url(where) else Path(where))
+    except StoreError as error:
+        raise ValueError(str(error)) from None
+
+
+def _when(seconds: float) -> str:
+    return datetime.datetime.fromtimestamp(seconds).astimezone().isoformat(timespec="seconds")
+
+
+def list_rooms(args: argparse.Namespace) -> int:
+    """``admin rooms list``."""
+    store = _open(args)
+    try:
+        rooms = store.list_rooms(include_closed=args.all)
+    finally:
+        store.close()
+    print(f"{'CODE':<8}{'PHASE':<9}{'CREATED':<27}{'LAST CHANGE':<27}GAMES")
+    for room in rooms:
+        print(f"{room['code']:<8}{room['phase']:<9}{_when(room['created_at']):<27}"
+              f"{_when(room['updated_at']):<27}{room['games_played']}")
+    print(f"{len(rooms)} room{'s' if len(rooms) != 1 else ''}")
+    return 0
+
+
+def close_room(args: argparse.Namespace) -> int:
+    """``admin rooms close CODE``."""
+    code = args.code.upper()
+    store = _open(args)
+    try:
+        if store.close_room(code):
+            print(f"room {code} closed; a server holding it drops it within a minute")
+            return 0
+        row = store.load_room(code)
+    finally:
+        store.close()
+    raise ValueError(f"room {code} is already closed" if row is not None else f"there is no room {code}")
+
+
+def copy_database(args: argparse.Namespace) -> int:
+    """``admin db copy FROM TO``."""
+    from ratscrew.server.dbcopy import CopyError
+    from ratscrew.server.dbcopy import copy_database as copy
+
+    try:
+        counts = copy(args.source, args.target)
+    except CopyError as error:
+        raise ValueError(str(error)) from None
+    width = max(len(c.table) for c in counts)
+    print(f"{'TABLE':<{width}}  {'FROM':>8}  {'TO':>8}")
+    for count in counts:
+        print(f"{count.table:<{width}}  {count.source:>8}  {count.target:>8}")
+    print(f"copied {sum(c.target for c in counts)} rows in {len(counts)} tables; every count matches")
+    return 0

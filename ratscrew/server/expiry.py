@@ -1,0 +1,146 @@
+"""Rooms end: a room nobody has been in for ``--idle-room-hours`` (default 24) is closed.
+
+Closing a room stops it (its bots and clock), removes it from memory and marks it ``closed`` in
+the store, which never loads it again (`ratscrew.server.store.Store.load_rooms` skips closed
+rooms, and `save_room` never reopens one). Its link then answers a "this room has closed" page,
+``GET /api/rooms/CODE`` a 410 with ``{"error": "room_closed", ...}`` and its websocket a close
+with code 4410 (docs/protocol.md).
+
+"Nobody has been in it": no connection, player or watcher, for the whole time. `close_idle_rooms`
+looks every `sweep_interval` seconds; a room's idle time starts when this process last saw a
+connection in it, or when it created or loaded the room (so a restart gives every room its full
+time again: a room is never closed early). The same sweep also drops rooms an operator closed
+with ``ratscrew admin rooms close CODE`` while this process held them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import ctypes.util
+import gc
+import logging
+import sys
+import time
+from typing import Any
+
+from starlette.responses import HTMLResponse
+
+from ratscrew.server.metrics import TALLY
+from ratscrew.server.store import StoreUnavailable
+
+log = logging.getLogger("ratscrew.server")
+
+CLOSED_MESSAGE = "this room has closed: nobody had been in it for a while. Start a new room"
+CLOSED_WS_CODE = 4410
+"""The websocket close code for a closed room (its reason: `CLOSED_MESSAGE`)."""
+
+
+def room_closed(store: Any, code: str) -> bool:
+    """Whether room ``code`` existed and is closed (asked only for a code no room in memory has)."""
+    row = store.load_room(code)
+    return row is not None and row.phase == "closed"
+
+
+def closed_page() -> HTMLResponse:
+    """The friendly page a closed room's link answers (410 Gone)."""
+    return HTMLResponse(
+        "<!doctype html><meta charset=utf-8><title>Room closed · ratscrew</title>"
+        "<meta name=viewport content='width=device-width, initial-scale=1'>"
+        "<link rel=stylesheet href=/static/css/ratscrew.css>"
+        "<main class=notfound><h1>This room has closed</h1>"
+        "<p>Nobody had been in it for a while, so it was put away. Its finished games are still "
+        "on the leaderboard and in the players' pages.</p>"
+        "<p><a href=/>Start a new room</a></p></main>",
+        status_code=410)
+
+
+def sweep_interval(idle_s: float) -> float:
+    """How often to look for idle rooms: a tenth of the idle time, between 0.05 s and a minute.
+
+    >>> sweep_interval(24 * 3600.0), sweep_interval(1.0)
+    (60.0, 0.1)
+    """
+    return max(0.05, min(60.0, idle_s / 10))
+
+
+class IdleRooms:
+    """When each room of a server was last seen with somebody in it."""
+
+    def __init__(self, idle_s: float) -> None:
+        self.idle_s = idle_s
+        self.last_seen: dict[str, float] = {}
+
+    def due(self, rooms: dict[str, Any], now: float) -> list[str]:
+        """The codes of the rooms idle for `idle_s` at ``now`` (and forget rooms that are gone)."""
+        seen = self.last_seen
+        for code in [code for code in seen if code not in rooms]:
+            del seen[code]
+        due = []
+        for code, room in rooms.items():
+            if room.connections:
+                seen[code] = now
+            elif now - seen.setdefault(code, now) >= self.idle_s:
+                due.append(code)
+        return due
+
+
+async def close_room(server: Any, code: str, why: str) -> bool:
+    """Stop room ``code`` of ``server`` (a `ratscrew.server.app.Server`), forget it and mark it
+    closed in the store; False when the store cannot be reached (the room stays, for the next
+    sweep)."""
+    room = server.rooms.get(code)
+    if room is None:
+        return False
+    try:
+        server.store.close_room(code)  # in the loop, as the rooms' own store calls are
+    except StoreUnavailable:
+        return False
+    server.rooms.pop(code, None)
+    for conn in list(room.connections):
+        conn.close(CLOSED_WS_CODE, CLOSED_MESSAGE)
+    await room.stop()
+    TALLY.rooms_closed += 1
+    log.info("room %s closed: %s", code, why)
+    return True
+
+
+async def close_idle_rooms(server: Any, idle_hours: float) -> None:
+    """Close idle rooms, and rooms an operator closed, until cancelled (see the module docstring)."""
+    idle_s = idle_hours * 3600.0
+    idle = IdleRooms(idle_s)
+    while True:
+        await asyncio.sleep(sweep_interval(idle_s))
+        try:
+            closed = server.store.closed_among(list(server.rooms)) if server.rooms else set()
+        except StoreUnavailable:
+            continue
+        for code in closed:
+            await close_room(server, code, "closed by an operator")
+        closed_now = 0
+        for code in idle.due(server.rooms, time.monotonic()):
+            if not await close_room(server, code, f"nobody had been in it for {idle_hours:g} hours"):
+                break
+            closed_now += 1
+        if closed_now or closed:
+            give_back_memory()
+
+
+def give_back_memory() -> None:
+    """Collect the closed rooms' cycles and hand freed heap pages back to the system (glibc's
+    ``malloc_trim``; elsewhere only the collection), so the process shrinks after rooms close."""
+    gc.collect()
+    if _malloc_trim is not None:
+        _malloc_trim(0)
+
+
+def _find_malloc_trim() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_malloc_trim = _find_malloc_trim()

@@ -1,0 +1,146 @@
+"""``ratscrew admin``, as an operator runs it: a SQLite database with real games, keyed players
+and ratings copied into PostgreSQL and back with every table's rows counted (and the same
+leaderboard, players and records on each side); rooms listed and closed; and a backup of each
+database (SQLite ``VACUUM INTO``, ``pg_dump``/``pg_restore``) restored to serve the same
+leaderboard (the commands of docs/online.md, "Operating it")."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from postgres import PostgresCluster, postgres_bindir
+from starlette.testclient import TestClient
+
+from ratscrew.server.app import create_app
+from ratscrew.server.store import Store, open_store
+
+KEYS = {"Ann": "ann-key-" + "a" * 35, "Bob": "bob-key-" + "b" * 35}
+
+
+def receive(ws: Any, kind: str) -> dict[str, Any]:
+    for _ in range(500):
+        message: dict[str, Any] = ws.receive_json()
+        if message["type"] == "ping":
+            ws.send_json({"type": "pong", "id": message["id"]})
+        if message["type"] == kind:
+            return message
+    raise AssertionError(f"no {kind}")
+
+
+def play_and_resign(client: TestClient, name: str, bots: list[str], rules: str = "classic") -> None:
+    """A game of keyed player ``name`` against ``bots``, which ``name`` resigns."""
+    response = client.post("/api/rooms", json={"rules": rules, "seats": 1 + len(bots), "bots": bots,
+                                               "seed": 3})
+    code = response.json()["code"]
+    with client.websocket_connect(f"/ws/{code}") as ws:
+        ws.send_json({"type": "join", "name": name, "player_key": KEYS[name]})
+        receive(ws, "welcome")
+        ws.send_json({"type": "start"})
+        receive(ws, "state")
+        ws.send_json({"type": "resign"})
+        receive(ws, "game_over")
+
+
+@pytest.fixture(scope="module")
+def played_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite database with finished, rated games of two keyed players against bots."""
+    database = tmp_path_factory.mktemp("played") / "played.db"
+    with TestClient(create_app(database)) as client:
+        play_and_resign(client, "Ann", ["casual"])
+        play_and_resign(client, "Bob", ["expert"])
+        play_and_resign(client, "Ann", ["expert"], rules="pagat")
+        client.post("/api/rooms", json={"rules": "classic", "seats": 2})  # a room with no game
+    seen(database)  # its server id is made on first use
+    return database
+
+
+@pytest.fixture
+def played(played_once: Path, tmp_path: Path) -> Path:
+    """A copy of `played_once` of the test's own."""
+    database = tmp_path / "played.db"
+    shutil.copy(played_once, database)
+    return database
+
+
+def ratscrew(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ratscrew", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def seen(where: str | Path) -> dict[str, Any]:
+    """What a server on this database would show: leaderboards, players, records, rooms."""
+    store: Store = open_store(where)
+    try:
+        boards = {rules: store.leaderboard(rules) for rules in ("classic", "pagat")}
+        players = {p["player_id"]: store.player(p["player_id"]) for board in boards.values() for p in board
+                   if p.get("player_id")}
+        return {"boards": boards, "players": players, "games": store.game_count(),
+                "records": [store.game_record(n) for n in range(1, 5)],
+                "rooms": [(r["code"], r["phase"]) for r in store.list_rooms(include_closed=True)],
+                "server": store.server_id()}
+    finally:
+        store.close()
+
+
+def test_db_copy_moves_everything_to_postgresql_and_back_with_counts(
+        played: Path, postgres_cluster: PostgresCluster, tmp_path: Path) -> None:
+    before = seen(played)
+    assert before["boards"]["classic"] and before["games"] == 3
+    url = postgres_cluster.create_database()
+    there = ratscrew("admin", "db", "copy", str(played), url)
+    assert there.returncode == 0, there.stderr
+    assert "every count matches" in there.stdout
+    counted = {line.split()[0]: line.split()[1:] for line in there.stdout.splitlines()[1:-1]}
+    for table in ("rooms", "games", "actions", "results", "players", "ratings", "rating_updates",
+                  "rated_games", "server_info"):
+        source, target = counted[table]
+        assert source == target and int(source) > 0, (table, counted)
+    assert seen(url) == before
+    back = tmp_path / "back.db"
+    again = ratscrew("admin", "db", "copy", url, str(back))
+    assert again.returncode == 0, again.stderr
+    assert seen(back) == before
+    refused = ratscrew("admin", "db", "copy", str(played), url)  # TO is no longer empty
+    assert refused.returncode == 2 and "is not empty" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_rooms_are_listed_and_closed_from_the_command_line(played: Path) -> None:
+    listed = ratscrew("admin", "rooms", "list", "--db", str(played))
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.splitlines()[-1] == "4 rooms"
+    code = listed.stdout.splitlines()[1].split()[0]
+    closed = ratscrew("admin", "rooms", "close", code.lower(), "--db", str(played))
+    assert closed.returncode == 0 and f"room {code} closed" in closed.stdout
+    assert ratscrew("admin", "rooms", "list", "--db", str(played)).stdout.splitlines()[-1] == "3 rooms"
+    everything = ratscrew("admin", "rooms", "list", "--all", "--db", str(played)).stdout
+    assert f"{code}  closed" in everything
+    again = ratscrew("admin", "rooms", "close", code, "--db", str(played))
+    assert again.returncode == 2 and "already closed" in again.stderr
+
+
+def test_a_sqlite_backup_made_with_vacuum_into_serves_the_same_leaderboard(
+        played: Path, tmp_path: Path) -> None:
+    before = seen(played)
+    backup = tmp_path / "backup.db"
+    with sqlite3.connect(played) as db:  # what docs/online.md says to run (safe while serving)
+        db.execute("VACUUM INTO ?", (str(backup),))
+    assert seen(backup) == before
+
+
+def test_a_postgresql_backup_restored_with_pg_restore_serves_the_same_leaderboard(
+        played: Path, postgres_cluster: PostgresCluster, tmp_path: Path) -> None:
+    bindir = postgres_bindir()
+    assert bindir is not None
+    url = postgres_cluster.create_database()
+    assert ratscrew("admin", "db", "copy", str(played), url).returncode == 0
+    dump = tmp_path / "ratscrew.dump"
+    subprocess.run([str(bindir / "pg_dump"), "--format=custom", f"--file={dump}", url], check=True)
+    restored = postgres_cluster.create_database()
+    subprocess.run([str(bindir / "pg_restore"), "--no-owner", f"--dbname={restored}", str(dump)], check=True)
+    assert seen(restored) == seen(url) == seen(played)

@@ -1,0 +1,128 @@
+"""``ratscrew serve --workers 2`` through faults, with a real PostgreSQL and nginx in front: a shard
+killed while PostgreSQL is down comes back once it returns (the other shard serving all along),
+and a supervisor killed with SIGKILL leaves no shard behind."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from nginx import NginxProxy, rendered_routing
+from postgres import PostgresCluster, free_port, unavailable
+
+
+def consecutive_free_ports() -> int:
+    """A free loopback port whose next one is free too."""
+    while True:
+        first = free_port()
+        with contextlib.suppress(OSError), socket.socket() as probe:
+            probe.bind(("127.0.0.1", first + 1))
+            return first
+
+
+def answers(url: str) -> bool:
+    with contextlib.suppress(httpx.HTTPError):
+        return httpx.get(url + "/healthz", timeout=2).status_code == 200
+    return False
+
+
+def wait_until(condition: object, timeout: float, what: str) -> None:
+    assert callable(condition)
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} within {timeout:g} s"
+        time.sleep(0.2)
+
+
+def shard_pids(supervisor: int) -> dict[int, str]:
+    """The supervisor's children: pid -> command line (as ``ps`` shows it)."""
+    children: dict[int, str] = {}
+    for task in Path(f"/proc/{supervisor}/task").iterdir():
+        for pid in (task / "children").read_text().split():
+            with contextlib.suppress(OSError):
+                children[int(pid)] = (Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " "))
+    return children
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a running process (a zombie is not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+@contextlib.contextmanager
+def supervisor(database: str, first: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    with log.open("ab") as out:
+        process = subprocess.Popen([sys.executable, "-m", "ratscrew", "serve", "--workers", "2",
+                                    "--port", str(first)],
+                                   env={**os.environ, "RATSCREW_DATABASE_URL": database},
+                                   stdout=out, stderr=subprocess.STDOUT)
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+
+
+def test_a_shard_killed_while_postgresql_is_down_comes_back_when_it_returns(
+        private_cluster: PostgresCluster, tmp_path: Path) -> None:
+    database = private_cluster.create_database()
+    first = consecutive_free_ports()
+    shards = {"A": f"http://127.0.0.1:{first}", "B": f"http://127.0.0.1:{first + 1}"}
+    log = tmp_path / "supervisor.log"
+    with supervisor(database, first, log) as process:
+        wait_until(lambda: all(answers(url) for url in shards.values()), 60, "both shards answer")
+        try:
+            proxy = NginxProxy(rendered_routing([first, first + 1]))
+        except RuntimeError as error:
+            unavailable(str(error))
+            raise
+        try:
+            room_a = httpx.post(shards["A"] + "/api/rooms", json={}, timeout=10).json()["code"]
+            private_cluster.stop()
+            pid_a = next(pid for pid, line in shard_pids(process.pid).items() if "--shard A" in line)
+            os.kill(pid_a, signal.SIGKILL)
+            time.sleep(8)  # A is refused at start (PostgreSQL is down) and started again, backing off
+            assert process.poll() is None, log.read_text()
+            assert answers(shards["B"]), "the healthy shard was stopped for another's failure"
+            assert not answers(shards["A"])
+            private_cluster.start()
+            wait_until(lambda: answers(shards["A"]), 45, "shard A is back once PostgreSQL is")
+            page = httpx.get(f"{proxy.url}/api/rooms/{room_a}", timeout=10)
+            assert page.status_code == 200, page.text  # its room came back, through nginx
+            assert answers(proxy.url)
+        finally:
+            proxy.remove()
+    said = log.read_text()
+    assert "shard A stopped (signal 9); starting it again in 1 s" in said
+    assert "shard A stopped (status 2); starting it again in 2 s" in said  # refused: backing off
+    assert process.returncode == 0, said
+
+
+def test_a_supervisor_killed_with_sigkill_leaves_no_shard(fresh_database: str, tmp_path: Path) -> None:
+    first = consecutive_free_ports()
+    with supervisor(fresh_database, first, tmp_path / "supervisor.log") as process:
+        wait_until(lambda: answers(f"http://127.0.0.1:{first}") and answers(f"http://127.0.0.1:{first + 1}"),
+                   60, "both shards answer")
+        children = shard_pids(process.pid)
+        assert len(children) == 2, children
+        assert not any(fresh_database in line for line in children.values())  # not shown by ps
+        process.kill()
+        process.wait(timeout=10)
+        wait_until(lambda: not any(alive(pid) for pid in children), 15, "every shard stopped")
+    for port in (first, first + 1):
+        with pytest.raises(httpx.HTTPError):
+            httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
