@@ -21,6 +21,7 @@ pongs were held back the client is closed with 1008 too.
 from __future__ import annotations
 
 import logging
+from collections import deque
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame
@@ -50,6 +51,9 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
         self._control_tokens = float(self.control_frame_burst)
         self._control_at = self.loop.time()
         self._pongs_held = 0
+        self._answers: deque[bytes] = deque()
+        """What the library queued in answer to the frames of the chunk being handled (a pong
+        per ping, in order; a close frame's echo): written one per ping as each is handled."""
         self.flood_closed = False
         """Whether this connection was closed for flooding with control frames."""
 
@@ -78,7 +82,8 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
     def handle_ping(self) -> None:
         """Answer a ping with its pong, unless the client pings too often (closed) or does
         not read its pongs (held back, then closed)."""
-        pongs = self.conn.data_to_send()  # the library answered the ping already: take it back
+        self._answers.extend(self.conn.data_to_send())  # the library answered every ping already
+        pong = self._answers.popleft() if self._answers else b""
         if self.close_sent or self.flood_closed:
             return
         if not self._take_control_token():
@@ -89,7 +94,7 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
             if self._pongs_held >= self.unsent_pongs:
                 self._close_flooding("pings whose pongs are not read")
             return
-        self.transport.write(b"".join(pongs))
+        self.transport.write(pong)
 
     def handle_pong(self, event: Frame) -> None:
         """A pong counts against the same rate as pings."""
@@ -100,10 +105,19 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
             return
         super().handle_pong(event)
 
+    def handle_close(self, event: Frame) -> None:
+        """The client's close frame: the echo the library queued may be among the answers
+        taken back by `handle_ping`."""
+        if self._answers and not self.flood_closed:
+            self.transport.write(b"".join(self._answers))
+        self._answers.clear()
+        super().handle_close(event)
+
     def _close_flooding(self, why: str) -> None:
         """Close with 1008, read nothing more, and cut the connection if the client does not
         take its close frame within :data:`CLOSE_GRACE_S`."""
         self.flood_closed = True
+        self._answers.clear()
         prefix = f"{self.client[0]}:{self.client[1]}" if self.client else "a client"
         log.info("closing a websocket from %s: %s (policy violation, %d)", prefix, why, FLOOD_CLOSE)
         self.queue.put_nowait({"type": "websocket.disconnect", "code": FLOOD_CLOSE, "reason": why})
