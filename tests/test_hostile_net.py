@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from hostile import (
+from raw_clients import (
     PING,
     close_code,
     closed_within,
