@@ -32,6 +32,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
+from ratscrew.client.link import RoomLink
+
 
 def pid_of(server: ServerProcess) -> int:
     assert server.process is not None
@@ -286,6 +288,11 @@ def test_lookups_of_unknown_codes_are_limited_per_address(tmp_path: Path) -> Non
             ws.recv(timeout=10)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
         assert "unknown room codes" in closed.value.rcvd.reason
+        # the terminal client stops (no retrying into the limit) and says why
+        link = RoomLink(f"ws://127.0.0.1:{server.port}/ws/{code}", on_open=lambda: None,
+                        on_message=lambda message, at: None, on_status=lambda status: None)
+        stopped = asyncio.run(asyncio.wait_for(link.run(), 20))
+        assert stopped.startswith("refused: too many unknown room codes from your address")
         # another address is not affected
         with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.0.2"), timeout=10) as other:
             assert other.get(f"{server.url}/api/rooms/{code}").status_code == 200
