@@ -412,7 +412,10 @@ async def room_page(request: Request) -> Response:
         return _error(421, wrong_shard)
     room = _server(request).room_lookup(request, code)
     if isinstance(room, str):
-        return _error(429, room)
+        return HTMLResponse("<!doctype html><meta charset=utf-8><title>Too many tries · ratscrew</title>"
+                            "<link rel=stylesheet href=/static/css/ratscrew.css>"
+                            f"<main class=notfound><h1>Too many tries</h1><p>{room.capitalize()}.</p>"
+                            "</main>", status_code=429)
     if room is None:
         return _not_found_page("There is no room with that code. Check the link, or start a new room.")
     return _page("room.html")
