@@ -113,7 +113,8 @@ def test_a_body_that_is_not_plain_json_is_refused(client: TestClient, raw: bytes
 
 
 def test_a_huge_body_is_refused(client: TestClient) -> None:
-    response = client.post("/api/rooms", content=b'{"rules": "' + b"x" * 100_000 + b'"}')
+    response = client.post("/api/rooms", content=b'{"rules": "' + b"x" * 100_000 + b'"}',
+                           headers={"content-type": "application/json"})
     assert response.status_code == 413
 
 

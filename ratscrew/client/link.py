@@ -144,9 +144,10 @@ class RoomLink:
                     writer.cancel()
                     with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
                         await writer
-            code = ws.close_code
+            code, why = ws.close_code, ws.close_reason or ""
         except ConnectionClosed as closed:
             code = closed.rcvd.code if closed.rcvd is not None else None
+            why = closed.rcvd.reason if closed.rcvd is not None else ""
         except InvalidStatus as refused:
             status = refused.response.status_code
             if 400 <= status < 500:
@@ -161,8 +162,8 @@ class RoomLink:
         finally:
             self._ws, self._outbox = None, None
             self.connected = False
-        if code in FINAL_CLOSE_CODES:
-            return FINAL_CLOSE_CODES[code]
+        if code in FINAL_CLOSE_CODES:  # a refusal says why (e.g. a per-address limit)
+            return FINAL_CLOSE_CODES[code] + (f": {why}" if code == 1008 and why else "")
         return None
 
     async def _read(self, ws: ClientConnection) -> None:

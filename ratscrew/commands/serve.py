@@ -60,9 +60,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--nginx-config", type=Path, default=None, metavar="FILE",
                         help="with --workers: write the nginx configuration that routes each "
                              "room to its shard to FILE (include it in nginx's http block)")
-    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
-                        help="also accept browser websockets from this origin, e.g. "
-                             "https://ers.example.org when a proxy changes the host name (repeatable)")
+    parser.add_argument("--allowed-origin", "--allow-origin", dest="allow_origin", action="append",
+                        default=[], metavar="ORIGIN",
+                        help="this server's own address as browsers see it, e.g. "
+                             "https://ers.example.org: pages from it may create rooms and open "
+                             "websockets (repeatable). Needed when the server is reached by a "
+                             "name; an IP address or localhost is accepted as it is")
     parser.add_argument("--forwarded-allow-ips", default=None, metavar="IPS",
                         help="trust X-Forwarded-For from these proxy addresses (comma-separated), "
                              "so per-address limits see the players' real addresses")
@@ -74,6 +77,11 @@ def register(subparsers: Any) -> None:
                         help="close a room nobody has been in for H hours (fractions allowed; "
                              f"default: {DEFAULT_IDLE_ROOM_HOURS:g}): it leaves memory and is not "
                              "loaded again; its link says it has closed")
+    parser.add_argument("--connections-per-address", type=int, default=None, metavar="N",
+                        help="open connections one address may hold (default: 200)")
+    parser.add_argument("--unknown-codes-per-minute", type=int, default=None, metavar="N",
+                        help="lookups of room codes that do not exist one address may make in a "
+                             "minute before its lookups are refused (default: 30)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                         help="how much the server logs on stderr (default: info)")
     parser.add_argument("--log-format", default="text", choices=["text", "json"],
@@ -83,8 +91,10 @@ def register(subparsers: Any) -> None:
 
 
 def _listen(host: str, port: int) -> socket.socket:
+    from ratscrew.server.transport import GuardedListener
+
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = GuardedListener(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
@@ -110,7 +120,7 @@ def _addresses(host: str, port: int) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from ratscrew.server.app import Limits, create_app
+    from ratscrew.server.app import create_app
     from ratscrew.server.logs import configure_logging
     from ratscrew.server.metrics import parse_trusted
     from ratscrew.server.protocol import MAX_FRAME_BYTES
@@ -118,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     from ratscrew.server.shards import check_shard
     from ratscrew.server.store import StoreError, is_database_url, open_store
     from ratscrew.server.supervisor import watch_parent_from_environment
-    from ratscrew.server.wsprotocol import BatchedReadProtocol
+    from ratscrew.server.transport import guarded_protocols, install_accept_error_filter
 
     if password_on_command_line(args.db):
         print("ratscrew: warning: the --db password shows in ps; put the URL in "
@@ -131,10 +141,8 @@ def run(args: argparse.Namespace) -> int:
     shard = None if args.shard is None else check_shard(args.shard)
     watch_parent_from_environment()  # a shard of --workers stops when its supervisor is gone
     configure_logging(args.log_level, args.log_format, shard)
-    limits = Limits()
-    if args.rooms_per_hour is not None or args.joins_per_minute is not None:
-        limits = Limits(rooms_per_hour=args.rooms_per_hour or limits.rooms_per_hour,
-                        joins_per_minute=args.joins_per_minute or limits.joins_per_minute)
+    install_accept_error_filter()
+    limits, connection_limits = _limits(args)
     db: str | Path = args.db if is_database_url(args.db) else Path(args.db)
     if isinstance(db, Path):
         try:
@@ -152,10 +160,11 @@ def run(args: argparse.Namespace) -> int:
         store.close()
         raise ValueError(str(error)) from None
     port = sock.getsockname()[1]
-    app = create_app(store, limits=limits, allowed_origins=frozenset(args.allow_origin),
+    app = create_app(store, limits=limits, allowed_origins=_own_origins(args, port),
                      close_store=True, shard=shard, idle_room_hours=args.idle_room_hours)
     app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
-    config = uvicorn.Config(app, log_level="warning", log_config=None, ws=BatchedReadProtocol,
+    http_protocol, ws_protocol, _registry = guarded_protocols(connection_limits, args.forwarded_allow_ips)
+    config = uvicorn.Config(app, log_level="warning", log_config=None, http=http_protocol, ws=ws_protocol,
                             ws_max_size=MAX_FRAME_BYTES,
                             ws_per_message_deflate=False,
                             proxy_headers=args.forwarded_allow_ips is not None,
@@ -175,6 +184,33 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def _limits(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The app's `Limits` and the transport's `ConnectionLimits` from the command line."""
+    from ratscrew.server.app import Limits
+    from ratscrew.server.transport import ConnectionLimits
+
+    given = {name: value for name, value in (
+        ("rooms_per_hour", args.rooms_per_hour), ("joins_per_minute", args.joins_per_minute),
+        ("connections_per_address", args.connections_per_address),
+        ("unknown_codes_per_minute", args.unknown_codes_per_minute)) if value is not None}
+    for name, value in given.items():
+        if value < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
+    connections = ConnectionLimits()
+    if args.connections_per_address is not None:
+        connections = ConnectionLimits(connections_per_address=args.connections_per_address)
+    return Limits(**given), connections
+
+
+def _own_origins(args: argparse.Namespace, port: int) -> frozenset[str]:
+    """``--allowed-origin`` values, plus ``http://HOST:PORT`` when ``--host`` is a name."""
+    origins = {origin.rstrip("/") for origin in args.allow_origin}
+    host = str(args.host)
+    if host not in ("0.0.0.0", "::") and not host.replace(".", "").isdigit() and ":" not in host:
+        origins.add(f"http://{host.lower()}:{port}")
+    return frozenset(origins)
 
 
 def run_workers(args: argparse.Namespace) -> int:
@@ -214,6 +250,10 @@ def run_workers(args: argparse.Namespace) -> int:
         passed += ["--rooms-per-hour", str(args.rooms_per_hour)]
     if args.joins_per_minute is not None:
         passed += ["--joins-per-minute", str(args.joins_per_minute)]
+    if args.connections_per_address is not None:
+        passed += ["--connections-per-address", str(args.connections_per_address)]
+    if args.unknown_codes_per_minute is not None:
+        passed += ["--unknown-codes-per-minute", str(args.unknown_codes_per_minute)]
 
     command = [sys.executable, "-m", "ratscrew", "serve", *passed]
     supervisor = Supervisor({letter: [*command, "--shard", letter, "--port", str(port)]

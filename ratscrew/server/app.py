@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -40,11 +39,13 @@ from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server import players, ratings
 from ratscrew.server.expiry import CLOSED_MESSAGE, CLOSED_WS_CODE, close_idle_rooms, closed_page, room_closed
 from ratscrew.server.health import healthz, readyz
+from ratscrew.server.limits import CrossSiteGuard, OpenConnections, UnknownCodes, is_own_origin
 from ratscrew.server.link import Pinger
 from ratscrew.server.metrics import TALLY, instrument_store, metrics
 from ratscrew.server.outage import watch_store
 from ratscrew.server.protocol import (
     MAX_FRAME_BYTES,
+    HistoryRequest,
     Join,
     ProtocolError,
     Watch,
@@ -64,7 +65,7 @@ WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self' ws: wss:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; "
     "object-src 'none'"
 )
 SECURITY_HEADERS = [
@@ -90,6 +91,15 @@ class Limits:
     """Messages waiting for a slow client before it is disconnected."""
     send_timeout_s: float = 10.0
     """A single send that takes longer than this disconnects the client."""
+    connections_per_address: int = 200
+    """Websockets one client address may hold open (the transport caps every connection of a
+    direct peer too: `ratscrew.server.transport`)."""
+    unknown_codes_per_minute: int = 30
+    """Lookups of room codes that do not exist (pages, ``/api/rooms/CODE``, websockets) one
+    address may make in a minute; past it every room lookup from it is refused."""
+    history_per_second: float = 1.0
+    history_burst: int = 4
+    """``history`` requests one connection may make (beyond: ``rate_limited``)."""
 
 
 class TokenBucket:
@@ -152,6 +162,7 @@ class WebSocketConnection:
         self.pinger = Pinger()
         self.closed = False
         self.bucket = TokenBucket(limits.messages_per_second, limits.message_burst, time.monotonic())
+        self.history_bucket = TokenBucket(limits.history_per_second, limits.history_burst, time.monotonic())
         self._limits = limits
         self._room_clock = room_clock
         self._queue: deque[dict[str, Any] | tuple[int, str] | str] = deque()
@@ -298,6 +309,8 @@ class Server:
                                           or WindowCounter(self.limits.rooms_per_hour, 3600.0))
         self.join_counter: RateCounter = (self.store.rate_counter("joins", self.limits.joins_per_minute, 60.0)
                                           or WindowCounter(self.limits.joins_per_minute, 60.0))
+        self.unknown_codes = UnknownCodes(self.limits.unknown_codes_per_minute, 60.0)
+        self.open_websockets = OpenConnections(self.limits.connections_per_address)
 
     def restore_rooms(self) -> None:
         """Bring back every open room of this shard from the store (games in progress included)."""
@@ -314,15 +327,24 @@ class Server:
             log.info("restored %d rooms (%d with a game in progress)", len(self.rooms), playing)
 
     def origin_allowed(self, websocket: WebSocket) -> bool:
-        """A browser's websocket must come from the page's own origin (or one allowed by
-        ``--allow-origin``); clients that send no ``Origin`` (not browsers) are let in."""
-        origin = websocket.headers.get("origin")
-        if origin is None:
-            return True
-        if origin in self.allowed_origins:
-            return True
-        host = websocket.headers.get("host", "")
-        return urlsplit(origin).netloc.lower() == host.lower()
+        """A browser's websocket must come from the server's own origin (or one allowed by
+        ``--allowed-origin``); clients that send no ``Origin`` (not browsers) are let in
+        (`ratscrew.server.limits.is_own_origin`)."""
+        return is_own_origin(websocket.headers.get("origin"), websocket.headers.get("host"),
+                             self.allowed_origins)
+
+    def room_lookup(self, request: Request | WebSocket, code: str) -> Room | str | None:
+        """The room ``code`` names for this client, ``None`` if there is none, or the refusal
+        for an address that looked up too many unknown codes lately (every lookup refused, so
+        the answer tells nothing about which codes exist)."""
+        address, now = client_address(request.client), time.monotonic()
+        if self.unknown_codes.blocked(address, now):
+            return (f"too many unknown room codes from your address (at most "
+                    f"{self.limits.unknown_codes_per_minute} a minute); wait a minute")
+        room = self.rooms.get(code)
+        if room is None:
+            self.unknown_codes.miss(address, now)
+        return room
 
 
 def client_address(scope_client: Any) -> str:
@@ -388,7 +410,14 @@ async def room_page(request: Request) -> Response:
     wrong_shard = misdirected(code, server.shard)
     if wrong_shard is not None and server.store.room_exists(code):
         return _error(421, wrong_shard)
-    if code not in server.rooms:
+    room = server.room_lookup(request, code)
+    if isinstance(room, str):
+        return HTMLResponse("<!doctype html><meta charset=utf-8><title>Too many tries · ratscrew</title>"
+                            "<meta name=viewport content='width=device-width, initial-scale=1'>"
+                            "<link rel=stylesheet href=/static/css/ratscrew.css>"
+                            f"<main class=notfound><h1>Too many tries</h1><p>{room.capitalize()}.</p>"
+                            "</main>", status_code=429)
+    if room is None:
         if wrong_shard is None and room_closed(server.store, code):
             return closed_page()
         return _not_found_page("There is no room with that code. Check the link, or start a new room.")
@@ -431,7 +460,9 @@ async def room_info(request: Request) -> JSONResponse:
     wrong_shard = misdirected(code, server.shard)
     if wrong_shard is not None and server.store.room_exists(code):
         return _error(421, wrong_shard)
-    room = server.rooms.get(code)
+    room = server.room_lookup(request, code)
+    if isinstance(room, str):
+        return _error(429, room)
     if room is None:
         if wrong_shard is None and room_closed(server.store, code):
             return _coded_error(410, "room_closed", CLOSED_MESSAGE)
@@ -465,8 +496,17 @@ async def game_record(request: Request) -> JSONResponse:
     record = _server(request).store.game_record(int(request.path_params["game_id"]))
     if record is None:
         return _error(404, "no finished game with that number")
-    return JSONResponse(record, headers={
+    return JSONResponse(public_record(record), headers={
         "content-disposition": f'inline; filename="ratscrew-game-{request.path_params["game_id"]}.json"'})
+
+
+def public_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A stored game record as anyone may read it: without the room's code (the room may still
+    be open, and its code is all a stranger needs to join it)."""
+    room = record.get("room")
+    if isinstance(room, dict) and "code" in room:
+        record = {**record, "room": {k: v for k, v in room.items() if k != "code"}}
+    return record
 
 
 @lru_cache(maxsize=32)
@@ -575,15 +615,21 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
     """``/ws/CODE``: parse, check limits, forward to the room (see the module docstring)."""
     server = _server(websocket)
     code = str(websocket.path_params["code"]).upper()
-    room = server.rooms.get(code)
     if not server.origin_allowed(websocket):
-        log.info("refused a websocket from origin %s", websocket.headers.get("origin", "")[:80])
+        log.info("refused a websocket from origin %s (host %s): not this server's; a server reached "
+                 "by a name needs --allowed-origin", websocket.headers.get("origin", "")[:80],
+                 websocket.headers.get("host", "")[:80])
         await websocket.close(code=1008)
         return
     wrong_shard = misdirected(code, server.shard)
     if wrong_shard is not None:
         await websocket.accept()  # so that the close can carry its reason
         await websocket.close(code=4421, reason=wrong_shard)
+        return
+    room = server.room_lookup(websocket, code)
+    if isinstance(room, str):
+        await websocket.accept()  # so that the close can carry its reason
+        await websocket.close(code=1008, reason=room)
         return
     if room is None:
         if room_closed(server.store, code):
@@ -592,8 +638,22 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         else:
             await websocket.close(code=4404)
         return
-    await websocket.accept()
     address = client_address(websocket.client)
+    if not server.open_websockets.open(address):
+        log.info("refused a websocket from %s: it holds %d open", address,
+                 server.limits.connections_per_address)
+        await websocket.accept()
+        await websocket.close(code=1008, reason="too many connections from your address")
+        return
+    try:
+        await _serve_websocket(server, websocket, room, address)
+    finally:
+        server.open_websockets.close(address)
+
+
+async def _serve_websocket(server: Server, websocket: WebSocket, room: Room, address: str) -> None:
+    """Run an accepted websocket of ``room`` until it closes."""
+    await websocket.accept()
     conn = WebSocketConnection(websocket, address, room.clock.now, server.limits)
     server.connections.add(conn)
     writer = conn.writer = asyncio.create_task(conn.write_loop())
@@ -621,6 +681,9 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
                 if isinstance(parsed, (Join, Watch)) and not server.join_counter.allow(address, now):
                     raise ProtocolError("rate_limited", "too many joins from your address; "
                                         "wait a minute")
+                if isinstance(parsed, HistoryRequest) and not conn.history_bucket.take(now):
+                    raise ProtocolError("rate_limited", "too many history requests: this one "
+                                        "was dropped; ask again in a second")
                 room.handle(conn, parsed)
             except ProtocolError as error:
                 conn.send(error.to_message())
@@ -708,5 +771,6 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         max_body_size=MAX_FRAME_BYTES,
     )
     app.state.server = server
+    app.add_middleware(CrossSiteGuard, allowed_origins=allowed_origins)
     app.add_middleware(SecurityHeaders)
     return app

@@ -16,6 +16,7 @@ before publish), then asks the publisher to show it.
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -98,6 +99,8 @@ class Publisher:
         """The version of the last state that played a card (reactions count from it)."""
         self._shown: dict[int, float] = {}  # version -> room time it was sent
         self.history = History()
+        self._history_sent: weakref.WeakKeyDictionary[Connection, int] = weakref.WeakKeyDictionary()
+        """Per connection, the newest version a ``history`` message sent it held."""
         self.game_over: dict[str, Any] | None = None
         """The last game's ``game_over``, for pages joining later."""
         self._last_room_update = -1e18
@@ -134,7 +137,7 @@ class Publisher:
                      settle_ms: float, over: bool) -> None:
         """Bring a page that just joined up to date: the log so far, where the game stands,
         and the results if it is over."""
-        conn.send(self.history.message(None))
+        self._send_history(conn, self.history.message(None))
         # as every state, stamped with ``sent_at`` on the way out (a late joiner's clock)
         conn.send_state(self.version, encode_message(
             {"type": "state", "version": self.version, "game": game_number,
@@ -142,6 +145,21 @@ class Publisher:
              "events": [], "lines": []}))
         if over and self.game_over is not None:
             conn.send(self.game_over)
+
+    def answer_history(self, conn: Connection, since: int | None) -> None:
+        """Answer ``history {since}`` with only what this connection lacks: entries it was
+        already sent in a ``history`` message are not sent again (a client asking for the whole
+        log over and over gets only what is new; docs/protocol.md, ``history``)."""
+        had = self._history_sent.get(conn)
+        if had is not None and (since is None or since < had):
+            since = had
+        self._send_history(conn, self.history.message(since))
+
+    def _send_history(self, conn: Connection, message: dict[str, Any]) -> None:
+        versions = [int(entry["version"]) for entry in message["entries"]]
+        if versions:
+            self._history_sent[conn] = max(max(versions), self._history_sent.get(conn, 0))
+        conn.send(message)
 
     def shown_at(self, version: int) -> float | None:
         """The room time at which state ``version`` was sent, if recent."""

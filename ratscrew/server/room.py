@@ -259,7 +259,7 @@ class Room:
             if isinstance(message, Act):
                 self._act(conn, member, message)
             elif isinstance(message, HistoryRequest):
-                conn.send(self.publisher.history.message(message.since))
+                self.publisher.answer_history(conn, message.since)
             elif isinstance(message, Ready):
                 seat = self.lobby.own_seat(member, "ready")
                 seat.ready = message.ready

@@ -1,5 +1,5 @@
 """The websocket protocol the server runs on: uvicorn's sans-I/O implementation, reading in
-batches.
+batches, with ping and pong frames held to a rate.
 
 uvicorn stops reading a socket after every message it hands the app and starts again when the
 app has taken it: two changes to the event loop's selector per incoming frame. On a loaded
@@ -8,20 +8,54 @@ server (500 rooms, 1,200 frames a second in) that was a tenth of the process's s
 stops only when :data:`RECEIVE_HIGH_WATER` messages wait for the app, and starts again once the
 app has taken them all, so a flooding client is still held back (and the app's rate limit
 closes it) while an ordinary one costs no selector change at all.
+
+Control frames never reach the app, so its rate limit never saw them: a client sending ping
+frames and never reading the pongs grew the server by hundreds of megabytes of unsent pongs.
+Here ping and pong frames take tokens from their own bucket (:attr:`BatchedReadProtocol.
+control_frames_per_second`, bursts of :attr:`~BatchedReadProtocol.control_frame_burst`); a
+client past it is closed with 1008. A pong is written only while the client reads what it is
+sent (the transport is not holding back writes); once :attr:`~BatchedReadProtocol.unsent_pongs`
+pongs were held back the client is closed with 1008 too.
 """
 
 from __future__ import annotations
 
+import logging
+from collections import deque
+
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame
+
+log = logging.getLogger("ratscrew.server")
 
 RECEIVE_HIGH_WATER = 16
 """Messages waiting for the app before the socket stops being read (each at most the server's
 largest frame, so a connection holds at most this many frames in memory)."""
+FLOOD_CLOSE = 1008
+"""The close code of a connection closed for flooding (policy violation)."""
+CLOSE_GRACE_S = 2.0
+"""How long a flooding connection has to take its close frame before it is cut."""
 
 
 class BatchedReadProtocol(WebSocketsSansIOProtocol):
     """uvicorn's sans-I/O websocket protocol that pauses reading only at
-    :data:`RECEIVE_HIGH_WATER` queued messages (see the module docstring)."""
+    :data:`RECEIVE_HIGH_WATER` queued messages and limits control frames (see the module
+    docstring)."""
+
+    control_frames_per_second = 20.0
+    control_frame_burst = 40
+    unsent_pongs = 16
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._control_tokens = float(self.control_frame_burst)
+        self._control_at = self.loop.time()
+        self._pongs_held = 0
+        self._answers: deque[bytes] = deque()
+        """What the library queued in answer to the frames of the chunk being handled (a pong
+        per ping, in order; a close frame's echo): written one per ping as each is handled."""
+        self.flood_closed = False
+        """Whether this connection was closed for flooding with control frames."""
 
     def send_receive_event_to_app(self) -> None:
         """Queue a complete message for the app; stop reading only when too many wait."""
@@ -34,3 +68,61 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
         if not paused and self.queue.qsize() >= RECEIVE_HIGH_WATER:
             self.read_paused = True
             self.transport.pause_reading()
+
+    def _take_control_token(self) -> bool:
+        now = self.loop.time()
+        refill = (now - self._control_at) * self.control_frames_per_second
+        self._control_tokens = min(float(self.control_frame_burst), self._control_tokens + refill)
+        self._control_at = now
+        if self._control_tokens >= 1.0:
+            self._control_tokens -= 1.0
+            return True
+        return False
+
+    def handle_ping(self) -> None:
+        """Answer a ping with its pong, unless the client pings too often (closed) or does
+        not read its pongs (held back, then closed)."""
+        self._answers.extend(self.conn.data_to_send())  # the library answered every ping already
+        pong = self._answers.popleft() if self._answers else b""
+        if self.close_sent or self.flood_closed:
+            return
+        if not self._take_control_token():
+            self._close_flooding("too many ping frames")
+            return
+        if not self.writable.is_set():  # the client does not read what it is sent
+            self._pongs_held += 1
+            if self._pongs_held >= self.unsent_pongs:
+                self._close_flooding("pings whose pongs are not read")
+            return
+        self.transport.write(pong)
+
+    def handle_pong(self, event: Frame) -> None:
+        """A pong counts against the same rate as pings."""
+        if self.close_sent or self.flood_closed:
+            return
+        if not self._take_control_token():
+            self._close_flooding("too many pong frames")
+            return
+        super().handle_pong(event)
+
+    def handle_close(self, event: Frame) -> None:
+        """The client's close frame: the echo the library queued may be among the answers
+        taken back by `handle_ping`."""
+        if self._answers and not self.flood_closed:
+            self.transport.write(b"".join(self._answers))
+        self._answers.clear()
+        super().handle_close(event)
+
+    def _close_flooding(self, why: str) -> None:
+        """Close with 1008, read nothing more, and cut the connection if the client does not
+        take its close frame within :data:`CLOSE_GRACE_S`."""
+        self.flood_closed = True
+        self._answers.clear()
+        prefix = f"{self.client[0]}:{self.client[1]}" if self.client else "a client"
+        log.info("closing a websocket from %s: %s (policy violation, %d)", prefix, why, FLOOD_CLOSE)
+        self.queue.put_nowait({"type": "websocket.disconnect", "code": FLOOD_CLOSE, "reason": why})
+        self.conn.fail(FLOOD_CLOSE, why)
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        self.transport.close()
+        self.loop.call_later(CLOSE_GRACE_S, self.transport.abort)

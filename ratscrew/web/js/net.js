@@ -6,7 +6,7 @@ export const PROTOCOL_VERSION = 1;
 /**
  * @typedef {{type: string, [key: string]: any}} Message
  * @typedef {{onMessage: (m: Message, arrivedAt: number) => void, onOpen: () => void,
- *            onClose: (willRetry: boolean) => void}} Handlers
+ *            onClose: (willRetry: boolean, reason: string) => void}} Handlers
  */
 
 export class RoomSocket {
@@ -40,7 +40,7 @@ export class RoomSocket {
       if (this.ws !== ws) return;
       // 4001: this seat connected elsewhere; 4404: no such room; 1008: refused. No retry then.
       const final = this.stopped || [4001, 4404, 1008].includes(event.code);
-      this.handlers.onClose(!final);
+      this.handlers.onClose(!final, event.code === 1008 ? event.reason : "");
       if (!final) {
         this.retries += 1;
         setTimeout(() => this.connect(), Math.min(10000, 500 * 2 ** Math.min(this.retries, 5)));

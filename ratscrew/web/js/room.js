@@ -57,8 +57,8 @@ const socket = new RoomSocket(code, {
     else showJoin(true);
   },
   onMessage: handle,
-  onClose(willRetry) {
-    setConnection(false, willRetry ? "reconnecting…" : "disconnected");
+  onClose(willRetry, reason) {
+    setConnection(false, willRetry ? "reconnecting…" : reason ? `disconnected: ${reason}` : "disconnected");
   },
 });
 

@@ -1,0 +1,245 @@
+"""Guards below the app, on the connections themselves (docs/online.md, "Hostile input").
+
+uvicorn hands the app a request only once its headers are complete, so what a hostile client
+does before that (or instead of it) never reaches the app's limits. Here:
+
+- `guarded_protocols` makes the HTTP protocol (uvicorn's h11 one) and the websocket protocol
+  (`ratscrew.server.wsprotocol.BatchedReadProtocol`) this server runs: a connection from an
+  address that already holds ``connections_per_address`` open connections is closed at once
+  (a trusted proxy's own connections are not counted: the app counts the websockets by the
+  address the proxy names), and a request whose headers are not complete within
+  ``header_timeout_s`` of its first byte (or of the connection, for one that sends nothing) is
+  closed.
+- `GuardedListener` is the listening socket: when the process runs out of file descriptors,
+  accepting pauses for a second instead of retrying in a tight loop (asyncio tries the whole
+  backlog again and logs every failure), and `AcceptErrorFilter` lets that error be logged once
+  per ``interval_s`` with how many times it happened meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import h11
+from uvicorn.middleware.proxy_headers import _TrustedHosts
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from ratscrew.server.limits import OpenConnections
+from ratscrew.server.wsprotocol import BatchedReadProtocol
+
+log = logging.getLogger("ratscrew.server")
+
+OUT_OF_RESOURCES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+"""``accept()`` errors that mean the process (or the system) has no descriptor or memory left."""
+ACCEPT_PAUSE_S = 1.0
+"""How long accepting pauses after running out of file descriptors."""
+
+
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """What one address may do with connections (the defaults are documented in
+    docs/online.md, "Hostile input")."""
+
+    connections_per_address: int = 200
+    """Open connections (HTTP and websocket) one address may hold."""
+    header_timeout_s: float = 10.0
+    """A request's headers must be complete this long after its first byte."""
+    control_frames_per_second: float = 20.0
+    """Ping and pong frames a websocket may send, on average..."""
+    control_frame_burst: int = 40
+    """... and at once; beyond, the connection is closed (1008)."""
+    unsent_pongs: int = 16
+    """Pongs held back from a client that does not read them before it is closed (1008)."""
+
+
+class ConnectionRegistry:
+    """The open connections of this process by the address they come from, across the upgrade
+    from HTTP to websocket (both protocols share one transport)."""
+
+    def __init__(self, limits: ConnectionLimits, trusted_proxies: str | None) -> None:
+        self.limits = limits
+        self.counts = OpenConnections(limits.connections_per_address)
+        self._trusted = _TrustedHosts(trusted_proxies) if trusted_proxies else None
+        self._address_of: dict[asyncio.BaseTransport, str] = {}
+        self.refused = 0
+        """Connections closed at once because their address held too many."""
+
+    def trusted(self, address: str) -> bool:
+        """Whether ``address`` is a proxy whose own connections are not counted."""
+        return self._trusted is not None and address in self._trusted
+
+    def open(self, transport: asyncio.BaseTransport) -> bool:
+        """Count a new connection; False if its address already holds too many."""
+        peer = transport.get_extra_info("peername")
+        address = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
+        if self.trusted(address):
+            return True
+        if not self.counts.open(address):
+            self.refused += 1
+            return False
+        self._address_of[transport] = address
+        return True
+
+    def close(self, transport: asyncio.BaseTransport) -> None:
+        """A connection has gone (safe to call more than once)."""
+        address = self._address_of.pop(transport, None)
+        if address is not None:
+            self.counts.close(address)
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 HTTP protocol with the per-address cap and the header deadline (see the
+    module docstring); `guarded_protocols` sets its `registry`."""
+
+    registry: ConnectionRegistry
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._header_deadline: asyncio.TimerHandle | None = None
+        self._upgraded = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        """Count the connection (closing it at once if its address holds too many) and give
+        it `ConnectionLimits.header_timeout_s` to send a request's headers."""
+        super().connection_made(transport)
+        if not self.registry.open(transport):
+            log.debug("refused a connection from %s: too many open", self.client)
+            transport.abort()
+            return
+        self._arm_deadline()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Forget the connection."""
+        self._disarm_deadline()
+        if not self._upgraded:
+            self.registry.close(self.transport)
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        """Parse as uvicorn does; the deadline runs while a request's headers are incomplete."""
+        super().data_received(data)
+        if self._upgraded or self.transport.is_closing():
+            return
+        if self.conn.their_state is h11.IDLE:
+            self._arm_deadline()  # a (next) request has begun and its headers are not all here
+        else:
+            self._disarm_deadline()
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        """Hand the connection to the websocket protocol (which forgets it when it closes)."""
+        self._disarm_deadline()
+        self._upgraded = True
+        super().handle_websocket_upgrade(event)
+
+    def _arm_deadline(self) -> None:
+        if self._header_deadline is None:
+            self._header_deadline = self.loop.call_later(self.registry.limits.header_timeout_s,
+                                                         self._headers_too_slow)
+
+    def _disarm_deadline(self) -> None:
+        if self._header_deadline is not None:
+            self._header_deadline.cancel()
+            self._header_deadline = None
+
+    def _headers_too_slow(self) -> None:
+        self._header_deadline = None
+        if self._upgraded or self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+            return
+        if self.timeout_keep_alive_task is not None:
+            return  # an idle keep-alive connection: uvicorn's own timer closes it
+        log.debug("closing a connection from %s: no complete request headers in %.0f s",
+                  self.client, self.registry.limits.header_timeout_s)
+        self.transport.abort()
+
+
+class GuardedWebSocketProtocol(BatchedReadProtocol):
+    """The websocket protocol, forgetting its connection in the registry when it closes."""
+
+    registry: ConnectionRegistry
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Forget the connection."""
+        self.registry.close(self.transport)
+        super().connection_lost(exc)
+
+
+Protocols = tuple[type[GuardedH11Protocol], type[GuardedWebSocketProtocol], ConnectionRegistry]
+"""The HTTP protocol class, the websocket protocol class and their registry."""
+
+
+def guarded_protocols(limits: ConnectionLimits, trusted_proxies: str | None) -> Protocols:
+    """The HTTP and websocket protocol classes for uvicorn's ``http=`` and ``ws=``, sharing one
+    registry of open connections (returned too, for tests and figures)."""
+    registry = ConnectionRegistry(limits, trusted_proxies)
+    http = type("RatscrewHttpProtocol", (GuardedH11Protocol,), {"registry": registry})
+    websocket = type("RatscrewWebSocketProtocol", (GuardedWebSocketProtocol,), {
+        "registry": registry, "control_frames_per_second": limits.control_frames_per_second,
+        "control_frame_burst": limits.control_frame_burst, "unsent_pongs": limits.unsent_pongs})
+    return http, websocket, registry
+
+
+class GuardedListener(socket.socket):
+    """A listening socket whose ``accept`` pauses for :data:`ACCEPT_PAUSE_S` once the process
+    runs out of file descriptors: the first failure is raised (asyncio stops watching the socket
+    and tries again a second later), the rest of that second says "nothing to accept" at once
+    instead of failing (and being logged) up to a backlog's worth of times."""
+
+    paused_until = 0.0
+    failures = 0
+    """``accept()`` calls that found no descriptor left, since the server started."""
+
+    def accept(self) -> tuple[socket.socket, Any]:
+        """``socket.accept``, with the pause described above."""
+        if time.monotonic() < self.paused_until:
+            raise BlockingIOError(errno.EAGAIN, "accepting is paused: out of file descriptors")
+        try:
+            return super().accept()
+        except OSError as error:
+            if error.errno in OUT_OF_RESOURCES:
+                type(self).failures += 1
+                self.paused_until = time.monotonic() + ACCEPT_PAUSE_S
+            raise
+
+
+class AcceptErrorFilter(logging.Filter):
+    """Lets asyncio's "socket.accept() out of system resource" through once per ``interval_s``,
+    saying how many were held back; every other record passes."""
+
+    MESSAGE = "socket.accept() out of system resource"
+
+    def __init__(self, interval_s: float = 60.0) -> None:
+        super().__init__()
+        self.interval_s = interval_s
+        self._last = -float("inf")
+        self._held = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Whether to log ``record`` (see the class docstring)."""
+        if not str(record.msg).startswith(self.MESSAGE):
+            return True
+        now = time.monotonic()
+        if now - self._last < self.interval_s:
+            self._held += 1
+            return False
+        self._last = now
+        held, self._held = self._held, 0
+        record.msg = (f"{self.MESSAGE}: out of file descriptors, accepting paused for "
+                      f"{ACCEPT_PAUSE_S:.0f} s ({held} more times since the last such line; "
+                      f"logged at most once every {self.interval_s:.0f} s)")
+        record.exc_info = None
+        record.exc_text = None
+        record.args = None
+        return True
+
+
+def install_accept_error_filter(interval_s: float = 60.0) -> AcceptErrorFilter:
+    """Put an `AcceptErrorFilter` on asyncio's logger (where the event loop reports the error)."""
+    accept_filter = AcceptErrorFilter(interval_s)
+    logging.getLogger("asyncio").addFilter(accept_filter)
+    return accept_filter
