@@ -481,7 +481,7 @@ async def game_record(request: Request) -> JSONResponse:
 def _replay_frames(record_text: str) -> str:
     record = json.loads(record_text)
     names = record.get("names") or [f"Player {i + 1}" for i in range(len(record["hands"]))]
-    frames = [{"observation": step.observation, "events": [e.to_dict() for e in step.events],
+    frames = [{"observation": step.observation, "events": [e.public_dict() for e in step.events],
                "lines": [describe_event(e, names) for e in step.events]}
               for step in replay_steps(record) if step.events]
     return json.dumps({"names": names, "frames": frames})
