@@ -32,6 +32,11 @@ class Event:
             out[name] = _plain(getattr(self, name))
         return out
 
+    def public_dict(self) -> dict[str, Any]:
+        """What every client may be sent, players and spectators alike: `to_dict` without the
+        identity of any card the rules keep face down (only `Misslap` has such cards)."""
+        return self.to_dict()
+
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
@@ -119,6 +124,27 @@ class Misslap(Event):
     pile_to: int | None
     why: str
     slapped: tuple[Card, ...] = ()
+
+    @property
+    def cards_face_down(self) -> bool:
+        """Whether the cards paid go face down: into the penalty pile, which nobody sees until
+        its winner takes it (a ``burn`` puts them face up under the pile, for all to see)."""
+        return self.penalty == "penalty_pile"
+
+    def public_dict(self) -> dict[str, Any]:
+        """`to_dict`, with ``paid`` (how many cards were paid) added and ``cards`` empty when
+        they went face down.
+
+        >>> from ratscrew.cards import parse_cards
+        >>> Misslap(at=5, seat=1, penalty="penalty_pile", cards=tuple(parse_cards("QC TS")),
+        ...         pile_to=None, why="no pattern").public_dict()["cards"]
+        []
+        """
+        out = self.to_dict()
+        out["paid"] = len(self.cards)
+        if self.cards_face_down:
+            out["cards"] = []
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -211,6 +211,8 @@ class Ruleset:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise RulesetError(f"not valid TOML: {error}") from None
+        except ValueError:  # an integer of more than 4,300 digits
+            raise RulesetError("not valid TOML: a number is far too long") from None
         return cls.from_dict(data)
 
     @classmethod
@@ -263,6 +265,26 @@ class Ruleset:
 
 PRESET_NAMES = ("classic", "northwest", "pagat", "ratscrew", "paranoid", "bmn")
 
+SETTING_BOUNDS: dict[str, tuple[int, int]] = {
+    "max_players": (2, 54),
+    "run_length": (2, 13),
+    "jack_chances": (0, 54),
+    "queen_chances": (0, 54),
+    "king_chances": (0, 54),
+    "ace_chances": (0, 54),
+    "joker_chances": (0, 54),
+    "grace_ms": (0, 60_000),
+    "claim_window_ms": (0, 60_000),
+    "misslap_cards": (0, 54),
+    "misslap_out_after": (0, 1000),
+    "slap_in_bar_after": (0, 1000),
+    "tie_window_ms": (0, 10_000),
+    "too_slow_ms": (0, 60_000),
+}
+"""The lowest and highest value of every whole-number setting (docs/rules.md, "Every
+setting"). A seat per card at most, a run no longer than a suit, times up to a minute: beyond
+these a setting means nothing more, and a room's clock and database need bounded numbers."""
+
 
 def _coerce(key: str, value: Any, hint: Any) -> Any:
     """Check one setting's value against its declared type; tuples may arrive as lists."""
@@ -304,21 +326,30 @@ def _validate(rules: Ruleset) -> None:
         value = getattr(rules, f.name)
         if hints[f.name] is int and (isinstance(value, bool) or not isinstance(value, int)):
             raise RulesetError(f"{f.name}: expected a whole number, got {value!r}")
-        if hints[f.name] is int and value < 0:
-            raise RulesetError(f"{f.name}: must not be negative, got {value}")
+        if hints[f.name] is int:
+            low, high = SETTING_BOUNDS[f.name]
+            if value < 0:
+                raise RulesetError(f"{f.name}: must not be negative, got {_short(value)}")
+            if not low <= value <= high:
+                raise RulesetError(f"{f.name}: must be from {low} to {high}, got {_short(value)}")
         choices = get_args(hints[f.name]) if typing.get_origin(hints[f.name]) is Literal else ()
         if choices and value not in choices:
             raise RulesetError(
                 f"{f.name}: {value!r} is not allowed; choose one of {', '.join(choices)}"
             )
-    if rules.run_length < 2:
-        raise RulesetError(f"run_length: must be at least 2, got {rules.run_length}")
-    if rules.max_players < 2:
-        raise RulesetError(f"max_players: must be at least 2, got {rules.max_players}")
     if rules.misslap_penalty in ("burn", "penalty_pile") and rules.misslap_cards < 1:
         raise RulesetError(
             f"misslap_cards: a {rules.misslap_penalty} penalty needs at least 1 card"
         )
+
+
+def _short(value: int) -> str:
+    """A number for an error message: a huge one is cut short rather than printed in full
+    (and Python refuses to print more than 4,300 digits)."""
+    if abs(value) < 10**30:
+        return str(value)
+    digits = f"{len(str(abs(value))):,}" if value.bit_length() < 14_000 else "over 4,000"
+    return f"a number of {digits} digits"
 
 
 def _toml_value(value: Any) -> str:

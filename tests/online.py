@@ -167,10 +167,12 @@ def card_strings(value: Any) -> set[str]:
 
 
 def face_up_cards(event: Event) -> set[str]:
-    """The cards an engine event shows everyone: played, burned face up, paid for a misslap
-    (counted out in front of the table) or slapped."""
+    """The cards an engine event shows everyone: played, burned face up (for a misslap too) or
+    slapped. Cards a misslap puts in the penalty pile go face down: never public."""
     if isinstance(event, (CardPlayed, ChallengeStarted)):
         return {str(event.card)}
+    if isinstance(event, Misslap) and event.penalty == "penalty_pile":
+        return set()
     if isinstance(event, (CardsBurned, Misslap)):
         return {str(c) for c in event.cards}
     if isinstance(event, SlapWon):

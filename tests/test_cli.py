@@ -107,3 +107,12 @@ def test_console_script_runs_as_a_module() -> None:
     result = subprocess.run([sys.executable, "-m", "ratscrew.cli", "rules", "list"],
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0 and "paranoid" in result.stdout
+
+
+def test_a_rules_file_with_a_setting_out_of_bounds_is_one_clear_line(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text("grace_ms = 1000000000000000000000000000000\n")
+    status, _, err = run(capsys, "rules", "show", str(path))
+    assert status != 0 and "Traceback" not in err
+    assert err.strip().endswith("grace_ms: must be from 0 to 60000, got a number of 31 digits"), err

@@ -54,7 +54,7 @@ def _answer(ws: Any) -> dict[str, Any]:
 
 def play_and_resign(client: TestClient, name: str, key: str | None, bots: list[str]) -> dict[str, Any]:
     """A game of ``name`` against ``bots`` that ``name`` resigns (the bots win): its game_over."""
-    code = new_room(client, seats=1 + len(bots), bots=bots, seed=3)
+    code = new_room(client, seats=1 + len(bots), bots=bots)
     with client.websocket_connect(f"/ws/{code}") as ws:
         ws.send_json({"type": "join", "name": name} | ({"player_key": key} if key else {}))
         receive(ws, "welcome")
@@ -127,7 +127,7 @@ def test_a_guest_plays_as_before_and_is_neither_rated_nor_listed(client: TestCli
 
 def test_a_finished_game_rates_the_keyed_player_and_the_bot_and_the_page_shows_it(
         client: TestClient) -> None:
-    code = new_room(client, seats=3, bots=["casual"], seed=3)
+    code = new_room(client, seats=3, bots=["casual"])
     with client.websocket_connect(f"/ws/{code}") as ws, client.websocket_connect(f"/ws/{code}") as guest:
         ws.send_json({"type": "join", "name": "Ann", "player_key": ANN_KEY})
         receive(ws, "welcome")
@@ -326,7 +326,7 @@ def test_the_player_page_is_served_for_a_known_player_when_it_exists(
 def test_a_seat_taken_back_with_its_token_after_a_restart_is_still_the_same_player(tmp_path: Path) -> None:
     db = tmp_path / "ratscrew.db"
     with TestClient(create_app(db)) as client:
-        code = new_room(client, bots=["casual"], seed=3)
+        code = new_room(client, bots=["casual"])
         with client.websocket_connect(f"/ws/{code}") as ws:
             ws.send_json({"type": "join", "name": "Ann", "player_key": ANN_KEY})
             first = receive(ws, "welcome")

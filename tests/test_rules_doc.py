@@ -21,7 +21,7 @@ from typing import Any, Literal, get_args
 import pytest
 
 from ratscrew.patterns import PATTERNS
-from ratscrew.ruleset import Ruleset
+from ratscrew.ruleset import SETTING_BOUNDS, Ruleset
 
 TESTS = Path(__file__).resolve().parent
 DOC = TESTS.parent / "docs" / "rules.md"
@@ -223,7 +223,8 @@ def test_each_setting_lists_its_allowed_values_and_default() -> None:
         elif hint is bool:
             assert allowed == "`true`, `false`", name
         elif hint is int:
-            assert "whole number" in allowed, name
+            low, high = SETTING_BOUNDS[name]
+            assert allowed.startswith(f"whole number from {low:,} to {high:,}"), name
         else:
             assert allowed == "text", name
 

@@ -7,7 +7,7 @@ import pytest
 
 from ratscrew.cards import Rank
 from ratscrew.engine import Game
-from ratscrew.ruleset import PRESET_NAMES, Ruleset, RulesetError
+from ratscrew.ruleset import PRESET_NAMES, SETTING_BOUNDS, Ruleset, RulesetError
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
@@ -36,7 +36,11 @@ def test_unknown_preset_lists_the_choices() -> None:
         ('misslap_cards = "three"', "misslap_cards: expected a whole number"),
         ("jokers = 1", "jokers: expected true or false"),
         ("colour = 3", "unknown setting 'colour'; known settings are: name, summary"),
-        ("run_length = 1", "run_length: must be at least 2"),
+        ("run_length = 1", "run_length: must be from 2 to 13, got 1"),
+        ("grace_ms = 1000000000000000000000000000000",
+         "grace_ms: must be from 0 to 60000, got a number of 31 digits"),
+        ("max_players = 55", "max_players: must be from 2 to 54, got 55"),
+        ("grace_ms = " + "9" * 5000, "not valid TOML: a number is far too long"),
         ("slaps = [", "not valid TOML"),
         ('misslap_penalty = "burn"\nmisslap_cards = 0',
          "misslap_cards: a burn penalty needs at least 1 card"),
@@ -87,3 +91,20 @@ def test_chances_per_rank() -> None:
     assert [northwest.chances(rank) for rank in faces] == [1, 2, 3, 4, 5]
     assert Ruleset.preset("classic").chances(Rank.JOKER) == 0
     assert northwest.chances(Rank.TEN) == 0
+
+
+def test_every_whole_number_setting_has_bounds_and_both_ends_are_allowed() -> None:
+    whole_numbers = [f.name for f in dataclasses.fields(Ruleset) if f.type in (int, "int")]
+    assert sorted(SETTING_BOUNDS) == sorted(whole_numbers)
+    for name, (low, high) in SETTING_BOUNDS.items():
+        base = {"misslap_penalty": "none"} if name == "misslap_cards" else {}
+        for value in (low, high):
+            assert Ruleset.from_dict({**base, name: value}).to_dict()[name] == value
+
+
+@pytest.mark.parametrize("name", sorted(SETTING_BOUNDS))
+def test_a_setting_just_outside_its_bounds_or_absurdly_large_is_refused(name: str) -> None:
+    low, high = SETTING_BOUNDS[name]
+    for value in (high + 1, 10**30, 10**5000) + ((low - 1,) if low > 0 else ()):
+        with pytest.raises(RulesetError, match=f"^{name}: must be from {low} to {high}, got "):
+            Ruleset.from_dict({name: value})

@@ -52,7 +52,7 @@ def test_after_kill_9_and_a_restart_the_game_comes_back_and_plays_on(tmp_path: P
     server = ServerProcess(db).start()
     try:
         # a finished game, with its statistics
-        done = server.new_room(bots=["casual"], seed=2)
+        done = server.new_room(bots=["casual"])
         solo = server.player(done)
         solo.send({"type": "join", "name": "Cy", "player_key": "cy-key-" + "c" * 30})
         solo.wait_for("welcome")
@@ -102,7 +102,7 @@ def test_a_server_that_dies_between_a_games_end_and_its_rating_rates_it_once_aft
     monkeypatch.setenv(EXIT_BEFORE_RATING, "1")  # the server exits right after storing the end
     server = ServerProcess(db).start()
     try:
-        code = server.new_room(bots=["casual"], seed=2)
+        code = server.new_room(bots=["casual"])
         ann = server.player(code)
         ann.send({"type": "join", "name": "Ann", "player_key": "ann-key-" + "a" * 30})
         player_id = ann.wait_for("welcome")["player_id"]

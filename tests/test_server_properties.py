@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from online import FakeConnection, SecrecyWatch, WatchedConnection, make_room, run_until
+from online import FakeConnection, SecrecyWatch, WatchedConnection, act, card_strings, make_room, run_until
 
 from ratscrew.bots.profile import LEVELS
+from ratscrew.cards import parse_cards
 from ratscrew.engine import Game
 from ratscrew.ruleset import PRESET_NAMES
 from ratscrew.server.protocol import Act, ProtocolError, parse_client_message
@@ -188,3 +189,69 @@ def test_the_secrecy_watch_catches_a_face_down_card() -> None:
     hidden = str(room.game.zones()["hand 1"][-1])
     with pytest.raises(AssertionError, match="face-down"):
         watch.check({"type": "state", "lines": [f"Bob holds {hidden}"], "card": hidden})
+
+
+# ---------------------------------------------------------------------------------- face-down cards
+
+
+@pytest.mark.parametrize("rules", PRESET_NAMES)
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32),
+       slaps=st.lists(st.integers(0, 60_000), min_size=1, max_size=30, unique=True))
+def test_no_message_names_a_face_down_card_when_a_person_slaps_at_random(
+        rules: str, seed: int, slaps: list[int]) -> None:
+    # seat 0 slaps at random moments (mostly misslaps, paying the rules' penalty); bots play the
+    # other seats; the person, a second person and a spectator check everything they are sent
+    room, wall = make_room(rules=rules, seats=3, bots=["casual"], seed=seed, turn_timeout_ms=1000)
+    watch = SecrecyWatch(room)
+    slapper, other, spectator = (WatchedConnection(room, watch) for _ in range(3))
+    slapper.join("Ann")
+    other.join("Bea")
+    room.connect(spectator)
+    room.handle(spectator, parse_client_message('{"type": "watch"}'))
+    slapper.do(parse_client_message('{"type": "start"}'))
+    for at in sorted(slaps):
+        run_until(room, wall, at)
+        if room.phase != "playing":
+            break
+        slapper.do(Act("slap"))
+    run_until(room, wall, max(slaps) + 5000)
+    assert watch.messages > 10
+
+
+def test_a_paranoid_misslap_shows_everyone_how_many_cards_went_to_the_penalty_pile_not_which() -> None:
+    # paranoid: a misslap puts five cards from the slapper's hand face down in a penalty pile
+    room, wall = make_room(rules="paranoid", seats=2, hands=["7H QC TS 4S 5S 6S 8C", "3D 4D 9D"],
+                           turn_timeout_ms=60_000)
+    watch = SecrecyWatch(room)
+    ann, bea, spectator = (WatchedConnection(room, watch) for _ in range(3))
+    ann.join("Ann")
+    bea.join("Bea")
+    room.connect(spectator)
+    room.handle(spectator, parse_client_message('{"type": "watch"}'))
+    ann.do(parse_client_message('{"type": "start"}'))
+    act(ann, wall, "play", 100)
+    act(ann, wall, "slap", 400)  # a lone 7H is no pattern
+    run_until(room, wall, 2000)
+    assert room.game is not None and room.game.observe(None)["penalty_pile"] == 5
+    paid = {str(card) for card in parse_cards("QC TS 4S 5S 6S")}
+    for conn in (ann, bea, spectator):
+        misslaps = [event for state in conn.of("state") for event in state["events"]
+                    if event["kind"] == "misslap"]
+        assert [(m["penalty"], m["paid"], m["cards"]) for m in misslaps] == [("penalty_pile", 5, [])]
+        assert not card_strings(conn.sent) & paid, "a penalty card left the server"
+
+
+def test_the_secrecy_watch_catches_a_penalty_pile_card() -> None:
+    room, wall = make_room(rules="paranoid", seats=2, hands=["7H QC TS 4S 5S 6S 8C", "3D 4D 9D"],
+                           turn_timeout_ms=60_000)
+    watch = SecrecyWatch(room)
+    ann = WatchedConnection(room, watch)
+    ann.join("Ann")
+    FakeConnection(room).join("Bea")
+    ann.do(parse_client_message('{"type": "start"}'))
+    act(ann, wall, "play", 100)
+    act(ann, wall, "slap", 400)
+    run_until(room, wall, 2000)
+    with pytest.raises(AssertionError, match="face-down"):
+        watch.check({"type": "state", "events": [{"kind": "misslap", "cards": ["QC", "TS"]}]})

@@ -211,7 +211,7 @@ def test_a_finished_game_is_stored_replays_and_counts_in_the_statistics() -> Non
     assert sum(r["slaps"] for r in over["results"]) > 0
 
 
-def test_a_rematch_keeps_the_seats_and_deals_the_next_seed() -> None:
+def test_a_rematch_keeps_the_seats_and_deals_from_a_fresh_seed_not_the_next_one() -> None:
     room, wall = make_room(seats=2, bots=["expert", "expert"], seed=10)
     host = FakeConnection(room)
     host.join("Ann")
@@ -221,7 +221,10 @@ def test_a_rematch_keeps_the_seats_and_deals_the_next_seed() -> None:
     host.do(Rematch())
     assert room.phase == "playing" and room.games_played == 2
     assert room.game is not None
-    assert room.game.initial_hands == Game.deal(room.settings.rules, players=2, seed=11).initial_hands
+    # game 1's public record shows seed 10: the rematch must not be dealt from 11 (issue 29)
+    assert room.game.seed != 11
+    assert room.game.initial_hands != Game.deal(room.settings.rules, players=2, seed=11).initial_hands
+    assert [seat.kind for seat in room.seats] == ["bot", "human"]  # Ann took the last bot's seat
     assert host.last("state")["observation"]["cards_played"] == 0
 
 

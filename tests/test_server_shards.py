@@ -77,7 +77,7 @@ def test_a_shard_makes_codes_of_its_letter_and_refuses_other_shards_rooms() -> N
 def test_shards_share_finished_games_and_load_only_their_own_rooms(
         shards: Callable[..., TestClient]) -> None:
     a, b = shards("A"), shards("B")
-    code = new_room(a, bots=["casual"], seed=5)
+    code = new_room(a, bots=["casual"])
     waiting = new_room(a)
     other = new_room(b)
     assert code[0] == waiting[0] == "A" and other[0] == "B"

@@ -424,9 +424,22 @@ async def room_page(request: Request) -> Response:
     return _page("room.html")
 
 
+MAX_GAME_ID = 2**63 - 1
+"""The largest game id a database holds (a signed 64-bit integer in SQLite and PostgreSQL)."""
+
+
+def _stored_record(request: Request) -> dict[str, Any] | None:
+    """The record of the game the path names, or ``None`` when no game can have that id (not
+    digits, or beyond what the database holds: asking the database would fail) or none has."""
+    text = str(request.path_params["game_id"])
+    if not text.isascii() or not text.isdigit() or len(text) > 19 or int(text) > MAX_GAME_ID:
+        return None
+    return _server(request).store.game_record(int(text))
+
+
 async def replay_page(request: Request) -> Response:
     """``GET /games/ID``: the replay viewer."""
-    if _server(request).store.game_record(int(request.path_params["game_id"])) is None:
+    if _stored_record(request) is None:
         return _not_found_page("There is no finished game with that number.")
     return _page("replay.html")
 
@@ -493,7 +506,7 @@ async def bots(request: Request) -> JSONResponse:
 
 async def game_record(request: Request) -> JSONResponse:
     """``GET /api/games/ID/record``."""
-    record = _server(request).store.game_record(int(request.path_params["game_id"]))
+    record = _stored_record(request)
     if record is None:
         return _error(404, "no finished game with that number")
     return JSONResponse(public_record(record), headers={
@@ -513,7 +526,7 @@ def public_record(record: dict[str, Any]) -> dict[str, Any]:
 def _replay_frames(record_text: str) -> str:
     record = json.loads(record_text)
     names = record.get("names") or [f"Player {i + 1}" for i in range(len(record["hands"]))]
-    frames = [{"observation": step.observation, "events": [e.to_dict() for e in step.events],
+    frames = [{"observation": step.observation, "events": [e.public_dict() for e in step.events],
                "lines": [describe_event(e, names) for e in step.events]}
               for step in replay_steps(record) if step.events]
     return json.dumps({"names": names, "frames": frames})
@@ -521,7 +534,7 @@ def _replay_frames(record_text: str) -> str:
 
 async def game_replay(request: Request) -> Response:
     """``GET /api/games/ID/replay``: the spectator's view after every step that did something."""
-    record = _server(request).store.game_record(int(request.path_params["game_id"]))
+    record = _stored_record(request)
     if record is None:
         return _error(404, "no finished game with that number")
     return Response(_replay_frames(json.dumps(record, sort_keys=True)), media_type="application/json")
@@ -750,15 +763,15 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             Route("/metrics", metrics),
             Route("/", home),
             Route("/r/{code}", room_page),
-            Route("/games/{game_id:int}", replay_page),
+            Route("/games/{game_id}", replay_page),
             Route("/leaderboard", leaderboard_page),
             Route("/players/{player_id}", player_page),
             Route("/api/rooms", create_room, methods=["POST"]),
             Route("/api/rooms/{code}", room_info),
             Route("/api/presets", presets),
             Route("/api/bots", bots),
-            Route("/api/games/{game_id:int}/record", game_record),
-            Route("/api/games/{game_id:int}/replay", game_replay),
+            Route("/api/games/{game_id}/record", game_record),
+            Route("/api/games/{game_id}/replay", game_replay),
             Route("/api/leaderboard", leaderboard),
             Route("/api/players/import", import_player, methods=["POST"]),
             Route("/api/players/export", export_player, methods=["POST"]),

@@ -120,7 +120,7 @@ class Publisher:
         self._shown.pop(self.version - SHOWN_VERSIONS, None)
         if any(isinstance(event, CardPlayed) for event in events):
             self.card_version = self.version
-        event_dicts = [event.to_dict() for event in events]
+        event_dicts = [event.public_dict() for event in events]
         lines = [self._line(event, names, reaction_ms) for event in events]
         self.history.add_state(game_number, self.version, event_dicts, lines)
         public = encode_message({"type": "state", "version": self.version, "game": game_number,

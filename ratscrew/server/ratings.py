@@ -7,7 +7,8 @@ as a sequence of choices of the best among those left. openskill implements it (
 a sigma per participant, like TrueSkill, but without its patents and faster).
 
 Who is rated. A game is rated when it ends with at least one keyed person at the table (a
-client that sent a player key); guests are left out of the match (the others' places close up
+client that sent a player key) and nothing makes it unrated (`unrated_reason`: a seeded room,
+whose creator knew the deal); guests are left out of the match (the others' places close up
 around them). Bots take part: each bot level has a rating per ruleset, fitted from the games it
 plays like a person's, so a player who only plays bots still gets a meaningful rating. Several
 bots of one level in a game each enter with the level's rating, and the level's new rating is
@@ -59,15 +60,35 @@ EXIT_CODE = 17
 Patterns = dict[int, dict[str, list[int]]]
 
 
+SEEDED = "seeded room: its creator chose the deal"
+"""Why a game of a room created with a ``seed`` is not rated (the creator knew the first cards
+before the deal)."""
+
+
+def unrated_reason(record: Mapping[str, Any]) -> str | None:
+    """Why a finished game's record may not be rated for anyone, or ``None`` when it may.
+
+    >>> unrated_reason({"seeded": True}), unrated_reason({"seeded": False}), unrated_reason({})
+    ('seeded room: its creator chose the deal', None, None)
+    """
+    if record.get("seeded") is True:
+        return SEEDED
+    return None
+
+
 def rate(game: FinishedGame, current: Mapping[str, Rating]) -> GameRating:
     """The rating of one finished game (`ratscrew.server.store.Rater`): places and slaps by
-    pattern from replaying its record, and new ratings when a keyed person played."""
+    pattern from replaying its record, and new ratings when a keyed person played and nothing
+    makes the game unrated (then the reason is logged, and the record says it: ``seeded``)."""
     players = len(game.results)
     places, patterns = replay_places(game.record, players, game.winner)
     changes: dict[str, RatingChange] = {}
     entrants = [(r.seat, name) for r in game.results if (name := participant(r)) is not None]
     keyed = any(r.kind == "human" and r.player_id for r in game.results)
-    if keyed and len(entrants) >= 2:
+    reason = unrated_reason(game.record)
+    if reason is not None:
+        log.info("game %d is not rated: %s", game.game_id, reason)
+    elif keyed and len(entrants) >= 2:
         before = {name: current.get(name) for _, name in entrants}
         teams = [[MODEL.rating(mu=_mu(before[name]), sigma=_sigma(before[name]))]
                  for _, name in entrants]

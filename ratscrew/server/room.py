@@ -36,7 +36,7 @@ from ratscrew.events import CardPlayed, Event
 from ratscrew.rulebook import explain, pattern_examples
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.runtime import SUBMITTED, Rejection, Table
-from ratscrew.server import players  # issue 17: player keys
+from ratscrew.server import players, ratings  # issue 17: player keys; issue 29: seeded rooms unrated
 from ratscrew.server.agents import RemoteSeat, Shown
 from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
@@ -397,10 +397,10 @@ class Room:
     def _start_game(self) -> None:
         self.lobby.fill_open_seats()
         rules = self.settings.rules
-        if self.settings.seed is not None:
-            seed = self.settings.seed + self.games_played
+        if self.settings.seed is not None and self.games_played == 0:
+            seed = self.settings.seed  # the creator's chosen deal: a seeded room is never rated
         else:
-            seed = secrets.randbits(62)
+            seed = secrets.randbits(62)  # never derived from a seed a public record shows
         game = self.deal(rules, len(self.seats), seed)
         self.games_played += 1
         self.clock.restart(0.0)
@@ -640,6 +640,9 @@ class Room:
         record["names"] = list(self._names)
         record["room"] = self._room_info()
         record["judging"] = list(self.driver.judged)
+        record["seeded"] = self.settings.seed is not None
+        if (unrated := ratings.unrated_reason(record)) is not None:
+            record["unrated"] = unrated
         tallies = [t.public() for t in self.tally.tallies]
         results = [SeatResult(seat.index, seat.kind if seat.kind != "open" else "bot",
                               self._names[seat.index],

@@ -335,6 +335,7 @@ function renderRoom() {
   document.body.dataset.phase = room.phase;
   byId("room-code").textContent = `Room ${room.code}`;
   byId("rules-line").textContent = `${room.rules.name}: ${room.rules.summary}`;
+  byId("seeded-note").hidden = !room.settings.seeded;
   byId("invite", HTMLInputElement).value = `${location.origin}/r/${room.code}`;
   byId("lobby").hidden = !showLobby;
   byId("table").hidden = room.phase === "lobby" || showLobby;
