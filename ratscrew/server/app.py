@@ -38,6 +38,8 @@ from ratscrew.narrate import describe_event
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server import players, ratings
+from ratscrew.server.labjobs import LabService
+from ratscrew.server.labroutes import ROUTES as LAB_ROUTES
 from ratscrew.server.link import Pinger
 from ratscrew.server.outage import watch_store
 from ratscrew.server.protocol import (
@@ -287,6 +289,8 @@ class Server:
     connections: set[WebSocketConnection] = field(default_factory=set)
     shard: str | None = None
     """This process's shard letter (`ratscrew.server.shards`): it owns only those rooms."""
+    lab: LabService = field(default_factory=LabService)
+    """The house-rule lab's worker and jobs; lobbies ask it for their expected game length."""
 
     def __post_init__(self) -> None:
         # counted in the database when several processes share it, else in memory
@@ -304,6 +308,7 @@ class Server:
                 log.exception("room %s could not be restored; it stays closed", row.code)
                 continue
             self.rooms[row.code] = room
+            room.expected_lengths = self.lab
             room.start_driving()
         if self.rooms:
             playing = sum(1 for room in self.rooms.values() if room.phase == "playing")
@@ -418,6 +423,7 @@ async def create_room(request: Request) -> JSONResponse:
         return _error(429, f"at most {server.limits.rooms_per_hour} rooms an hour from one address; "
                            "try again later")
     room = Room.create(request_data, server.store, code=new_room_code(server.store, server.shard))
+    room.expected_lengths = server.lab
     server.rooms[room.code] = room
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
 
@@ -658,6 +664,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         for conn in list(server.connections):
             conn.close(1012, "the server is restarting")
         await asyncio.gather(*(room.stop() for room in server.rooms.values()))
+        server.lab.shutdown()
         if owned:
             server.store.close()
 
@@ -680,6 +687,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             Route("/api/players/import", import_player, methods=["POST"]),
             Route("/api/players/export", export_player, methods=["POST"]),
             Route("/api/players/{player_id}", player_info),
+            *LAB_ROUTES,
             WebSocketRoute("/ws/{code}", websocket_endpoint),
             Mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
         ],
@@ -688,5 +696,6 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         max_body_size=MAX_FRAME_BYTES,
     )
     app.state.server = server
+    app.state.lab = server.lab
     app.add_middleware(SecurityHeaders)
     return app
