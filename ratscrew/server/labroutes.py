@@ -5,17 +5,23 @@ worker process; these handlers only validate, queue and report.
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
-from dataclasses import dataclass
+import re
+import typing
+from dataclasses import dataclass, fields
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ratscrew.bots.profile import LEVELS
-from ratscrew.ruleset import Ruleset
+from ratscrew.patterns import PATTERN_DESCRIPTIONS, PATTERNS
+from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server.labjobs import DEFAULT_GAMES, LabBusy, LabService
 from ratscrew.server.protocol import MAX_RULES_TEXT, MAX_SEATS, MIN_SEATS, ProtocolError, load_rules
 
@@ -74,6 +80,68 @@ def _whole(data: dict[str, Any], key: str, default: int, low: int, high: int) ->
     return value
 
 
+HIDDEN_SETTINGS = ("name", "summary")
+"""Settings the lab page does not offer: they describe the rules rather than change the game."""
+
+
+def setting_texts() -> dict[str, str]:
+    """Each ruleset setting's explanation, from the comment under it in `Ruleset` (the one
+    home of what a setting means), in plain text; the face-card chances, which share one
+    comment, get one each."""
+    tree = ast.parse(inspect.getsource(Ruleset))
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    texts: dict[str, str] = {}
+    for statement, following in zip(body, [*body[1:], None], strict=True):
+        if (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+                and isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant)
+                and isinstance(following.value.value, str)):
+            texts[statement.target.id] = _plain_words(following.value.value)
+    for rank in ("jack", "queen", "king", "ace"):
+        article = "an" if rank == "ace" else "a"
+        texts.setdefault(f"{rank}_chances", f"Chances {article} {rank} gives the next player to "
+                                             "answer with a face card; 0 makes it a number card.")
+    return texts
+
+
+def _plain_words(docstring: str) -> str:
+    return re.sub(r"\s+", " ", docstring.replace("``", "")).strip()
+
+
+@lru_cache(maxsize=1)
+def lab_settings() -> dict[str, Any]:
+    """``GET /api/lab/settings``: every setting the page offers (name, kind, choices, what it
+    means), the slap patterns, and each preset's values."""
+    texts = setting_texts()
+    hints = typing.get_type_hints(Ruleset)
+    settings = []
+    for f in fields(Ruleset):
+        if f.name in HIDDEN_SETTINGS:
+            continue
+        hint = hints[f.name]
+        entry: dict[str, Any] = {"name": f.name, "text": texts.get(f.name, "")}
+        if typing.get_origin(hint) is Literal:
+            entry.update(kind="choice", choices=list(get_args(hint)))
+        elif hint is bool:
+            entry["kind"] = "bool"
+        elif hint is int:
+            entry["kind"] = "int"
+        else:
+            entry["kind"] = "patterns"
+        settings.append(entry)
+    return {
+        "settings": settings,
+        "patterns": [{"name": name, "text": PATTERN_DESCRIPTIONS.get(name, name)} for name in PATTERNS],
+        "presets": [{**Ruleset.preset(name).to_dict(), "name": name} for name in PRESET_NAMES],
+        "levels": list(LEVELS),
+        "max_games": None,
+    }
+
+
+async def settings_api(request: Request) -> JSONResponse:
+    """``GET /api/lab/settings``."""
+    return JSONResponse({**lab_settings(), "max_games": _lab(request).max_games})
+
+
 def _lab(request: Request) -> LabService:
     service: LabService = request.app.state.lab
     return service
@@ -119,6 +187,7 @@ async def lab_job(request: Request) -> JSONResponse:
 ROUTES = [
     Route("/lab", lab_page),
     Route("/api/lab", start_lab_job, methods=["POST"]),
+    Route("/api/lab/settings", settings_api),
     Route("/api/lab/jobs/{job_id}", lab_job),
 ]
 """The lab's routes, for `ratscrew.server.app.create_app`."""
