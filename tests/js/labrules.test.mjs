@@ -39,8 +39,8 @@ test("a damaged link opens on a valid state", () => {
 });
 
 test("the rules become TOML with the lab's name", () => {
-  assert.equal(rulesToml({ name: "classic", summary: "x", ...PRESETS.classic }, "classic + house rules"),
-    'name = "classic + house rules"\nslaps = ["double", "sandwich"]\nmisslap_cards = 1\nmisslap_penalty = "burn"\njokers = false\n');
+  assert.equal(rulesToml({ name: "classic", summary: "x", ...PRESETS.classic }, "classic + house rules", 'a "quoted" rule'),
+    'name = "classic + house rules"\nsummary = "a \\"quoted\\" rule"\nslaps = ["double", "sandwich"]\nmisslap_cards = 1\nmisslap_penalty = "burn"\njokers = false\n');
 });
 
 test("settings and figures read as words", () => {

@@ -54,7 +54,17 @@ function changed() {
 
 /** The rules to send: the preset's name when nothing changed, else TOML named after it. */
 function rulesText() {
-  return changed().length === 0 ? state.preset : rulesToml(state.values, `${state.preset} + house rules`);
+  const names = changed();
+  if (names.length === 0) return state.preset;
+  const summary = `${state.preset} with changes: ${names.map((name) => `${settingLabel(name).toLowerCase()} ${describeValue(state.values[name])}`).join("; ")}`;
+  return rulesToml(state.values, `${state.preset} + house rules`, summary);
+}
+
+/** @param {boolean | number | string | string[]} value */
+function describeValue(value) {
+  if (Array.isArray(value)) return value.length ? value.join(", ").replaceAll("_", " ") : "none";
+  if (typeof value === "boolean") return value ? "on" : "off";
+  return String(value).replaceAll("_", " ");
 }
 
 // ------------------------------------------------------------------------------ the editor
@@ -232,8 +242,8 @@ async function simulate() {
 
 /** @param {Figure} f @param {number} [digits] */
 function withInterval(f, digits = 1) {
-  const n = (/** @type {number} */ x) => x.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  return `${n(f.value)} (${n(f.low)}–${n(f.high)})`;
+  const n = (/** @type {number} */ x) => x.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits }).replace("-", "−");
+  return `${n(f.value)} (${n(f.low)}${f.low < 0 ? " to " : "–"}${n(f.high)})`;
 }
 
 /** @param {number} x */

@@ -107,10 +107,11 @@ export function parseSetting(setting, raw) {
  * The rules as TOML text for `POST /api/lab` and `POST /api/rooms`.
  * @param {Values} values
  * @param {string} name
+ * @param {string} [summary]
  * @returns {string}
  */
-export function rulesToml(values, name) {
-  const lines = [`name = ${JSON.stringify(name)}`];
+export function rulesToml(values, name, summary = "") {
+  const lines = [`name = ${JSON.stringify(name)}`, `summary = ${JSON.stringify(summary)}`];
   for (const [key, value] of Object.entries(values)) {
     if (key === "name" || key === "summary") continue;
     lines.push(`${key} = ${tomlValue(value)}`);
