@@ -58,6 +58,9 @@ def test_edit_simulate_share_and_play_these_rules(server: ServerProcess, pages: 
     page.press("[data-testid=set-misslap_cards]", "Tab")
     page.select_option("[data-testid=players]", "2")
     page.select_option("[data-testid=games]", "500")
+    SHOTS.mkdir(exist_ok=True)
+    page.locator("[data-setting=misslap_penalty]").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / f"lab-settings-{size}.png"))
     changed = page.inner_text("[data-testid=changed-count]")
     assert "2 rules changed from classic" in changed and "Misslap cards" in changed
     assert page.locator("[data-setting=slaps].changed").count() == 1
@@ -84,9 +87,9 @@ def test_edit_simulate_share_and_play_these_rules(server: ServerProcess, pages: 
     assert page.locator("[data-testid=shares] rect").count() >= 4  # two seats, two columns
     differences = page.inner_text("[data-testid=differences]")
     assert "Slaps won per game" in differences  # add to ten: more slaps, significant at 500
+    assert page.evaluate("document.activeElement.id") == "report-title"
     no_sideways_scroll(page)
     axe_clean(page, f"the lab's report ({size})")
-    SHOTS.mkdir(exist_ok=True)
     page.locator("[data-testid=report]").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"lab-report-{size}.png"))
     page.evaluate("window.scrollTo(0, 0)")

@@ -158,7 +158,7 @@ def print_report(report: dict[str, Any], lab: LabRun, seconds: float) -> None:
     if changed:
         if base["significant"]:
             console.print("[bold]significant differences[/] (p < 0.05): " + ", ".join(
-                f"{d['figure']} {d['difference']:+g}" for d in base["significant"]))
+                f"{d['figure']} {d['difference']:+.3g}" for d in base["significant"]))
         else:
             console.print("no difference from the preset is significant at these game counts")
     console.print("bots: " + ", ".join(describe_bot(p) for p in dict.fromkeys(lab.profiles)))

@@ -300,6 +300,7 @@ function renderReport(report, asked) {
     }));
   }
   byId("report").hidden = false;
+  byId("report-title").focus();  // the report is what the person waited for: take them there
 }
 
 /**
