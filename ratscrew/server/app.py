@@ -39,6 +39,8 @@ from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server import players, ratings
 from ratscrew.server.expiry import CLOSED_MESSAGE, CLOSED_WS_CODE, close_idle_rooms, closed_page, room_closed
 from ratscrew.server.health import healthz, readyz
+from ratscrew.server.labjobs import LabService
+from ratscrew.server.labroutes import ROUTES as LAB_ROUTES
 from ratscrew.server.limits import CrossSiteGuard, OpenConnections, UnknownCodes, is_own_origin
 from ratscrew.server.link import Pinger
 from ratscrew.server.metrics import TALLY, instrument_store, metrics
@@ -302,6 +304,8 @@ class Server:
     connections: set[WebSocketConnection] = field(default_factory=set)
     shard: str | None = None
     """This process's shard letter (`ratscrew.server.shards`): it owns only those rooms."""
+    lab: LabService = field(default_factory=LabService)
+    """The house-rule lab's worker and jobs; lobbies ask it for their expected game length."""
 
     def __post_init__(self) -> None:
         # counted in the database when several processes share it, else in memory
@@ -321,6 +325,7 @@ class Server:
                 log.exception("room %s could not be restored; it stays closed", row.code)
                 continue
             self.rooms[row.code] = room
+            room.expected_lengths = self.lab
             room.start_driving()
         if self.rooms:
             playing = sum(1 for room in self.rooms.values() if room.phase == "playing")
@@ -462,6 +467,7 @@ async def create_room(request: Request) -> JSONResponse:
         return _error(429, f"at most {server.limits.rooms_per_hour} rooms an hour from one address; "
                            "try again later")
     room = Room.create(request_data, server.store, code=new_room_code(server.store, server.shard))
+    room.expected_lengths = server.lab
     server.rooms[room.code] = room
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
 
@@ -750,6 +756,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         for conn in closing:
             conn.close(1012, "the server is restarting")
         await asyncio.gather(*(room.stop() for room in server.rooms.values()))
+        server.lab.shutdown()
         if owned:
             server.store.close()
         log.info("shut down: %d rooms kept for the next start, %d connections closed",
@@ -776,6 +783,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             Route("/api/players/import", import_player, methods=["POST"]),
             Route("/api/players/export", export_player, methods=["POST"]),
             Route("/api/players/{player_id}", player_info),
+            *LAB_ROUTES,
             WebSocketRoute("/ws/{code}", websocket_endpoint),
             Mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
         ],
@@ -785,5 +793,6 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
     )
     app.state.server = server
     app.add_middleware(CrossSiteGuard, allowed_origins=allowed_origins)
+    app.state.lab = server.lab
     app.add_middleware(SecurityHeaders)
     return app

@@ -40,6 +40,7 @@ from ratscrew.server import players, ratings  # issue 17: player keys; issue 29:
 from ratscrew.server.agents import RemoteSeat, Shown
 from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
+from ratscrew.server.labjobs import LabService
 from ratscrew.server.lobby import (
     CODE_ALPHABET,
     CODE_LENGTH,
@@ -118,6 +119,8 @@ class Room:
         self._tracked_actions = 0
         self._shown_pile: list[str] = []  # the live pile as of the last step shown
         self._finished = False
+        self.expected_lengths: LabService | None = None
+        """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
 
     # ------------------------------------------------------------------ the parts' state, by name
 
@@ -692,7 +695,17 @@ class Room:
             **self.lobby.people(),
             "games_played": self.games_played, "game_id": self.game_id,
             "settle_ms": round(self.settle_ms),
+            "expected_length": self._expected_length(),
         }
+
+    def _expected_length(self) -> dict[str, float] | None:
+        """The median and 90th percentile minutes of a game under the room's rules, seats and
+        bots (simulated by the lab's worker), or ``None`` while that is computed."""
+        if self.expected_lengths is None:
+            return None
+        return self.expected_lengths.expected_length(
+            self.settings.rules, [seat.bot if seat.kind == "bot" else None for seat in self.seats],
+            on_ready=self._broadcast_room)
 
     def _broadcast_room(self) -> None:
         public = self._public_summary()

@@ -336,6 +336,10 @@ function renderRoom() {
   byId("room-code").textContent = `Room ${room.code}`;
   byId("rules-line").textContent = `${room.rules.name}: ${room.rules.summary}`;
   byId("seeded-note").hidden = !room.settings.seeded;
+  const expected = room.expected_length;  // from the lab's simulation of these rules, seats and bots
+  byId("expected-length").textContent = expected
+    ? `A game here lasts about ${expected.median_minutes} minutes (1 game in 10 lasts over ${expected.p90_minutes} minutes), from simulated games with these rules and seats.`
+    : "Working out how long a game here lasts…";
   byId("invite", HTMLInputElement).value = `${location.origin}/r/${room.code}`;
   byId("lobby").hidden = !showLobby;
   byId("table").hidden = room.phase === "lobby" || showLobby;

@@ -1,0 +1,326 @@
+"""The server's lab: house-rule simulations in one worker process, so rooms never wait on them.
+
+A `LabService` owns one worker process (a ``spawn``-ed `ProcessPoolExecutor` with one worker)
+and the jobs given to it. Two kinds of job run there, one at a time:
+
+- lab jobs (``POST /api/lab``): the full report of :func:`ratscrew.sim.lab.run_lab` for a ruleset,
+  seats and bots; the page polls ``GET /api/lab/jobs/ID`` for progress and the report;
+- expected lengths: a room's lobby shows the median and 90th percentile minutes of a game under
+  its rules, seats and bots (:meth:`LabService.expected_length`), computed once per
+  combination with :data:`LENGTH_GAMES` games and cached.
+
+Limits keep it fair and bounded: at most :data:`MAX_WAITING` lab jobs wait behind the running
+one (then ``503 busy, try again``), one address has at most :data:`MAX_OPEN_PER_ADDRESS`
+unfinished jobs and :data:`JOBS_PER_HOUR` an hour (``429``), and a job plays at most
+:data:`MAX_GAMES` games per figure set. Finished jobs are kept for :data:`KEEP_FINISHED_S`.
+
+The worker imports the compiled kernel itself; the server process never does. Numba caches the
+compiled kernel beside its source; where that directory is not writable, the worker points
+``NUMBA_CACHE_DIR`` at a directory under the system's temporary directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import multiprocessing
+import os
+import queue
+import secrets
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ratscrew.ruleset import Ruleset
+
+log = logging.getLogger("ratscrew.server.lab")
+
+MAX_WAITING = 4
+"""Lab jobs that may wait behind the running one; one more is refused as busy."""
+MAX_OPEN_PER_ADDRESS = 1
+"""Unfinished lab jobs one address may have."""
+JOBS_PER_HOUR = 30
+"""Lab jobs one address may start in an hour."""
+MAX_GAMES = 5_000
+"""The most games a lab job may ask for (per figure set: the report plays two to four sets)."""
+DEFAULT_GAMES = 2_000
+"""Games per figure set when a lab job does not say."""
+LENGTH_GAMES = 2_000
+"""Games behind a lobby's expected length."""
+KEEP_FINISHED_S = 600.0
+"""How long a finished job's report can still be fetched."""
+DEFAULT_LEVEL = "casual"
+"""The bot that stands in for a person (or an open seat) when a lobby's length is estimated."""
+
+_progress: Any = None  # the worker's end of the progress queue
+
+
+class LabBusy(Exception):
+    """The lab's queue is full (503) or this address has too many jobs (429); the message says
+    which, in words for the page."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# ---------------------------------------------------------------------------- in the worker
+
+
+def _writable_numba_cache() -> None:
+    """Point numba's cache at a writable directory when the package's is not."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    sim_dir = Path(__file__).resolve().parent.parent / "sim"
+    if not os.access(sim_dir, os.W_OK):
+        cache = Path(tempfile.gettempdir()) / "ratscrew-numba-cache"
+        cache.mkdir(parents=True, exist_ok=True)
+        os.environ["NUMBA_CACHE_DIR"] = str(cache)
+
+
+def _start_worker(progress: Any, server_pid: int) -> None:
+    """The worker process's initializer: a writable numba cache, the progress queue, and a
+    watch that ends the worker when the server is gone (even killed with SIGKILL)."""
+    global _progress
+    _writable_numba_cache()
+    _progress = progress
+    threading.Thread(target=_exit_with_server, args=(server_pid,), daemon=True).start()
+
+
+def _exit_with_server(server_pid: int) -> None:
+    while os.getppid() == server_pid:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+def _report_progress(job_id: str) -> Callable[[int], None]:
+    def advance(done: int) -> None:
+        if _progress is not None:
+            _progress.put((job_id, done))
+    return advance
+
+
+def _lab_run(rules_toml: str, bots: Sequence[str], games: int, seed: int) -> Any:
+    from ratscrew.bots.profile import level
+    from ratscrew.sim.lab import LabRun
+
+    return LabRun(Ruleset.from_toml(rules_toml), tuple(level(name) for name in bots), games, seed,
+                  workers=1)
+
+
+def run_lab_job(job_id: str, rules_toml: str, bots: Sequence[str], games: int,
+                seed: int) -> dict[str, Any]:
+    """In the worker: the lab report for these rules and bots."""
+    from ratscrew.sim.lab import run_lab
+
+    report: dict[str, Any] = run_lab(_lab_run(rules_toml, bots, games, seed),
+                                     _report_progress(job_id))
+    return report
+
+
+def run_length_job(rules_toml: str, bots: Sequence[str], games: int) -> dict[str, float]:
+    """In the worker: the median and 90th percentile minutes of a game."""
+    from ratscrew.sim.lab import length_only
+
+    length = length_only(_lab_run(rules_toml, bots, games, 1))
+    return {"median_minutes": round(length["median_minutes"]["value"], 1),
+            "p90_minutes": round(length["p90_minutes"]["value"], 1)}
+
+
+# ---------------------------------------------------------------------------- in the server
+
+
+@dataclass
+class LabJob:
+    """One lab job as the server tracks it."""
+
+    id: str
+    address: str
+    rules: str
+    players: int
+    total: int
+    future: Future[dict[str, Any]] | None = None
+    done: int = 0
+    finished_at: float | None = None
+
+    def state(self, first: bool = True) -> str:
+        """``queued``, ``running``, ``done`` or ``failed``; ``first``: no other unfinished lab
+        job came before this one (the worker runs them in order, one at a time)."""
+        if self.future is None or not self.future.done():
+            return "running" if first or self.done else "queued"
+        return "failed" if self.future.exception() is not None else "done"
+
+    def to_json(self, position: int) -> dict[str, Any]:
+        """The ``GET /api/lab/jobs/ID`` answer; ``position``: unfinished lab jobs before it."""
+        state = self.state(position == 0)
+        answer: dict[str, Any] = {"id": self.id, "state": state, "done": self.done,
+                                  "total": self.total, "rules": self.rules,
+                                  "players": self.players}
+        if state == "queued":
+            answer["position"] = position
+        elif state == "done" and self.future is not None:
+            answer["report"] = self.future.result()
+        elif state == "failed":
+            answer["error"] = "the simulation failed; try again with other settings"
+        return answer
+
+
+@dataclass
+class LabService:
+    """The worker process, its jobs and its limits (see the module docstring)."""
+
+    max_waiting: int = MAX_WAITING
+    max_open_per_address: int = MAX_OPEN_PER_ADDRESS
+    jobs_per_hour: int = JOBS_PER_HOUR
+    max_games: int = MAX_GAMES
+    length_games: int = LENGTH_GAMES
+    jobs: dict[str, LabJob] = field(default_factory=dict)
+    lengths: dict[tuple[str, tuple[str, ...]], dict[str, float] | None] = field(default_factory=dict)
+    _pool: ProcessPoolExecutor | None = None
+    _progress: Any = None
+    _length_waiters: dict[tuple[str, tuple[str, ...]], list[Callable[[], None]]] = field(
+        default_factory=dict)
+    _started: dict[str, deque[float]] = field(default_factory=dict)
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")
+            self._progress = context.Queue()
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=context,
+                                             initializer=_start_worker,
+                                             initargs=(self._progress, os.getpid()))
+        return self._pool
+
+    def shutdown(self) -> None:
+        """Stop the worker at once: jobs still waiting are dropped and a running simulation is
+        ended (the server is stopping; nobody will read its report)."""
+        if self._pool is None:
+            return
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(5)
+        self._pool = None
+
+    # ------------------------------------------------------------------ lab jobs
+
+    def _unfinished(self) -> list[LabJob]:
+        return [job for job in self.jobs.values() if job.finished_at is None
+                and (job.future is None or not job.future.done())]
+
+    def _forget_old(self, now: float) -> None:
+        for job in list(self.jobs.values()):
+            if job.future is not None and job.future.done() and job.finished_at is None:
+                job.finished_at = now
+            if job.finished_at is not None and now - job.finished_at > KEEP_FINISHED_S:
+                del self.jobs[job.id]
+
+    def submit(self, address: str, rules: Ruleset, bots: Sequence[str], games: int,
+               seed: int = 1) -> LabJob:
+        """Queue a lab job; `LabBusy` when the queue is full or the address has too many."""
+        if not 1 <= games <= self.max_games:
+            raise ValueError(f"games must be from 1 to {self.max_games}, not {games}")
+        now = time.monotonic()
+        self._forget_old(now)
+        unfinished = self._unfinished()
+        if sum(1 for job in unfinished if job.address == address) >= self.max_open_per_address:
+            raise LabBusy(429, "you already have a simulation running: wait for it to finish")
+        started = self._started.setdefault(address, deque())
+        while started and started[0] <= now - 3600:
+            started.popleft()
+        if len(started) >= self.jobs_per_hour:
+            raise LabBusy(429, f"at most {self.jobs_per_hour} simulations an hour from one "
+                               "address; try again later")
+        if len(unfinished) > self.max_waiting:
+            raise LabBusy(503, "the lab is busy with other simulations; try again in a minute")
+        started.append(now)
+        from ratscrew.sim.lab import LabRun  # no kernel: only the plan of the run
+
+        plan = LabRun(rules, (), games)
+        job = LabJob(secrets.token_urlsafe(9), address, rules.name, len(bots), plan.total_games)
+        job.future = self._executor().submit(run_lab_job, job.id, rules.to_toml(), tuple(bots),
+                                             games, seed)
+        self.jobs[job.id] = job
+        return job
+
+    def status(self, job_id: str) -> dict[str, Any] | None:
+        """A job's state, progress and (when done) report; ``None`` for an unknown job."""
+        self._drain_progress()
+        self._forget_old(time.monotonic())
+        job = self.jobs.get(job_id)
+        if job is None:
+            return None
+        unfinished = [j.id for j in self._unfinished()]
+        return job.to_json(unfinished.index(job_id) if job_id in unfinished else 0)
+
+    def _drain_progress(self) -> None:
+        if self._progress is None:
+            return
+        for _ in itertools.repeat(None, 10_000):
+            try:
+                job_id, done = self._progress.get_nowait()
+            except (queue.Empty, OSError, ValueError):
+                return
+            job = self.jobs.get(job_id)
+            if job is not None:
+                job.done = min(job.total, job.done + done)
+
+    # ------------------------------------------------------------------ lobbies
+
+    def expected_length(self, rules: Ruleset, seat_bots: Sequence[str | None],
+                        on_ready: Callable[[], None] | None = None) -> dict[str, float] | None:
+        """``{median_minutes, p90_minutes}`` for these rules and seats (a bot level per seat,
+        ``None`` for a person or an open seat, played as a casual bot), or ``None`` while it is
+        being computed; ``on_ready`` is called (in the event loop) once it is known."""
+        key = (rules.to_toml(), tuple(sorted(level or DEFAULT_LEVEL for level in seat_bots)))
+        if key in self.lengths:
+            known = self.lengths[key]
+            if known is None and on_ready is not None:
+                self._wait_for(key, on_ready)
+            return known
+        if len(self._unfinished()) > self.max_waiting or len(key[1]) < 2:
+            return None  # asked again on the next room update
+        self.lengths[key] = None
+        if on_ready is not None:
+            self._wait_for(key, on_ready)
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        future = self._executor().submit(run_length_job, key[0], key[1], self.length_games)
+
+        def finished(done: Future[dict[str, float]]) -> None:
+            if loop is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(self._length_known, key, done)
+
+        future.add_done_callback(finished)
+        return None
+
+    def _wait_for(self, key: tuple[str, tuple[str, ...]], on_ready: Callable[[], None]) -> None:
+        waiters = self._length_waiters.setdefault(key, [])
+        if on_ready not in waiters:
+            waiters.append(on_ready)
+
+    def _length_known(self, key: tuple[str, tuple[str, ...]],
+                      done: Future[dict[str, float]]) -> None:
+        if done.cancelled() or done.exception() is not None:
+            log.warning("could not estimate a game's length: %s",
+                        "cancelled" if done.cancelled() else done.exception())
+            self.lengths.pop(key, None)
+            self._length_waiters.pop(key, None)
+            return
+        self.lengths[key] = done.result()
+        for callback in self._length_waiters.pop(key, []):
+            try:
+                callback()
+            except Exception:  # a room that went away must not stop the others
+                log.exception("a room could not show its expected length")

@@ -1,0 +1,113 @@
+"""The server's lab: jobs in a worker process behind a bounded queue and per-address limits, and
+a lobby's expected game length from the same simulation code."""
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from ratscrew.bots.profile import LEVELS
+from ratscrew.ruleset import Ruleset
+from ratscrew.server.app import create_app
+from ratscrew.server.labjobs import LabService
+from ratscrew.server.store import SqliteStore
+from ratscrew.sim.lab import LabRun, length_only
+
+LONG_JOB = {"rules": "classic", "players": 4, "games": 5000}
+"""A job that takes many seconds even on a quiet machine: it keeps the worker busy."""
+
+
+@pytest.fixture
+def client() -> Iterator[TestClient]:
+    with TestClient(create_app(SqliteStore(":memory:"))) as test_client:
+        yield test_client
+
+
+def lab(client: TestClient) -> LabService:
+    service: LabService = client.app.state.lab  # type: ignore[attr-defined]
+    return service
+
+
+def wait_for(client: TestClient, path: str, done: Any, timeout: float = 120.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        answer: dict[str, Any] = client.get(path).json()
+        if done(answer) or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.3)
+
+
+def test_a_lab_job_reports_progress_and_its_report(client: TestClient) -> None:
+    started = client.post("/api/lab", json={"rules": "pagat", "players": 2, "games": 300})
+    assert started.status_code == 202
+    job = started.json()
+    assert job["total"] == 2 * 300  # pagat's own games and its memory games; the preset is pagat
+    answer = wait_for(client, job["url"], lambda a: a["state"] in ("done", "failed"))
+    assert answer["state"] == "done" and answer["done"] == answer["total"]
+    report = answer["report"]
+    assert set(report) == {"win_share", "length", "slaps_per_game", "misslaps_per_game",
+                           "memory_vs_speed", "compared_to"}
+    assert report["compared_to"]["preset"] == "pagat"
+    assert sum(row["share"] for row in report["win_share"]) == pytest.approx(1, abs=1e-3)
+
+
+def test_one_address_runs_one_job_at_a_time(client: TestClient) -> None:
+    assert client.post("/api/lab", json=LONG_JOB).status_code == 202
+    second = client.post("/api/lab", json=LONG_JOB)
+    assert second.status_code == 429
+    assert "already have a simulation running" in second.json()["error"]
+
+
+def test_an_hourly_cap_per_address(client: TestClient) -> None:
+    service = lab(client)
+    service.jobs_per_hour, service.max_open_per_address = 2, 10
+    assert client.post("/api/lab", json=LONG_JOB).status_code == 202
+    assert client.post("/api/lab", json=LONG_JOB).status_code == 202
+    third = client.post("/api/lab", json=LONG_JOB)
+    assert third.status_code == 429 and "an hour" in third.json()["error"]
+
+
+def test_a_full_queue_is_busy_try_again(client: TestClient) -> None:
+    service = lab(client)
+    service.max_waiting, service.max_open_per_address = 1, 10
+    first = client.post("/api/lab", json=LONG_JOB).json()
+    second = client.post("/api/lab", json=LONG_JOB).json()
+    busy = client.post("/api/lab", json=LONG_JOB)
+    assert busy.status_code == 503 and "busy" in busy.json()["error"]
+    assert busy.headers["retry-after"] == "30"
+    assert client.get(second["url"]).json()["state"] == "queued"
+    assert client.get(second["url"]).json()["position"] == 1
+    assert client.get(first["url"]).json()["state"] in ("queued", "running")
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"games": 10**6}, "games must be a whole number from 1 to 5000"),
+    ({"rules": "tie_policy = 'fastest'"}, "tie_policy"),
+    ({"bots": ["casual", "expert"], "players": 3}, "one bot for every seat"),
+    ({"bots": ["robot"]}, "bots must be a list of bot levels"),
+    ({"players": 9}, "players must be a whole number from 2 to"),
+])
+def test_bad_lab_requests_say_what_is_wrong(client: TestClient, body: dict[str, Any],
+                                            message: str) -> None:
+    answer = client.post("/api/lab", json=body)
+    assert answer.status_code == 400 and message in answer.json()["error"]
+
+
+def test_an_unknown_job_is_404(client: TestClient) -> None:
+    assert client.get("/api/lab/jobs/nosuch").status_code == 404
+
+
+def test_the_lobby_shows_the_expected_length_from_the_lab(client: TestClient) -> None:
+    code = client.post("/api/rooms", json={"rules": "classic", "seats": 3,
+                                           "bots": ["casual", "casual"]}).json()["code"]
+    assert client.get(f"/api/rooms/{code}").json()["expected_length"] is None  # computing
+    answer = wait_for(client, f"/api/rooms/{code}", lambda a: a["expected_length"] is not None)
+    shown = answer["expected_length"]
+    # a person is estimated as a casual bot: three casual bots, as the lab computes it
+    length = length_only(LabRun(Ruleset.preset("classic"), (LEVELS["casual"],) * 3,
+                                lab(client).length_games, 1, workers=1))
+    assert shown == {"median_minutes": round(length["median_minutes"]["value"], 1),
+                     "p90_minutes": round(length["p90_minutes"]["value"], 1)}
+    assert 0 < shown["median_minutes"] < shown["p90_minutes"]
