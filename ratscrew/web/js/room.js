@@ -198,7 +198,6 @@ function handle(message, arrivedAt) {
       renderResults(message);
       renderRoom();
       beep("win");
-      if (!byId("results").hidden) focusResults();
       break;
     case "kicked":
       localStorage.removeItem(tokenKey);
@@ -415,7 +414,10 @@ function renderRoom() {
   byId("invite", HTMLInputElement).value = `${location.origin}/r/${room.code}`;
   byId("lobby").hidden = !showLobby;
   byId("table").hidden = room.phase === "lobby" || showLobby;
-  byId("results").hidden = !over || page.over === null || page.afterGame !== "results";
+  const results = byId("results");
+  const resultsWereHidden = results.hidden;
+  results.hidden = !over || page.over === null || page.afterGame !== "results";
+  if (resultsWereHidden && !results.hidden) focusResults();  // the results just appeared: focus goes there
   byId("back-to-results").hidden = !over || page.over === null || page.afterGame !== "table";
   byId("host-controls").hidden = !page.host || !showLobby;
   byId("lobby-wait").hidden = page.host || !showLobby;
@@ -802,7 +804,7 @@ openSeatsDialog.addEventListener("close", () => {
 byId("rematch").addEventListener("click", () => { page.over = null; byId("results").hidden = true; socket.send({ type: "rematch" }); });
 byId("to-lobby").addEventListener("click", () => { page.afterGame = "lobby"; renderRoom(); });
 byId("see-table").addEventListener("click", () => { page.afterGame = "table"; renderRoom(); byId("back-to-results").focus(); });
-byId("back-to-results").addEventListener("click", () => { page.afterGame = "results"; renderRoom(); focusResults(); });
+byId("back-to-results").addEventListener("click", () => { page.afterGame = "results"; renderRoom(); });
 const helpDialog = byId("help-dialog", HTMLDialogElement);
 byId("help-button").addEventListener("click", () => { renderHelp(); helpDialog.showModal(); });
 for (const opener of document.querySelectorAll("[data-help=open]")) {
