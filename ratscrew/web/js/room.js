@@ -618,6 +618,7 @@ function renderSeats() {
     if (observation && observation.turn === index) node.classList.add("turn");
     if (status === "out") node.classList.add("out");
     const name = el("div", "name", seat.name ?? "open seat");
+    name.title = seat.name ?? "open seat";  // a long name is cut to one line: the whole of it on hover
     if (index === page.seat) {
       node.classList.add("you");
       name.append(" ", el("span", "tag you", "you"));
