@@ -8,7 +8,7 @@
  * module only picks which lines to show and what cue (shake, move, buzz) goes with them. */
 
 /** @typedef {{kind: string, seat?: number | null}} GameEvent */
-/** @typedef {"misslap" | "won" | "challenge" | "contested" | "out"} NewsKind */
+/** @typedef {"misslap" | "won" | "challenge" | "contested" | "judged" | "out"} NewsKind */
 /** @typedef {{kind: NewsKind, text: string, seat: number | null}} NewsItem */
 
 /** The events worth a line beside the pile, and the cue each gives. @type {Record<string, NewsKind>} */
@@ -91,5 +91,5 @@ export function buzzFor(items, seat) {
  * @returns {NewsItem[]}
  */
 export function withJudgement(shown, text) {
-  return [{ kind: /** @type {NewsKind} */ ("contested"), text, seat: null }, ...shown].slice(0, NEWS_KEPT);
+  return [{ kind: /** @type {NewsKind} */ ("judged"), text, seat: null }, ...shown].slice(0, NEWS_KEPT);
 }
