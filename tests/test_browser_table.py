@@ -40,6 +40,24 @@ Element.prototype.animate = function (...args) {
 """Recorded instead of felt: each vibration pattern, and each element the page animates."""
 
 
+def person(pages: Pages, url: str, size: str, motion: str = "reduce") -> Any:
+    """A person's own browser (context) at ``size``, asking for ``motion`` ("reduce" or
+    "no-preference"), whose vibrations and animations are recorded (`RECORD_CUES`)."""
+    options: dict[str, Any] = {"viewport": test_browser_friends.SIZES[size], "bypass_csp": True,
+                               "reduced_motion": motion}
+    if size == "phone":
+        options.update(has_touch=True, is_mobile=True, device_scale_factor=2)
+    context = pages.browser.new_context(**options)
+    pages.contexts.append(context)
+    context.add_init_script(RECORD_CUES)
+    page = context.new_page()
+    page.on("console", lambda m: pages.errors.append(f"{url}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: pages.errors.append(f"{url}: {e}"))
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(url)
+    return page
+
+
 def box(page: Any, selector: str) -> tuple[float, float, float, float]:
     found = page.locator(selector).bounding_box()
     assert found is not None, f"{selector} is not on screen"
@@ -47,13 +65,16 @@ def box(page: Any, selector: str) -> tuple[float, float, float, float]:
 
 
 def pile_cards_inside(page: Any, selector: str = "[data-testid=pile]") -> None:
-    """Every card drawn on the pile lies inside the pile's box."""
+    """Every card drawn on the pile lies inside the pile's box, as laid out (a card's brief deal
+    animation, a transform, is not its place)."""
     outside = page.evaluate("""(selector) => {
-        const pile = document.querySelector(selector).getBoundingClientRect();
-        return [...document.querySelectorAll(selector + ' .card')].map((card) => card.getBoundingClientRect())
-          .filter((c) => c.left < pile.left - 0.5 || c.right > pile.right + 0.5 || c.top < pile.top - 0.5
-                         || c.bottom > pile.bottom + 0.5)
-          .map((c) => [c.left, c.right, pile.left, pile.right]); }""", selector)
+        const pile = document.querySelector(selector);
+        return [...pile.querySelectorAll('.card')]
+          .filter((c) => c.offsetLeft < 0 || c.offsetTop < 0
+                         || c.offsetLeft + c.offsetWidth > pile.clientWidth
+                         || c.offsetTop + c.offsetHeight > pile.clientHeight)
+          .map((c) => [c.dataset.card, c.offsetLeft, c.offsetLeft + c.offsetWidth, pile.clientWidth]);
+    }""", selector)
     assert outside == [], f"pile cards outside the pile's box: {outside}"
 
 
@@ -111,18 +132,7 @@ def test_a_misslap_is_said_beside_the_pile_in_view_and_goes_with_the_next_card(
         server: ServerProcess, pages: Pages, size: str) -> None:
     code = server.new_room(seats=2, bots=["casual"], seed=3, pace="slow", turn_timeout_ms=60_000)
     # the desktop asks for motion, the phone for reduced motion: the pile shakes only for the first
-    motion = "no-preference" if size == "desktop" else "reduce"
-    options: dict[str, Any] = {"viewport": test_browser_friends.SIZES[size], "bypass_csp": True,
-                               "reduced_motion": motion}
-    if size == "phone":
-        options.update(has_touch=True, is_mobile=True, device_scale_factor=2)
-    context = pages.browser.new_context(**options)
-    pages.contexts.append(context)
-    context.add_init_script(RECORD_CUES)
-    player = context.new_page()
-    player.on("pageerror", lambda e: pages.errors.append(f"table: {e}"))
-    player.on("dialog", lambda dialog: dialog.accept())
-    player.goto(f"{server.url}/r/{code}")
+    player = person(pages, f"{server.url}/r/{code}", size, "no-preference" if size == "desktop" else "reduce")
     join(player, "Pat")
     player.click("[data-testid=start]")
     player.wait_for_selector("[data-testid=table][data-turn='0']")
@@ -161,9 +171,9 @@ def test_play_slap_and_the_deck_stay_put_over_a_minute_and_the_log_keeps_a_reade
     # four seats, two people on a one-second turn time-out (the table plays for them) and two
     # casual bots: a game that runs for minutes, its log growing by a line or more a second
     code = server.new_room(seats=4, bots=["casual", "casual"], pace="fast", turn_timeout_ms=1000)
-    ann = friend(pages, f"{server.url}/r/{code}", "desktop")
+    ann = person(pages, f"{server.url}/r/{code}", "desktop", "no-preference")  # won piles fly to seats
     join(ann, "Ann")
-    bob = friend(pages, f"{server.url}/r/{code}", "phone")
+    bob = person(pages, f"{server.url}/r/{code}", "phone")  # nothing moves
     join(bob, "Bob")
     ann.wait_for_selector("[data-testid=lobby-seats] li[data-seat='1']:has-text('Bob')")
     ann.click("[data-testid=start]")
@@ -190,6 +200,10 @@ def test_play_slap_and_the_deck_stay_put_over_a_minute_and_the_log_keeps_a_reade
         ann.wait_for_timeout(1000)
     lines = {size: log_state(page)["lines"] for size, page in people.items()}
     assert min(lines.values()) > 40, f"too few lines to have tested a growing log: {lines}"
+    assert "pile-ghost" in ann.evaluate("window.__moves"), "no won pile flew to its winner"
+    assert ann.evaluate("window.__moves").count("pile-ghost") <= ann.locator(
+        "[data-testid=log] li:has-text('takes the pile')").count()
+    assert "pile-ghost" not in bob.evaluate("window.__moves"), "a pile flew, though Bob asks for less motion"
     test_browser_friends.shot(ann, "desktop", "16-a-minute-in")
     test_browser_friends.shot(bob, "phone", "16-a-minute-in")
 
