@@ -59,9 +59,17 @@ def person(pages: Pages, url: str, size: str, motion: str = "reduce") -> Any:
 
 
 def box(page: Any, selector: str) -> tuple[float, float, float, float]:
-    found = page.locator(selector).bounding_box()
-    assert found is not None, f"{selector} is not on screen"
-    return (round(found["x"]), round(found["y"]), round(found["width"]), round(found["height"]))
+    """Where the element is laid out: its box when no brief animation of its own (a misslap's
+    shake) is moving it, rounded to whole pixels."""
+    for _ in range(20):
+        found = page.evaluate("""(selector) => { const node = document.querySelector(selector);
+            if (node === null || node.getAnimations().length) return null;
+            const r = node.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }""", selector)
+        if found is not None:
+            x, y, width, height = found
+            return (round(x), round(y), round(width), round(height))
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{selector} is missing, or moving for two seconds")
 
 
 def pile_cards_inside(page: Any, selector: str = "[data-testid=pile]") -> None:
