@@ -138,7 +138,7 @@ def test_the_home_page_creates_a_room_and_opens_it(server: ServerProcess, pages:
     page.wait_for_selector("[data-testid=lobby]:visible")
     seats = page.locator("[data-testid=lobby-seats] li")
     assert seats.count() == 3
-    assert seats.nth(0).inner_text().startswith("Ann")
+    assert seats.nth(0).inner_text().startswith("Seat 1\nAnn")  # numbered, then the name
     assert page.get_attribute("[data-testid=lobby-seats] li:nth-child(3)", "data-kind") == "bot"
     assert "northwest" in page.inner_text("#rules-line")
 

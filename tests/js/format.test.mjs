@@ -1,7 +1,7 @@
 // Unit tests of the page's pure helpers, run by `make jscheck` with Node's own test runner.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cardFace, formatMs, keyName, reactionTo, remainingMs, seatStatus } from "../../ratscrew/web/js/format.js";
+import { cardFace, formatMs, keyName, maySlap, reactionTo, remainingMs, seatStatus } from "../../ratscrew/web/js/format.js";
 
 test("cards in notation are shown with their suit symbol and name", () => {
   assert.deepEqual(cardFace("TH"), { rank: "10", suit: "H", suitName: "hearts", symbol: "♥", label: "10♥" });
@@ -56,4 +56,10 @@ test("dates read as a short local date and time", async () => {
   assert.equal(shortDate("2026-11-25T14:02:11Z", { ...utc, now: new Date("2026-12-01T00:00:00Z") }), "25 Nov, 14:02");
   assert.equal(shortDate("2025-11-25T14:02:11Z", { ...utc, now: new Date("2026-12-01T00:00:00Z") }), "25 Nov 2025, 14:02");
   assert.equal(shortDate("not a date"), "not a date");
+});
+
+test("a seat may slap when the engine's status is in, or out with slapping in allowed", () => {
+  assert.equal(maySlap("in"), true);
+  assert.equal(maySlap("out"), true);  // no cards, but the rules let it slap back in
+  for (const status of ["locked", "barred", "eliminated", "watching", null, undefined]) assert.equal(maySlap(status), false);
 });

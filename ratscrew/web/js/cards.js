@@ -31,7 +31,7 @@ export function drawPile(pile, cards, fanned = 4) {
   pile.replaceChildren();
   shown.forEach((card, index) => {
     const node = cardElement(card);
-    node.style.left = `${6 + index * 22}%`;
+    node.style.left = `${3 + index * 20}%`;  // the fourth card ends inside the box (the pile is 3.2 cards wide)
     node.style.zIndex = String(index);
     if (index === shown.length - 1 && cards.join(" ") !== previous && cards.length > 0) node.classList.add("new");
     pile.append(node);

@@ -61,6 +61,17 @@ export function reactionTo(shown, eventTime) {
 }
 
 /**
+ * Whether a seat of this status may slap now, as the engine's `Game.status` defines the words:
+ * "in" (holding cards, or owed a pile) and "out" (no cards, but the rules let it slap back in)
+ * may; "locked", "barred", "eliminated" and "watching" may not.
+ * @param {string | null | undefined} status
+ * @returns {boolean}
+ */
+export function maySlap(status) {
+  return status === "in" || status === "out";
+}
+
+/**
  * A seat's status line.
  * @param {string} status "in", "out", "locked", ...
  * @param {number} cards

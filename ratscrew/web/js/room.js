@@ -4,16 +4,19 @@
  * is decided on the server. */
 import { cardElement, drawPile } from "./cards.js";
 import { byId, el, fetchJson } from "./dom.js";
-import { cardFace, formatMs, reactionTo, remainingMs, seatStatus, keyName } from "./format.js";
+import { cardFace, formatMs, maySlap, reactionTo, remainingMs, seatStatus, keyName } from "./format.js";
 import { splitTerms, TERMS } from "./glossary.js";
 import { actionFor, DEFAULT_KEYS, loadKeys, saveKeys } from "./keys.js";
 import { LogBook } from "./logbook.js";
+import { buzzFor, nextNews, withJudgement } from "./news.js";
 import { importPlayer, newKey, playerKey, rememberPlayerId, replaceKey, showYourPage } from "./identity.js";
 import { PROTOCOL_VERSION, RoomSocket } from "./net.js";
 import { beep, setSound, soundOn } from "./sound.js";
+import { buzz, canVibrate, setVibration, vibrationOn } from "./vibrate.js";
 
 /** @typedef {import("./net.js").Message} Message */
 /** @typedef {import("./logbook.js").LogItem} LogItem */
+/** @typedef {import("./news.js").NewsItem} NewsItem */
 
 const code = decodeURIComponent(location.pathname.split("/").pop() ?? "").toUpperCase();
 const tokenKey = `ratscrew.token.${code}`;
@@ -42,6 +45,14 @@ const page = {
   historyAsked: false,
   /** the turn and phase when the error on screen was shown: it goes when they change */
   /** @type {string | null} */ errorContext: null,
+  /** the lines beside the pile, newest first; they go when the next card is played */
+  /** @type {NewsItem[]} */ news: [],
+  /** the version of the last state in which a card was played: a judgement from before it is old */
+  newsSince: 0,
+  /** the room's rules before joining (GET /api/rooms/CODE), for "How to play" */
+  /** @type {any} */ rules: null,
+  /** the game the lines beside the pile are about */
+  /** @type {number | undefined} */ game: undefined,
 };
 
 const socket = new RoomSocket(code, {
@@ -149,9 +160,12 @@ function handle(message, arrivedAt) {
       renderRoom();
       break;
     case "state": {
+      const previous = page.state;
       page.state = message;
       page.stateArrivedAt = arrivedAt;
+      cuesBefore(previous, message);
       renderTable(message);
+      renderNews(message);
       markShown(message.version);
       const { items, missing } = page.log.state(/** @type {any} */ (message));
       drawLog(items);
@@ -174,7 +188,10 @@ function handle(message, arrivedAt) {
       drawLog(page.log.history(/** @type {any} */ (message)));
       break;
     case "judgement":
-      byId("judgement").textContent = message.text;
+      if ((message.version ?? 0) >= page.newsSince) {
+        page.news = withJudgement(page.news, message.text);
+        drawNews();
+      }
       drawLog(page.log.judgement(/** @type {any} */ (message)));
       break;
     case "game_over":
@@ -271,6 +288,8 @@ function withTerms(text) {
 function drawLog(items) {
   if (!items.length) return;
   const log = byId("log");
+  // follow new lines only while the reader is at the bottom: scrolling back is respected
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 24;
   for (const item of items) {
     if (item.kind === "divider") {
       const divider = el("li", "divider", item.text);
@@ -283,7 +302,66 @@ function drawLog(items) {
     log.append(line);
   }
   while (log.children.length > LOG_LIMIT) log.firstElementChild?.remove();
-  log.scrollTop = log.scrollHeight;
+  if (atBottom) log.scrollTop = log.scrollHeight;
+}
+
+// ------------------------------------------------------------------ beside the pile
+
+/** Update the lines beside the pile from a state's events (a card clears them). @param {Message} state */
+function renderNews(state) {
+  const events = state.events ?? [];
+  const lines = state.lines ?? [];
+  if (events.some((/** @type {{kind: string}} */ event) => event.kind === "card_played")) page.newsSince = state.version;
+  const before = page.game === state.game ? page.news : [];  // a new game starts with nothing said
+  page.game = state.game;
+  page.news = nextNews(before, events, lines);
+  drawNews();
+  const fresh = page.news.filter((item) => !before.includes(item));
+  buzz(buzzFor(fresh, page.seat));
+}
+
+function drawNews() {
+  const box = byId("judgement");
+  box.replaceChildren(...page.news.map((item) => {
+    const line = el("div", `news ${item.kind}`);
+    line.append(withTerms(item.text));
+    return line;
+  }));
+}
+
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+/**
+ * Brief cues drawn from the events, before the table is redrawn: a misslap shakes the pile, a
+ * won pile flies to its winner's seat. Nothing moves for those who ask for reduced motion.
+ * @param {Message | null} previous @param {Message} state
+ */
+function cuesBefore(previous, state) {
+  if (reducedMotion.matches || previous === null) return;
+  const events = /** @type {{kind: string, seat?: number}[]} */ (state.events ?? []);
+  const pile = byId("pile");
+  const won = events.find((event) => event.kind === "pile_won");
+  if (won && won.seat !== undefined) {
+    const seat = document.querySelector(`#seats [data-seat="${won.seat}"]`);
+    const cards = [...pile.querySelectorAll(".card")];
+    if (seat && cards.length) {
+      const from = pile.getBoundingClientRect();
+      const to = seat.getBoundingClientRect();
+      const ghost = el("div", "pile-ghost");
+      ghost.setAttribute("aria-hidden", "true");
+      Object.assign(ghost.style, { left: `${from.left}px`, top: `${from.top}px`, width: `${from.width}px`, height: `${from.height}px` });
+      ghost.append(...cards.map((card) => card.cloneNode(true)));
+      document.body.append(ghost);
+      const dx = to.left + to.width / 2 - (from.left + from.width / 2);
+      const dy = to.top + to.height / 2 - (from.top + from.height / 2);
+      ghost.animate([{ transform: "none", opacity: 1 }, { transform: `translate(${dx}px, ${dy}px) scale(.35)`, opacity: 0.2 }],
+        { duration: 450, easing: "ease-in" }).finished.finally(() => ghost.remove());
+    }
+  }
+  if (events.some((event) => event.kind === "misslap")) {
+    pile.animate([{ transform: "none" }, { transform: "translateX(-8px)" }, { transform: "translateX(8px)" },
+      { transform: "translateX(-5px)" }, { transform: "translateX(5px)" }, { transform: "none" }], { duration: 350 });
+  }
 }
 
 /** @param {{kind: string}[]} events */
@@ -343,7 +421,11 @@ function renderRoom() {
   byId("invite", HTMLInputElement).value = `${location.origin}/r/${room.code}`;
   byId("lobby").hidden = !showLobby;
   byId("table").hidden = room.phase === "lobby" || showLobby;
-  byId("results").hidden = !over || page.over === null || page.afterGame !== "results";
+  const results = byId("results");
+  const resultsWereHidden = results.hidden;
+  results.hidden = !over || page.over === null || page.afterGame !== "results";
+  if (resultsWereHidden && !results.hidden) focusResults();  // the results just appeared: focus goes there
+  byId("back-to-results").hidden = !over || page.over === null || page.afterGame !== "table";
   byId("host-controls").hidden = !page.host || !showLobby;
   byId("lobby-wait").hidden = page.host || !showLobby;
   byId("start").textContent = over ? "Start the next game" : "Start the game";
@@ -362,14 +444,31 @@ function renderRoom() {
   renderYou();
   renderHelp();
   byId("controls").classList.toggle("hidden", page.seat === null);
+  placeResults();
 }
+
+/** The results card starts below the you-bar (or the header), so "who you are" stays in view. */
+function placeResults() {
+  const bar = byId("you-bar");
+  const above = bar.hidden ? document.querySelector("header") : bar;
+  const bottom = above ? Math.max(0, above.getBoundingClientRect().bottom) : 0;
+  document.documentElement.style.setProperty("--results-top", `${Math.round(bottom)}px`);
+}
+window.addEventListener("resize", placeResults);
 
 /** @param {Message} room */
 function renderWaiting(room) {
   const line = byId("waiting-line");
   const waiting = /** @type {{name: string, you: boolean}[]} */ (room.waiting ?? []);
+  const names = waiting.map((w) => (w.you ? `${w.name} (you)` : w.name)).join(", ");
   line.hidden = waiting.length === 0;
-  line.textContent = `Waiting for a seat: ${waiting.map((w) => (w.you ? `${w.name} (you)` : w.name)).join(", ")}`;
+  line.textContent = `Waiting for a seat: ${names}`;
+  // during a game, the table tells the host (and everyone) who waits to be dealt into the next
+  const atTable = byId("table-waiting");
+  atTable.hidden = waiting.length === 0 || room.phase !== "playing";
+  atTable.textContent = waiting.length === 1
+    ? `${names} waits to be dealt into the next game.`
+    : `${names} wait to be dealt into the next game.`;
 }
 
 /**
@@ -394,7 +493,7 @@ function renderLobbySeats(room) {
     item.dataset.kind = seat.kind;
     item.dataset.seat = String(seat.seat);
     const who = seat.kind === "open" ? "open seat: waiting for a friend" : seat.name;
-    item.append(el("span", "name", who));
+    item.append(el("span", "seat-number", `Seat ${seat.seat + 1}`), el("span", "name", who));
     if (seat.kind === "human") {
       if (seat.host) item.append(el("span", "tag host", "host"));
       if (seat.you || seat.seat === page.seat) item.append(el("span", "tag you", "you"));
@@ -431,12 +530,13 @@ let helpFor = "";
 
 /** Fill the "How to play" panel for the room's rules (once per ruleset). */
 function renderHelp() {
-  const room = page.room;
-  if (!room || helpFor === room.rules.toml + page.bots.length) return;
-  helpFor = room.rules.toml + page.bots.length;
+  // before joining, the rules come from GET /api/rooms/CODE; after, from the room messages
+  const ruleset = page.room?.rules ?? page.rules;
+  if (!ruleset || helpFor === ruleset.toml + page.bots.length) return;
+  helpFor = ruleset.toml + page.bots.length;
   const patterns = byId("help-patterns");
   patterns.replaceChildren();
-  for (const pattern of /** @type {{name: string, text: string, example: string[]}[]} */ (room.rules.patterns ?? [])) {
+  for (const pattern of /** @type {{name: string, text: string, example: string[]}[]} */ (ruleset.patterns ?? [])) {
     const item = el("li", "pattern");
     const cards = el("div", "example");
     cards.setAttribute("role", "img");
@@ -447,7 +547,7 @@ function renderHelp() {
   }
   const rules = byId("help-rules");
   rules.replaceChildren();
-  for (const line of /** @type {string[]} */ (room.rules.lines)) {
+  for (const line of /** @type {string[]} */ (ruleset.lines)) {
     const item = el("li", line.endsWith(":") ? "heading" : "");
     item.append(withTerms(line.replace(/^- /, "")));
     rules.append(item);
@@ -468,13 +568,22 @@ function showTip(term) {
   const text = TERMS[term.dataset.term ?? ""];
   if (!text) return;
   tip.textContent = text;
+  // a modal dialog lies in the top layer, above everything outside it: the tip goes inside the
+  // dialog its word is in, so it shows above the dialog
+  const home = term.closest("dialog") ?? document.body;
+  if (tip.parentElement !== home) home.append(tip);
   tip.hidden = false;
   const box = term.getBoundingClientRect();
   const width = Math.min(320, window.innerWidth - 16);
   tip.style.maxWidth = `${width}px`;
   tip.style.left = `${Math.max(8, Math.min(box.left, window.innerWidth - width - 8))}px`;
-  tip.style.top = `${box.bottom + window.scrollY + 6}px`;
+  // below the word if it fits in the window, else above it; never outside the window
+  const height = tip.getBoundingClientRect().height;
+  const below = box.bottom + 6;
+  const top = below + height <= window.innerHeight - 8 ? below : box.top - 6 - height;
+  tip.style.top = `${Math.max(8, Math.min(top, window.innerHeight - height - 8))}px`;
 }
+window.addEventListener("scroll", () => { tip.hidden = true; }, { passive: true });
 function hideTip() { tip.hidden = true; }
 document.addEventListener("click", (event) => {
   const term = /** @type {HTMLElement} */ (event.target).closest?.(".term");
@@ -516,6 +625,7 @@ function renderSeats() {
     if (observation && observation.turn === index) node.classList.add("turn");
     if (status === "out") node.classList.add("out");
     const name = el("div", "name", seat.name ?? "open seat");
+    name.title = seat.name ?? "open seat";  // a long name is cut to one line: the whole of it on hover
     if (index === page.seat) {
       node.classList.add("you");
       name.append(" ", el("span", "tag you", "you"));
@@ -544,10 +654,13 @@ function renderTable(state) {
   const mine = page.seat === null ? 0 : observation.hand_sizes[page.seat];
   byId("deck-count").textContent = page.seat === null ? "" : `${mine} card${mine === 1 ? "" : "s"}`;
   byId("deck").dataset.cards = String(mine);
-  const playing = !observation.over && page.seat !== null && observation.status[page.seat] !== "out";
-  byId("play-btn", HTMLButtonElement).disabled = !playing || observation.turn !== page.seat;
-  byId("slap-btn", HTMLButtonElement).disabled = !playing;
-  byId("resign", HTMLButtonElement).disabled = !playing;
+  const status = page.seat === null ? null : observation.status[page.seat];
+  const live = !observation.over && status !== null;
+  byId("play-btn", HTMLButtonElement).disabled = !live || observation.turn !== page.seat;
+  // the engine's status says whether this seat may slap: "in", or "out" (no cards, but the
+  // rules let it slap back in); "locked", "barred", "eliminated" and "watching" may not
+  byId("slap-btn", HTMLButtonElement).disabled = !live || !maySlap(status);
+  byId("resign", HTMLButtonElement).disabled = !live || mine === 0;  // resigning gives up one's cards
   byId("table").dataset.turn = observation.turn === null ? "" : String(observation.turn);
   byId("table").dataset.cardsPlayed = String(observation.cards_played);
   renderSeats();
@@ -610,6 +723,11 @@ function renderResults(over) {
   byId("record", HTMLAnchorElement).href = over.record_url;
   byId("replay-link", HTMLAnchorElement).href = over.replay_url;
   page.afterGame = "results";
+}
+
+/** The results just appeared: focus goes to them (the winner's line, then Rematch is one Tab on). */
+function focusResults() {
+  requestAnimationFrame(() => byId("winner").focus());
 }
 
 // ------------------------------------------------------------------ input
@@ -703,7 +821,8 @@ openSeatsDialog.addEventListener("close", () => {
 });
 byId("rematch").addEventListener("click", () => { page.over = null; byId("results").hidden = true; socket.send({ type: "rematch" }); });
 byId("to-lobby").addEventListener("click", () => { page.afterGame = "lobby"; renderRoom(); });
-byId("see-table").addEventListener("click", () => { page.afterGame = "table"; renderRoom(); });
+byId("see-table").addEventListener("click", () => { page.afterGame = "table"; renderRoom(); byId("back-to-results").focus(); });
+byId("back-to-results").addEventListener("click", () => { page.afterGame = "results"; renderRoom(); });
 const helpDialog = byId("help-dialog", HTMLDialogElement);
 byId("help-button").addEventListener("click", () => { renderHelp(); helpDialog.showModal(); });
 for (const opener of document.querySelectorAll("[data-help=open]")) {
@@ -738,7 +857,24 @@ function renderMute() {
 mute.addEventListener("click", () => { setSound(!soundOn()); renderMute(); });
 renderMute();
 
+// vibration, beside the sound: offered only where the browser can vibrate
+const vibrate = byId("vibrate");
+function renderVibrate() {
+  vibrate.hidden = !canVibrate();
+  vibrate.textContent = vibrationOn() ? "Vibrate: on" : "Vibrate: off";
+  vibrate.setAttribute("aria-pressed", String(vibrationOn()));
+}
+vibrate.addEventListener("click", () => { setVibration(!vibrationOn()); renderVibrate(); });
+renderVibrate();
+
 // key remapping
+const MODIFIERS = new Set(["Shift", "Control", "Alt", "AltGraph", "Meta", "OS", "CapsLock", "NumLock", "ScrollLock", "Fn", "Hyper", "Super", "Dead", "Unidentified"]);
+/** Whether a key press may become a play or slap key. @param {KeyboardEvent} event */
+function bindable(event) {
+  if (event.key === "Tab" || event.key === "Escape" || event.key === "Enter") return false;
+  if (event.ctrlKey || event.metaKey || event.altKey) return false;
+  return !MODIFIERS.has(event.key);
+}
 const dialog = byId("keys-dialog", HTMLDialogElement);
 function renderKeys() {
   byId("play-key").textContent = page.keys.play;
@@ -750,10 +886,12 @@ function renderKeys() {
 }
 for (const which of /** @type {const} */ (["play", "slap"])) {
   byId(`key-${which}`).addEventListener("keydown", (event) => {
+    // Tab moves on and Escape closes the dialog, as everywhere; a modifier alone (or a
+    // shortcut with one) is no key to play with, and the browser keeps it
+    if (!bindable(event)) return;
     event.preventDefault();
     const name = keyName(event.key);
     const other = which === "play" ? "slap" : "play";
-    if (name === "Escape" || name === "Tab") return;
     if (name === page.keys[other]) { showError(`${name} is already the ${other} key`); return; }
     page.keys = { ...page.keys, [which]: name };
     saveKeys(page.keys);
@@ -765,6 +903,14 @@ byId("keys-button").addEventListener("click", () => dialog.showModal());
 renderKeys();
 
 setInterval(renderStatus, 100);
+
+/** The room's rules before joining, so "How to play" is filled for someone still deciding. */
+async function loadRules() {
+  try {
+    page.rules = (await fetchJson(`/api/rooms/${encodeURIComponent(code)}`)).rules;
+    renderHelp();
+  } catch { /* no such room: the socket's answer says so */ }
+}
 
 async function loadChoices() {
   try {
@@ -785,6 +931,7 @@ async function loadChoices() {
       rules.append(option);
     }
     renderRoom();
+    renderHelp();
   } catch (error) {
     showError(`Could not load the rule and bot lists: ${error instanceof Error ? error.message : error}`);
   }
@@ -793,4 +940,5 @@ async function loadChoices() {
 byId("room-code").textContent = `Room ${code}`;
 showYourPage();
 loadChoices();
+loadRules();
 socket.connect();
