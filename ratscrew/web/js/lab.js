@@ -254,6 +254,7 @@ const percent = (x) => `${(x * 100).toFixed(1)}%`;
  * @param {LabState} asked
  */
 function renderReport(report, asked) {
+  byId("report").hidden = false;  // first, so the chart is drawn to the width it is shown at
   const base = report.compared_to;
   const compare = Object.keys(base.changed).length > 0;
   const name = compare ? `${asked.preset} + house rules` : asked.preset;
@@ -299,7 +300,6 @@ function renderReport(report, asked) {
       return el("li", "", `${figureLabel(d.figure)}: ${show(d.value)} against ${show(d.preset)} (${delta})`);
     }));
   }
-  byId("report").hidden = false;
   byId("report-title").focus();  // the report is what the person waited for: take them there
 }
 
