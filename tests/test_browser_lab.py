@@ -101,6 +101,10 @@ def test_edit_simulate_share_and_play_these_rules(server: ServerProcess, pages: 
     join(page, "Ann")
     page.wait_for_selector("[data-testid=lobby]:visible")
     assert "classic + house rules" in page.inner_text("#rules-line")
+    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    room = server.get(f"/api/rooms/{code}").json()
+    assert "add_to_ten" in room["rules"]["toml"] and "misslap_cards = 2" in room["rules"]["toml"]
+    assert room["settings"]["seats"] == 2 and not room["rules"]["preset"]
     page.wait_for_selector("[data-testid=expected-length]:has-text('lasts about')",
                            timeout=120_000)
     assert "1 game in 10 lasts over" in page.inner_text("[data-testid=expected-length]")

@@ -33,7 +33,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,6 +190,9 @@ class LabService:
     _started: dict[str, deque[float]] = field(default_factory=dict)
 
     def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is not None and getattr(self._pool, "_broken", False):
+            log.warning("the lab's worker process died; starting a new one")
+            self.shutdown()
         if self._pool is None:
             context = multiprocessing.get_context("spawn")
             self._progress = context.Queue()
@@ -242,13 +245,17 @@ class LabService:
                                "address; try again later")
         if len(unfinished) > self.max_waiting:
             raise LabBusy(503, "the lab is busy with other simulations; try again in a minute")
-        started.append(now)
         from ratscrew.sim.lab import LabRun  # no kernel: only the plan of the run
 
         plan = LabRun(rules, (), games)
         job = LabJob(secrets.token_urlsafe(9), address, rules.name, len(bots), plan.total_games)
-        job.future = self._executor().submit(run_lab_job, job.id, rules.to_toml(), tuple(bots),
-                                             games, seed)
+        try:
+            job.future = self._executor().submit(run_lab_job, job.id, rules.to_toml(),
+                                                 tuple(bots), games, seed)
+        except (BrokenExecutor, RuntimeError, OSError):
+            log.exception("could not start a lab job")
+            raise LabBusy(503, "the lab cannot simulate just now; try again in a minute") from None
+        started.append(now)
         self.jobs[job.id] = job
         return job
 
@@ -296,7 +303,13 @@ class LabService:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
-        future = self._executor().submit(run_length_job, key[0], key[1], self.length_games)
+        try:
+            future = self._executor().submit(run_length_job, key[0], key[1], self.length_games)
+        except (BrokenExecutor, RuntimeError, OSError):  # the room message must never fail
+            log.exception("could not estimate a game's length")
+            self.lengths.pop(key, None)
+            self._length_waiters.pop(key, None)
+            return None
 
         def finished(done: Future[dict[str, float]]) -> None:
             if loop is not None and not loop.is_closed():
