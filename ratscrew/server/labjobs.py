@@ -228,8 +228,10 @@ class LabService:
                 del self.jobs[job.id]
 
     def submit(self, address: str, rules: Ruleset, bots: Sequence[str], games: int,
-               seed: int = 1) -> LabJob:
-        """Queue a lab job; `LabBusy` when the queue is full or the address has too many."""
+               seed: int = 1, shard: str | None = None) -> LabJob:
+        """Queue a lab job; `LabBusy` when the queue is full or the address has too many. On a
+        shard the job's id starts with the shard's letter, so a proxy sends the polls for it to
+        the process whose worker runs it (`ratscrew.server.nginx`)."""
         if not 1 <= games <= self.max_games:
             raise ValueError(f"games must be from 1 to {self.max_games}, not {games}")
         now = time.monotonic()
@@ -248,7 +250,8 @@ class LabService:
         from ratscrew.sim.lab import LabRun  # no kernel: only the plan of the run
 
         plan = LabRun(rules, (), games)
-        job = LabJob(secrets.token_urlsafe(9), address, rules.name, len(bots), plan.total_games)
+        job_id = (shard or "").upper() + secrets.token_urlsafe(9)
+        job = LabJob(job_id, address, rules.name, len(bots), plan.total_games)
         try:
             job.future = self._executor().submit(run_lab_job, job.id, rules.to_toml(),
                                                  tuple(bots), games, seed)
