@@ -89,6 +89,14 @@ def test_edit_simulate_share_and_play_these_rules(server: ServerProcess, pages: 
     assert "Slaps won per game" in differences  # add to ten: more slaps, significant at 500
     assert page.evaluate("document.activeElement.id") == "report-title"
     no_sideways_scroll(page)
+    if size == "phone":  # every control a finger can hit: at least 44 px tall, or its label is
+        small = page.evaluate("""() => [...document.querySelectorAll('button, select, input, a')]
+            .filter(e => e.offsetParent !== null)
+            .map(e => [e.id || e.name || e.textContent.trim(),
+                       Math.max(e.getBoundingClientRect().height,
+                                (e.closest('label') || e).getBoundingClientRect().height)])
+            .filter(([, height]) => height < 44)""")
+        assert small == [], small
     axe_clean(page, f"the lab's report ({size})")
     page.locator("[data-testid=report]").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"lab-report-{size}.png"))

@@ -121,11 +121,16 @@ function settingControl(setting) {
   input.name = setting.name;
   input.dataset.testid = id;
   input.setAttribute("aria-describedby", `${id}-text`);
-  const label = el("label", setting.kind === "bool" ? "check" : "", "");
+  if (setting.kind === "bool") {  // the whole row is the label: a finger-sized target
+    const row = el("label", "check-row");
+    row.append(input, el("span", "name", settingLabel(setting.name)));
+    return row;
+  }
+  const label = el("label", "", settingLabel(setting.name));
   label.setAttribute("for", id);
-  label.textContent = settingLabel(setting.name);
-  return setting.kind === "bool" ? (() => { const row = el("div", "check-row"); row.append(input, label); return row; })()
-    : (() => { const row = el("div", "field-row"); row.append(label, input); return row; })();
+  const row = el("div", "field-row");
+  row.append(label, input);
+  return row;
 }
 
 function renderSettings() {
