@@ -89,6 +89,14 @@ def test_edit_simulate_share_and_play_these_rules(server: ServerProcess, pages: 
     assert "Slaps won per game" in differences  # add to ten: more slaps, significant at 500
     assert page.evaluate("document.activeElement.id") == "report-title"
     no_sideways_scroll(page)
+    if size == "phone":  # every control a finger can hit: at least 44 px tall, or its label is
+        small = page.evaluate("""() => [...document.querySelectorAll('button, select, input, a')]
+            .filter(e => e.offsetParent !== null)
+            .map(e => [e.id || e.name || e.textContent.trim(),
+                       Math.max(e.getBoundingClientRect().height,
+                                (e.closest('label') || e).getBoundingClientRect().height)])
+            .filter(([, height]) => height < 44)""")
+        assert small == [], small
     axe_clean(page, f"the lab's report ({size})")
     page.locator("[data-testid=report]").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / f"lab-report-{size}.png"))
@@ -101,6 +109,10 @@ def test_edit_simulate_share_and_play_these_rules(server: ServerProcess, pages: 
     join(page, "Ann")
     page.wait_for_selector("[data-testid=lobby]:visible")
     assert "classic + house rules" in page.inner_text("#rules-line")
+    code = page.url.rstrip("/").rsplit("/", 1)[-1]
+    room = server.get(f"/api/rooms/{code}").json()
+    assert "add_to_ten" in room["rules"]["toml"] and "misslap_cards = 2" in room["rules"]["toml"]
+    assert room["settings"]["seats"] == 2 and not room["rules"]["preset"]
     page.wait_for_selector("[data-testid=expected-length]:has-text('lasts about')",
                            timeout=120_000)
     assert "1 game in 10 lasts over" in page.inner_text("[data-testid=expected-length]")

@@ -111,3 +111,20 @@ def test_the_lobby_shows_the_expected_length_from_the_lab(client: TestClient) ->
     assert shown == {"median_minutes": round(length["median_minutes"]["value"], 1),
                      "p90_minutes": round(length["p90_minutes"]["value"], 1)}
     assert 0 < shown["median_minutes"] < shown["p90_minutes"]
+
+
+def test_a_worker_that_dies_fails_its_job_and_is_replaced(client: TestClient) -> None:
+    service = lab(client)
+    service.max_open_per_address = 10
+    doomed = client.post("/api/lab", json=LONG_JOB).json()
+    deadline = time.monotonic() + 60
+    while not getattr(service._pool, "_processes", None) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for process in list(service._pool._processes.values()):  # type: ignore[union-attr]
+        process.kill()  # as the kernel of the machine would kill a worker out of memory
+    answer = wait_for(client, doomed["url"], lambda a: a["state"] in ("done", "failed"))
+    assert answer["state"] == "failed" and "try again" in answer["error"]
+    again = client.post("/api/lab", json={"rules": "classic", "players": 2, "games": 100})
+    assert again.status_code == 202
+    assert wait_for(client, again.json()["url"], lambda a: a["state"] in ("done", "failed"))[
+        "state"] == "done"

@@ -201,8 +201,13 @@ def draw(report: dict[str, Any], lab: LabRun, path: str) -> None:
     lengths.set_title("game length (minutes)")
     lengths.set_xticks([k + width * (len(columns) - 1) / 2 for k in range(3)],
                        ["median", "90th pct", "mean"])
+    # head room above the tallest whisker, so the legend never covers a bar
+    tallest = max(row["high"] for _, data in columns for row in data["win_share"])
+    shares.set_ylim(0, tallest * 1.35)
+    longest = max(data["length"]["p90_minutes"]["high"] for _, data in columns)
+    lengths.set_ylim(0, longest * 1.35)
     for axes in (shares, lengths):
-        axes.legend()
+        axes.legend(loc="upper center", ncol=2, frameon=False)
     figure.tight_layout()
     try:
         figure.savefig(path)

@@ -33,7 +33,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,6 +190,9 @@ class LabService:
     _started: dict[str, deque[float]] = field(default_factory=dict)
 
     def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is not None and getattr(self._pool, "_broken", False):
+            log.warning("the lab's worker process died; starting a new one")
+            self.shutdown()
         if self._pool is None:
             context = multiprocessing.get_context("spawn")
             self._progress = context.Queue()
@@ -225,8 +228,10 @@ class LabService:
                 del self.jobs[job.id]
 
     def submit(self, address: str, rules: Ruleset, bots: Sequence[str], games: int,
-               seed: int = 1) -> LabJob:
-        """Queue a lab job; `LabBusy` when the queue is full or the address has too many."""
+               seed: int = 1, shard: str | None = None) -> LabJob:
+        """Queue a lab job; `LabBusy` when the queue is full or the address has too many. On a
+        shard the job's id starts with the shard's letter, so a proxy sends the polls for it to
+        the process whose worker runs it (`ratscrew.server.nginx`)."""
         if not 1 <= games <= self.max_games:
             raise ValueError(f"games must be from 1 to {self.max_games}, not {games}")
         now = time.monotonic()
@@ -242,13 +247,18 @@ class LabService:
                                "address; try again later")
         if len(unfinished) > self.max_waiting:
             raise LabBusy(503, "the lab is busy with other simulations; try again in a minute")
-        started.append(now)
         from ratscrew.sim.lab import LabRun  # no kernel: only the plan of the run
 
         plan = LabRun(rules, (), games)
-        job = LabJob(secrets.token_urlsafe(9), address, rules.name, len(bots), plan.total_games)
-        job.future = self._executor().submit(run_lab_job, job.id, rules.to_toml(), tuple(bots),
-                                             games, seed)
+        job_id = (shard or "").upper() + secrets.token_urlsafe(9)
+        job = LabJob(job_id, address, rules.name, len(bots), plan.total_games)
+        try:
+            job.future = self._executor().submit(run_lab_job, job.id, rules.to_toml(),
+                                                 tuple(bots), games, seed)
+        except (BrokenExecutor, RuntimeError, OSError):
+            log.exception("could not start a lab job")
+            raise LabBusy(503, "the lab cannot simulate just now; try again in a minute") from None
+        started.append(now)
         self.jobs[job.id] = job
         return job
 
@@ -296,7 +306,13 @@ class LabService:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
-        future = self._executor().submit(run_length_job, key[0], key[1], self.length_games)
+        try:
+            future = self._executor().submit(run_length_job, key[0], key[1], self.length_games)
+        except (BrokenExecutor, RuntimeError, OSError):  # the room message must never fail
+            log.exception("could not estimate a game's length")
+            self.lengths.pop(key, None)
+            self._length_waiters.pop(key, None)
+            return None
 
         def finished(done: Future[dict[str, float]]) -> None:
             if loop is not None and not loop.is_closed():

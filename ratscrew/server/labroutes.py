@@ -167,7 +167,8 @@ async def start_lab_job(request: Request) -> JSONResponse:
     except ValueError as error:
         return JSONResponse({"error": str(error)}, status_code=400)
     try:
-        job = service.submit(_address(request), lab.rules, lab.bots, lab.games)
+        job = service.submit(_address(request), lab.rules, lab.bots, lab.games,
+                             shard=getattr(request.app.state.server, "shard", None))
     except LabBusy as busy:
         return JSONResponse({"error": str(busy)}, status_code=busy.status,
                             headers={"retry-after": "30"} if busy.status == 503 else None)

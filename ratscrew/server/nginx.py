@@ -2,8 +2,9 @@
 `render`, used by ``deploy/`` (whose ``nginx.conf`` is this rendered for its compose file),
 by ``ratscrew serve --workers N --nginx-config FILE`` and by the tests, so they cannot drift.
 
-Routing: ``/r/CODE``, ``/ws/CODE`` and ``/api/rooms/CODE`` go to the shard named by the code's
-first letter (case-insensitive, as the server upper-cases codes); everything else (the pages,
+Routing: ``/r/CODE``, ``/ws/CODE``, ``/api/rooms/CODE`` and ``/api/lab/jobs/ID`` (a lab job
+runs in its shard's worker; its id starts with the shard's letter) go to the shard named by the
+code's first letter (case-insensitive, as the server upper-cases codes); everything else (the pages,
 ``POST /api/rooms``, replays, leaderboards, static files) goes to any shard, since those are
 answered from the shared database. A code whose letter no shard has goes to any shard too, which
 answers 421 (not its room). Websockets get the upgrade headers and timeouts long enough for a
@@ -23,8 +24,8 @@ from collections.abc import Sequence
 
 from ratscrew.server.shards import check_shard
 
-ROUTED = r"^/(r|ws|api/rooms)/"
-"""The paths that name a room: the code follows."""
+ROUTED = r"^/(r|ws|api/rooms|api/lab/jobs)/"
+"""The paths that name a room (the code follows) or a shard's lab job (its id follows)."""
 
 
 def render_http(shards: Sequence[tuple[str, str]], listen: str) -> str:

@@ -121,11 +121,16 @@ function settingControl(setting) {
   input.name = setting.name;
   input.dataset.testid = id;
   input.setAttribute("aria-describedby", `${id}-text`);
-  const label = el("label", setting.kind === "bool" ? "check" : "", "");
+  if (setting.kind === "bool") {  // the whole row is the label: a finger-sized target
+    const row = el("label", "check-row");
+    row.append(input, el("span", "name", settingLabel(setting.name)));
+    return row;
+  }
+  const label = el("label", "", settingLabel(setting.name));
   label.setAttribute("for", id);
-  label.textContent = settingLabel(setting.name);
-  return setting.kind === "bool" ? (() => { const row = el("div", "check-row"); row.append(input, label); return row; })()
-    : (() => { const row = el("div", "field-row"); row.append(label, input); return row; })();
+  const row = el("div", "field-row");
+  row.append(label, input);
+  return row;
 }
 
 function renderSettings() {
@@ -254,6 +259,7 @@ const percent = (x) => `${(x * 100).toFixed(1)}%`;
  * @param {LabState} asked
  */
 function renderReport(report, asked) {
+  byId("report").hidden = false;  // first, so the chart is drawn to the width it is shown at
   const base = report.compared_to;
   const compare = Object.keys(base.changed).length > 0;
   const name = compare ? `${asked.preset} + house rules` : asked.preset;
@@ -299,7 +305,6 @@ function renderReport(report, asked) {
       return el("li", "", `${figureLabel(d.figure)}: ${show(d.value)} against ${show(d.preset)} (${delta})`);
     }));
   }
-  byId("report").hidden = false;
   byId("report-title").focus();  // the report is what the person waited for: take them there
 }
 
