@@ -114,6 +114,9 @@ class Room:
         self.paused: str | None = None
         """Why the room takes no actions now (its store is unavailable), or ``None``."""
         self._names: list[str] = []
+        self._game_tokens: list[str | None] = []
+        """The token hash of the person in each seat of the current (or last) game, as dealt: the
+        lobby may change its seats after a game, and the finished game is still shown as it was."""
         self._tracked_actions = 0
         self._shown_pile: list[str] = []  # the live pile as of the last step shown
         self._finished = False
@@ -415,6 +418,7 @@ class Room:
     def _begin(self, game: Game, judged: Sequence[dict[str, Any]] = ()) -> None:
         """Seat everyone at a table for ``game`` and start showing it."""
         self._names = self.lobby.names()
+        self._game_tokens = [seat.token_hash if seat.kind == "human" else None for seat in self.seats]
         self.recorder.begin(game, len(judged))
         self._tracked_actions = game.action_count
         self._shown_pile = [str(card) for card in game.live_pile]
@@ -578,13 +582,27 @@ class Room:
     def _publish(self, events: Sequence[Event]) -> None:
         assert self.game is not None
         self.publisher.publish(self.game, self.games_played, events, self._names, self.settle_ms,
-                               [(conn, member.seat) for conn, member in self.connections.items()],
+                               [(conn, self._seat_in_game(member))
+                                for conn, member in self.connections.items()],
                                self._reaction_ms)
+
+    def _seat_in_game(self, member: Member) -> int | None:
+        """The seat whose view of the current (or last) game ``member`` gets: their seat while a
+        game is played; after it, the seat they had in it (``None``, a spectator's view, for
+        someone who sat down since: seats added, moved or taken in the lobby count from the
+        next game on)."""
+        if self.phase == "playing":
+            return member.seat
+        if member.token_hash is None or member.seat is None:
+            return None
+        return next((index for index, token_hash in enumerate(self._game_tokens)
+                     if token_hash == member.token_hash), None)
 
     def _send_current_state(self, conn: Connection) -> None:
         if self.game is None or self.phase == "lobby":
             return
-        self.publisher.send_current(conn, self.connections[conn].seat, self.game, self.games_played,
+        self.publisher.send_current(conn, self._seat_in_game(self.connections[conn]), self.game,
+                                    self.games_played,
                                     self.settle_ms, self.phase == "over")
 
     def _reaction_ms(self, seat: int, at: int) -> int | None:

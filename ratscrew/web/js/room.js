@@ -501,6 +501,8 @@ function renderSeats() {
   const box = byId("seats");
   box.replaceChildren();
   room.seats.forEach((/** @type {any} */ seat, /** @type {number} */ index) => {
+    // a finished game is drawn with its own seats: one added in the lobby since plays from the next
+    if (observation && index >= observation.hand_sizes.length) return;
     const node = el("div", "seat");
     node.dataset.seat = String(index);
     node.dataset.testid = `seat-${index}`;
@@ -534,7 +536,7 @@ function renderTable(state) {
   if (observation.burned.length > 8) burned.prepend(`${observation.burned.length} cards, last: `);
   if (observation.burned.length === 0) burned.textContent = "none";
   byId("penalty").textContent = String(observation.penalty_pile);
-  const mine = page.seat === null ? 0 : observation.hand_sizes[page.seat];
+  const mine = page.seat === null ? 0 : observation.hand_sizes[page.seat] ?? 0;
   byId("deck-count").textContent = page.seat === null ? "" : `${mine} card${mine === 1 ? "" : "s"}`;
   byId("deck").dataset.cards = String(mine);
   const playing = !observation.over && page.seat !== null && observation.status[page.seat] !== "out";
