@@ -148,7 +148,8 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
         return f"{who(event.seat)} is locked out of slapping until someone else wins a pile"
     if isinstance(event, GameOver):
         endings = {"all_cards": "holds every card and wins", "last_holder": "is the last with cards and wins",
-                   "triple": "slapped a triple and wins the game"}
+                   "triple": "slapped a triple and wins the game",
+                   "time_limit": "holds the most cards when time is up and wins"}
         if event.reason == "triple_sixes":
             return "Triple sixes were slapped: everyone loses"
         if event.reason == "cycle":

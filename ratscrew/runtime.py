@@ -502,6 +502,19 @@ class Table:
         self._poke()
         return events
 
+    def end_on_time(self, at: float) -> list[Event]:
+        """The game's time limit ran out at table time ``at`` (`Game.end_on_time`): everything
+        due by then happens first, then the game ends, told to the listeners and agents as any
+        step is. Returns its events (none if the game was already over)."""
+        self.start()
+        self.fire_due(at)
+        if self.game.over:
+            return []
+        events = self.game.end_on_time(max(int(at), self.game.now))
+        self._dispatch(events)
+        self._poke()
+        return events
+
     # ------------------------------------------------------------------ virtual clock
 
     def run_virtual(self) -> list[Event]:

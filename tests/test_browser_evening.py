@@ -51,6 +51,10 @@ def test_a_seat_added_in_the_lobby_after_a_game_takes_a_friend_into_the_next_gam
     shot(host, "desktop", "evening-1-added-seat")
     shot(phone, "phone", "evening-1-added-seat")
 
+    host.select_option("[data-testid=cfg-time-limit]", "600000")  # games of ten minutes at most
+    host.wait_for_selector("[data-testid=time-limit-line]:has-text('Time limit: 10 min')")
+    phone.wait_for_selector("[data-testid=time-limit-line]:has-text('Time limit: 10 min')",
+                            state="attached")  # Bob looks at the last game's results meanwhile
     host.click("[data-testid=start]")  # "Start the next game": the three seats play now
     for page in (host, phone):
         page.wait_for_selector("[data-testid=seat-2]:has-text('Bob')")

@@ -103,11 +103,15 @@ class RoomSettings:
     pace: Pace = "normal"
     turn_timeout_ms: int = 5000
     judging: Judging = "fair"
+    time_limit_ms: int = 0
+    """How long a game may last (ms of table time); then the player holding the most cards wins
+    (``Game.end_on_time``). 0: no limit."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-able, for the store."""
         return {"rules": self.rules.to_toml(), "seed": self.seed, "pace": self.pace,
-                "turn_timeout_ms": self.turn_timeout_ms, "judging": self.judging}
+                "turn_timeout_ms": self.turn_timeout_ms, "judging": self.judging,
+                "time_limit_ms": self.time_limit_ms}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoomSettings:
@@ -115,7 +119,8 @@ class RoomSettings:
         return cls(rules=Ruleset.from_toml(data["rules"]), seed=data.get("seed"),
                    pace=data.get("pace", "normal"),
                    turn_timeout_ms=int(data.get("turn_timeout_ms", 5000)),
-                   judging=data.get("judging", "fair"))
+                   judging=data.get("judging", "fair"),
+                   time_limit_ms=int(data.get("time_limit_ms", 0)))
 
 
 class Lobby:
@@ -279,7 +284,8 @@ class Lobby:
     # ------------------------------------------------------------------ the host's commands
 
     def configure(self, settings: RoomSettings, message: Configure) -> None:
-        """Change the rules, seat count, pace, turn timeout or judging (outside a game)."""
+        """Change the rules, seat count, pace, turn timeout, judging or time limit (outside a
+        game)."""
         rules = settings.rules if message.rules is None else load_rules(message.rules)
         seats = len(self.seats) if message.seats is None else message.seats
         if seats > rules.max_players:
@@ -298,6 +304,8 @@ class Lobby:
             settings.turn_timeout_ms = message.turn_timeout_ms
         if message.judging is not None:
             settings.judging = message.judging
+        if message.time_limit_ms is not None:
+            settings.time_limit_ms = message.time_limit_ms
 
     def set_seat(self, message: SetSeat) -> None:
         """Open a seat, or put a bot of a level in it (never over a person)."""

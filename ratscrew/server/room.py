@@ -190,7 +190,7 @@ class Room:
             seats[first_bot + offset].kind = "bot"
             seats[first_bot + offset].bot = level
         settings = RoomSettings(request.rules, request.seed, request.pace, request.turn_timeout_ms,
-                                request.judging)
+                                request.judging, request.time_limit_ms)
         room = cls(code, settings, seats, store, **options)
         room.lobby.name_bots()
         room.save()
@@ -413,6 +413,7 @@ class Room:
 
     def _room_info(self) -> dict[str, Any]:
         return {"code": self.code, "judging": self.settings.judging,
+                "time_limit_ms": self.settings.time_limit_ms,
                 "seats": [{"kind": s.kind, "bot": s.bot} for s in self.seats]}
 
     def _begin(self, game: Game, judged: Sequence[dict[str, Any]] = ()) -> None:
@@ -544,7 +545,7 @@ class Room:
         game = self.game
         if game is None or self.phase != "playing":
             return
-        self.driver.feed()
+        self.driver.feed(self._time_limit_at())
         self._track_slaps([])  # slaps the engine took silently (held in a tie window)
         self._save_step()
         due = self.tally.due_at()
@@ -558,7 +559,12 @@ class Room:
         """The room time at which :meth:`tick` next has something to do, if anything."""
         if self.phase != "playing":
             return None
-        return self.driver.next_due(self.tally.due_at())
+        due = [at for at in (self.tally.due_at(), self._time_limit_at()) if at is not None]
+        return self.driver.next_due(min(due) if due else None)
+
+    def _time_limit_at(self) -> float | None:
+        """The table time at which the game's time limit runs out, if it has one."""
+        return float(self.settings.time_limit_ms) if self.settings.time_limit_ms else None
 
     def _save_step(self) -> None:
         if self.game is not None and self.game_id is not None:
@@ -697,7 +703,8 @@ class Room:
                       "patterns": pattern_examples(rules)},
             "settings": {"seats": len(self.seats), "pace": self.settings.pace,
                          "turn_timeout_ms": self.settings.turn_timeout_ms,
-                         "judging": self.settings.judging, "seeded": self.settings.seed is not None},
+                         "judging": self.settings.judging, "seeded": self.settings.seed is not None,
+                         "time_limit_ms": self.settings.time_limit_ms},
             "seats": self.lobby.seat_entries(),
             **self.lobby.people(),
             "games_played": self.games_played, "game_id": self.game_id,

@@ -347,6 +347,7 @@ function renderRoom() {
   if (document.activeElement !== seatsInput) seatsInput.value = String(room.settings.seats);
   byId("cfg-pace", HTMLSelectElement).value = room.settings.pace;
   byId("cfg-judging", HTMLSelectElement).value = room.settings.judging;
+  renderTimeLimit(room.settings.time_limit_ms ?? 0);
   const rules = byId("cfg-rules", HTMLSelectElement);
   if (room.rules.preset) rules.value = room.rules.name;
   renderLobbySeats(room);
@@ -355,6 +356,21 @@ function renderRoom() {
   renderYou();
   renderHelp();
   byId("controls").classList.toggle("hidden", page.seat === null);
+}
+
+/** The room's time limit: the host's select, and a line that says it to everyone. @param {number} ms */
+function renderTimeLimit(ms) {
+  const select = byId("cfg-time-limit", HTMLSelectElement);
+  const minutes = `${Math.round(ms / 60000)} min`;
+  if (![...select.options].some((option) => option.value === String(ms))) {
+    const option = /** @type {HTMLOptionElement} */ (el("option", "", minutes));
+    option.value = String(ms);
+    select.append(option);  // a limit set through the API that the list does not offer
+  }
+  select.value = String(ms);
+  const line = byId("time-limit-line");
+  line.hidden = ms === 0;
+  line.textContent = `Time limit: ${minutes}. When it is up, the player holding the most cards wins.`;
 }
 
 /** @param {Message} room */
@@ -704,6 +720,8 @@ byId("cfg-pace", HTMLSelectElement).addEventListener("change", (event) =>
   socket.send({ type: "configure", pace: /** @type {HTMLSelectElement} */ (event.target).value }));
 byId("cfg-judging", HTMLSelectElement).addEventListener("change", (event) =>
   socket.send({ type: "configure", judging: /** @type {HTMLSelectElement} */ (event.target).value }));
+byId("cfg-time-limit", HTMLSelectElement).addEventListener("change", (event) =>
+  socket.send({ type: "configure", time_limit_ms: Number(/** @type {HTMLSelectElement} */ (event.target).value) }));
 byId("copy").addEventListener("click", async () => {
   const link = byId("invite", HTMLInputElement);
   try {
