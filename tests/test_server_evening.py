@@ -4,15 +4,19 @@ after a game, a time limit on a game, and people who go away and come back (issu
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from online import FakeConnection, make_room, run_until
+from online import FakeConnection, FakeWall, make_room, run_until
 from starlette.testclient import TestClient
 
+from ratscrew.server.absence import AbsenceTimes
 from ratscrew.server.app import create_app
 from ratscrew.server.protocol import (
+    Act,
     Configure,
+    Join,
     ProtocolError,
     Rematch,
     Start,
@@ -20,6 +24,8 @@ from ratscrew.server.protocol import (
     parse_client_message,
     parse_room_request,
 )
+from ratscrew.server.room import Room
+from ratscrew.server.store import SqliteStore
 
 # ---------------------------------------------------------------------- a seat added after a game
 
@@ -99,3 +105,115 @@ def test_the_api_answers_a_bad_time_limit_with_a_400_and_keeps_a_good_one(tmp_pa
         assert made.status_code < 300
         room = client.get(f"/api/rooms/{made.json()['code']}").json()
         assert room["settings"]["time_limit_ms"] == 600_000
+
+
+# ---------------------------------------------------------------------- people who go away
+
+ANN_KEY = "ann-player-key-0123456789"
+
+
+def absent_room(seats: int = 2, bots: Sequence[str] = (), away_s: float = 120.0,
+                abandon_s: float = 300.0, store: SqliteStore | None = None) -> tuple[Room, FakeWall]:
+    """A room on a fake clock, with the two absence durations."""
+    request = parse_room_request({"seats": seats, "bots": list(bots), "seed": 1})
+    wall = FakeWall()
+    room = Room.create(request, store or SqliteStore(":memory:"), wall=wall, drive=False,
+                       absence=AbsenceTimes(away_s, abandon_s))
+    return room, wall
+
+
+def lines(conn: FakeConnection) -> list[str]:
+    return [line for state in conn.of("state") for line in state["lines"]]
+
+
+def test_a_person_away_for_two_minutes_is_played_by_a_bot_until_they_come_back() -> None:
+    room, wall = absent_room()
+    ann, bob = FakeConnection(room), FakeConnection(room)
+    ann.join("Ann")
+    token = bob.join("Bob")["token"]
+    ann.do(Configure(time_limit_ms=150_000))
+    ann.do(Start())
+    run_until(room, wall, 1_000)
+    room.disconnect(bob)  # Bob's phone went to sleep
+    run_until(room, wall, 120_500)
+    assert not any("Bob is away" in line for line in lines(ann))
+    assert room.seats[1].stand_in is None
+    run_until(room, wall, 121_500)
+    assert "Bob is away: a bot plays for Bob until they come back" in lines(ann)
+    assert ann.last("room")["seats"][1]["stand_in"] == "casual"
+    run_until(room, wall, 135_000)
+    assert room.phase == "playing"
+    back = FakeConnection(room)
+    back.join("Bob", token=token)
+    assert "Bob is back and plays again" in lines(ann)
+    assert ann.last("room")["seats"][1]["stand_in"] is None
+    assert room.seats[1].stand_in is None and room.absence.stand_ins == set()
+    back.do(Act("slap"))  # Bob's own action (a misslap or not, it is his)
+    run_until(room, wall, 152_000)  # the game's time limit: two and a half minutes
+    over = ann.last("game_over")
+    bob_result = over["results"][1]
+    # Bob's turns timed out while he was gone, then the stand-in played; Ann never acted
+    assert bob_result["by_time_out"] > 0 and bob_result["by_stand_in"] > 0
+    assert over["reason"] == "time_limit"
+    assert bob_result["actions"] == bob_result["by_time_out"] + bob_result["by_stand_in"] + 1  # + slap
+    assert over["results"][0]["by_stand_in"] == 0
+    assert over["results"][0]["actions"] == over["results"][0]["by_time_out"]
+    record = room.store.game_record(over["game_id"])
+    assert record is not None
+    assert record["seat_actions"] == [{k: r[k] for k in ("actions", "by_stand_in", "by_time_out")}
+                                      | {"seat": r["seat"]} for r in over["results"]]
+
+
+def test_a_game_everyone_left_for_five_minutes_is_abandoned_unrated_and_back_to_the_lobby() -> None:
+    room, wall = absent_room(seats=3, bots=["casual"], away_s=60.0, abandon_s=90.0)
+    ann, bob, cat = FakeConnection(room), FakeConnection(room), FakeConnection(room)
+    room.connect(ann)
+    ann.do(Join("Ann", None, ANN_KEY))  # a keyed player and a bot: a game that would be rated
+    bob.join("Bob")
+    ann.do(Start())
+    room.connect(cat)
+    cat.do(Watch())
+    run_until(room, wall, 1_000)
+    room.disconnect(ann)
+    run_until(room, wall, 20_000)
+    room.disconnect(bob)  # everyone has gone from 20 s on; the game is abandoned at 110 s
+    run_until(room, wall, 109_000)
+    assert room.phase == "playing"
+    run_until(room, wall, 111_000)
+    assert room.phase == "lobby"
+    over = cat.last("game_over")
+    assert (over["winner"], over["reason"]) == (None, "abandoned")
+    assert "the game is abandoned, and nobody wins" in " ".join(lines(cat))
+    assert cat.last("room")["phase"] == "lobby"
+    record = room.store.game_record(over["game_id"])
+    assert record is not None and record["abandoned"] is True
+    player_id = ann.last("welcome")["player_id"]
+    assert room.store.ratings_of(player_id) == []  # unrated
+    assert room.store.unrated_games() == []  # ... and not left for the next start to rate
+    run_until(room, wall, 400_000)
+    assert room.phase == "lobby" and len(cat.of("game_over")) == 1
+
+
+def test_a_room_restored_after_a_restart_whose_people_never_return_is_abandoned() -> None:
+    store = SqliteStore(":memory:")
+    room, wall = absent_room(store=store, abandon_s=300.0)
+    ann, bob = FakeConnection(room), FakeConnection(room)
+    ann.join("Ann")
+    bob.join("Bob")
+    ann.do(Start())
+    run_until(room, wall, 30_000)
+    row = store.load_room(room.code)  # the server restarts; nobody comes back
+    assert row is not None and row.phase == "playing"
+    wall.t += 3600.0  # the server was down for an hour: the absence clock starts at the restart
+    restored = Room.restore(row, store, wall=wall, drive=False, absence=AbsenceTimes(120.0, 300.0))
+    assert restored.phase == "playing"
+    watcher = FakeConnection(restored)
+    restored.connect(watcher)
+    watcher.do(Watch())
+    start = restored.clock.now()
+    run_until(restored, wall, start + 295_000)
+    assert restored.phase == "playing"
+    assert restored.absence.stand_ins == {0, 1}  # bots have played both seats since 120 s
+    run_until(restored, wall, start + 301_000)
+    assert restored.phase == "lobby"
+    assert watcher.last("game_over")["reason"] == "abandoned"

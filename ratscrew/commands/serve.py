@@ -68,6 +68,12 @@ def register(subparsers: Any) -> None:
                         help="rooms one address may create in an hour (default: 20)")
     parser.add_argument("--joins-per-minute", type=int, default=None, metavar="N",
                         help="joins one address may make in a minute (default: 60)")
+    parser.add_argument("--away-after-s", type=float, default=None, metavar="S",
+                        help="seconds a seated person may be without a connection during a game "
+                             "before a bot plays for them until they come back (default: 120)")
+    parser.add_argument("--abandon-after-s", type=float, default=None, metavar="S",
+                        help="seconds after which a game whose people have all gone ends as "
+                             "abandoned: no winner, unrated, back to the lobby (default: 300)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                         help="how much the server logs on stderr (default: info)")
     parser.set_defaults(run=run)
@@ -114,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
     shard = None if args.shard is None else check_shard(args.shard)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    absence = _absence_times(args)
     limits = Limits()
     if args.rooms_per_hour is not None or args.joins_per_minute is not None:
         limits = Limits(rooms_per_hour=args.rooms_per_hour or limits.rooms_per_hour,
@@ -136,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(str(error)) from None
     port = sock.getsockname()[1]
     app = create_app(store, limits=limits, allowed_origins=frozenset(args.allow_origin),
-                     close_store=True, shard=shard)
+                     close_store=True, shard=shard, absence=absence)
     config = uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
                             ws_max_size=MAX_FRAME_BYTES,
                             ws_per_message_deflate=False,
@@ -157,6 +164,22 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def _absence_times(args: argparse.Namespace) -> Any:
+    """The ``--away-after-s`` and ``--abandon-after-s`` durations (an `AbsenceTimes`)."""
+    from ratscrew.server.absence import AbsenceTimes
+
+    defaults = AbsenceTimes()
+    times = AbsenceTimes(
+        defaults.away_after_s if args.away_after_s is None else args.away_after_s,
+        defaults.abandon_after_s if args.abandon_after_s is None else args.abandon_after_s)
+    for flag, value in (("--away-after-s", times.away_after_s),
+                        ("--abandon-after-s", times.abandon_after_s)):
+        if not 0 < value <= 86_400:
+            raise ValueError(f"{flag} is a number of seconds above 0 and at most 86400 (a day), "
+                             f"not {value:g}")
+    return times
 
 
 WORKER_RESTART_S = 1.0
@@ -193,6 +216,10 @@ def run_workers(args: argparse.Namespace) -> int:
         passed += ["--rooms-per-hour", str(args.rooms_per_hour)]
     if args.joins_per_minute is not None:
         passed += ["--joins-per-minute", str(args.joins_per_minute)]
+    _absence_times(args)  # refused here, once, rather than by every shard
+    for flag, value in (("--away-after-s", args.away_after_s), ("--abandon-after-s", args.abandon_after_s)):
+        if value is not None:
+            passed += [flag, repr(value)]
 
     def start(letter: str, port: int) -> subprocess.Popen[bytes]:
         return subprocess.Popen([sys.executable, "-m", "ratscrew", "serve", "--shard", letter,

@@ -38,6 +38,7 @@ from ratscrew.narrate import describe_event
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server import players, ratings
+from ratscrew.server.absence import AbsenceTimes
 from ratscrew.server.link import Pinger
 from ratscrew.server.outage import watch_store
 from ratscrew.server.protocol import (
@@ -287,6 +288,8 @@ class Server:
     connections: set[WebSocketConnection] = field(default_factory=set)
     shard: str | None = None
     """This process's shard letter (`ratscrew.server.shards`): it owns only those rooms."""
+    absence: AbsenceTimes = field(default_factory=AbsenceTimes)
+    """When a stand-in bot plays for someone away, and when a game everyone left is abandoned."""
 
     def __post_init__(self) -> None:
         # counted in the database when several processes share it, else in memory
@@ -299,7 +302,7 @@ class Server:
         """Bring back every open room of this shard from the store (games in progress included)."""
         for row in self.store.load_rooms(self.shard):
             try:
-                room = Room.restore(row, self.store)
+                room = Room.restore(row, self.store, absence=self.absence)
             except Exception:
                 log.exception("room %s could not be restored; it stays closed", row.code)
                 continue
@@ -417,7 +420,8 @@ async def create_room(request: Request) -> JSONResponse:
     if not server.room_counter.allow(address, time.monotonic()):
         return _error(429, f"at most {server.limits.rooms_per_hour} rooms an hour from one address; "
                            "try again later")
-    room = Room.create(request_data, server.store, code=new_room_code(server.store, server.shard))
+    room = Room.create(request_data, server.store, code=new_room_code(server.store, server.shard),
+                       absence=server.absence)
     server.rooms[room.code] = room
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
 
@@ -632,16 +636,17 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
 
 def create_app(store: Store | str | Path, *, limits: Limits | None = None,
                allowed_origins: frozenset[str] = frozenset(), close_store: bool = False,
-               shard: str | None = None) -> Starlette:
+               shard: str | None = None, absence: AbsenceTimes | None = None) -> Starlette:
     """The ratscrew web app over ``store`` (a `Store`, or a database path or URL to open and
-    own); with ``shard``, it owns only the rooms whose code begins with that letter.
+    own); with ``shard``, it owns only the rooms whose code begins with that letter; ``absence``:
+    when people who left a game are stood in for, and the game abandoned (2 and 5 minutes).
 
     A store the app opened itself, or any store with ``close_store``, is closed when the app
     shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after
     ``Server.run`` never runs: the close must happen here)."""
     owned = close_store or isinstance(store, (str, Path))
     server = Server(open_store(store) if isinstance(store, (str, Path)) else store, limits or Limits(),
-                    allowed_origins, shard=shard)
+                    allowed_origins, shard=shard, absence=absence or AbsenceTimes())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

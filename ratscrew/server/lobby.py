@@ -75,6 +75,8 @@ class Seat:
     conn: Connection | None = None
     player_id: str | None = None
     """The keyed player sitting here (only meant while ``kind`` is ``human``; issue 17)."""
+    stand_in: str | None = None
+    """The level of the bot playing for the person here while they are away (issue 26)."""
 
     def row(self) -> SeatRow:
         """What the store keeps of the seat."""
@@ -375,7 +377,8 @@ class Lobby:
                 link = seat.conn.pinger.link if seat.conn is not None else None
                 ping = None if link is None else link.median_ms
                 entry.update(host=self.is_host(seat.token_hash), connected=seat.conn is not None,
-                             ready=seat.ready, ping_ms=None if ping is None else round(ping))
+                             ready=seat.ready, ping_ms=None if ping is None else round(ping),
+                             stand_in=seat.stand_in)
             seats.append(entry)
         return seats
 

@@ -95,15 +95,16 @@ class Publisher:
 
     def publish(self, game: Game, game_number: int, events: Sequence[Event], names: Sequence[str],
                 settle_ms: float, audience: Audience,
-                reaction_ms: Callable[[int, int], int | None]) -> None:
-        """One ``state`` for a step the engine accepted (already stored), to every audience."""
+                reaction_ms: Callable[[int, int], int | None], notes: Sequence[str] = ()) -> None:
+        """One ``state`` for a step the engine accepted (already stored), to every audience;
+        ``notes``: lines of the room's own after the events' (someone away, back, ...)."""
         self.version += 1
         self._shown[self.version] = self._now()
         self._shown.pop(self.version - SHOWN_VERSIONS, None)
         if any(isinstance(event, CardPlayed) for event in events):
             self.card_version = self.version
         event_dicts = [event.to_dict() for event in events]
-        lines = [self._line(event, names, reaction_ms) for event in events]
+        lines = [self._line(event, names, reaction_ms) for event in events] + list(notes)
         self.history.add_state(game_number, self.version, event_dicts, lines)
         public = encode_message({"type": "state", "version": self.version, "game": game_number,
                                  "settle_ms": round(settle_ms), "events": event_dicts, "lines": lines})
