@@ -534,6 +534,7 @@ function renderSeats() {
     node.append(name);
     node.append(el("div", "count", seatStatus(status, cards)));
     let meta = seat.kind === "bot" ? `${seat.bot} bot` : (seat.connected ? "connected" : "away");
+    if (seat.kind === "human" && seat.stand_in) meta = `away: a ${seat.stand_in} bot plays`;
     if (seat.kind === "human" && seat.ping_ms !== null && seat.ping_ms !== undefined) meta += ` · ping ${seat.ping_ms} ms`;
     node.append(el("div", "meta", meta));
     box.append(node);
