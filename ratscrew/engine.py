@@ -903,12 +903,14 @@ class Game:
         if not self._hands[seat]:
             raise NoCardsError(f"seat {seat} holds no cards to resign with")
         self._resigned.add(seat)
+        told = len(events)
         self._burn(seat, len(self._hands[seat]), "resigned", at, events)
         self._ran_out.add(seat)
         may = self._may_slap_in(seat)
         if not may:
             self._eliminated.add(seat)
-        events.append(PlayerOut(at=at, seat=seat, reason="resigned", may_slap_in=may))
+        # the player resigns, then their cards are burned: said in that order
+        events.insert(told, PlayerOut(at=at, seat=seat, reason="resigned", may_slap_in=may))
         self._after_cards_left(at, events)
 
     # ------------------------------------------------------------------ moving cards

@@ -240,7 +240,7 @@ def test_out_of_turn_burn_setting_burns_instead_of_refusing() -> None:
 def test_resigning_burns_the_whole_hand() -> None:
     game = Game(CLASSIC, hands=["2H 7C", "3S 9D", "4H"], leader=0)
     events = game.resign(1, at=0)
-    assert kinds(events) == ["cards_burned", "player_out"]
+    assert kinds(events) == ["player_out", "cards_burned"]  # "Bob resigns", then the burn
     assert format_cards(game.burned) == "3S 9D" and game.hand_size(1) == 0
 
 

@@ -11,6 +11,11 @@ import pytest
 from online import FakeConnection, FakeWall, make_room, run_until
 from starlette.testclient import TestClient
 
+from ratscrew.cli import main
+from ratscrew.engine import Game
+from ratscrew.events import ChallengeLost, Misslap
+from ratscrew.narrate import describe_event
+from ratscrew.ruleset import Ruleset
 from ratscrew.server.absence import AbsenceTimes
 from ratscrew.server.app import create_app
 from ratscrew.server.protocol import (
@@ -26,6 +31,7 @@ from ratscrew.server.protocol import (
 )
 from ratscrew.server.room import Room
 from ratscrew.server.store import SqliteStore
+from ratscrew.server.tally import Contest, SlapRecord, judgement_details, judgement_text
 
 # ---------------------------------------------------------------------- a seat added after a game
 
@@ -217,3 +223,46 @@ def test_a_room_restored_after_a_restart_whose_people_never_return_is_abandoned(
     run_until(restored, wall, start + 301_000)
     assert restored.phase == "lobby"
     assert watcher.last("game_over")["reason"] == "abandoned"
+
+
+# ---------------------------------------------------------------------- words
+
+
+def test_a_judgement_says_who_was_quicker_in_plain_words_and_its_figures_add_up() -> None:
+    # Ann's and Bob's pages were sent the double a millisecond apart: timed from each page's own
+    # send, their slaps read 368 and 369 ms, while the engine judged them 2 ms apart
+    contest = Contest(cards_played=5, first_at=1368, pile=["7H", "7S"], slaps=[
+        SlapRecord(seat=0, at=1368, reaction_ms=368, link_ms=0, result="won", pattern="double"),
+        SlapRecord(seat=1, at=1370, reaction_ms=369, link_ms=12, result="late", margin_ms=2)])
+    text = judgement_text(contest, ["Ann", "Bob"])
+    assert text == ("Ann was 2 ms quicker than Bob and takes the double: no penalty for Bob, since "
+                    "being slower is not a mistake")
+    assert "link" not in text and "368" not in text  # the figures are there on demand
+    details = judgement_details(contest, ["Ann", "Bob"])
+    assert details.startswith("From the card to the slap: Ann 368 ms, Bob 370 ms.")  # 370 - 368 = 2
+    assert "Bob +12 ms" in details
+
+
+def test_the_log_says_a_lost_challenge_a_free_misslap_and_a_resignation_as_people_would() -> None:
+    names = ["Ann", "Bob"]
+    lost = ChallengeLost(at=900, seat=0, winner=1, collect_at=1900, exclusive_until=None)
+    assert describe_event(lost, names) == "Ann found no face card: the pile goes to Bob"
+    claim = ChallengeLost(at=900, seat=0, winner=1, collect_at=None, exclusive_until=3900)
+    assert describe_event(claim, names) == "Ann found no face card: Bob must slap to claim the pile"
+    unanswered = ChallengeLost(at=900, seat=1, winner=1, collect_at=1900, exclusive_until=None)
+    assert describe_event(unanswered, names) == "Nobody can answer Bob's face card: the pile goes to Bob"
+    free = Misslap(at=5, seat=0, penalty="none", cards=(), pile_to=None, why="the pile is empty")
+    assert describe_event(free, names) == ("Ann slapped an empty pile. No penalty: these rules do not "
+                                           "punish a misslap")
+    game = Game(Ruleset.preset("classic"), hands=["2H 7C", "3S 9D"], leader=0)
+    assert [describe_event(e, names) for e in game.resign(0, at=0)] == [
+        "Ann resigns", "Ann burns 2♥ 7♣ on resigning"]
+
+
+def test_serve_help_describes_todays_seating(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "bots fill empty seats" not in shown
+    assert "takes an open seat" in shown and "dealt into the next one" in shown
+    assert "--away-after-s" in shown and "--abandon-after-s" in shown

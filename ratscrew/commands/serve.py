@@ -33,9 +33,13 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "serve", help="run the online server: friends play in their browsers",
         description="Run the ratscrew server. Open the printed address in a browser, create a "
-                    "room and send its link to your friends; bots fill empty seats and anyone "
-                    "else who opens the link watches. See docs/online.md for playing over a LAN "
-                    "or behind a reverse proxy with TLS.",
+                    "room (its seats wait for friends unless you put bots in them) and send its "
+                    "link to your friends: whoever opens it before the start takes an open seat, "
+                    "or else a bot's; who comes during a game waits and is dealt into the next "
+                    "one; anyone may just watch. At the start the host fills seats still open "
+                    "with bots or plays with fewer. Someone who leaves a game is played for by a "
+                    "bot until they come back (--away-after-s). See docs/online.md for playing "
+                    "over a LAN or behind a reverse proxy with TLS.",
         epilog=f"The database (rooms, finished games, statistics) defaults to {DEFAULT_DB}. "
                "Ctrl+C stops the server; games in progress resume when it starts again.")
     parser.add_argument("--host", default="127.0.0.1",

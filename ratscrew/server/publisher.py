@@ -23,7 +23,7 @@ from ratscrew.events import CardPlayed, Event, SlapWon
 from ratscrew.narrate import describe_event
 from ratscrew.server.history import History
 from ratscrew.server.protocol import encode_message
-from ratscrew.server.tally import Contest, judgement_slaps, judgement_text
+from ratscrew.server.tally import Contest, judgement_details, judgement_slaps, judgement_text
 
 if TYPE_CHECKING:
     from ratscrew.server.link import Pinger
@@ -148,7 +148,8 @@ class Publisher:
         """A ``judgement`` for a contested slap, kept in the history and sent to everyone."""
         judgement = {"type": "judgement", "version": self.version, "game": game_number,
                      "pile": contest.pile, "slaps": judgement_slaps(contest, names),
-                     "text": judgement_text(contest, names)}
+                     "text": judgement_text(contest, names),
+                     "details": judgement_details(contest, names)}
         self.history.add_judgement(self.version, judgement)
         self.broadcast(judgement, connections)
 

@@ -174,6 +174,7 @@ function handle(message, arrivedAt) {
       break;
     case "judgement":
       byId("judgement").textContent = message.text;
+      byId("judgement").title = message.details ?? "";  // the figures and link compensation, on demand
       drawLog(page.log.judgement(/** @type {any} */ (message)));
       break;
     case "game_over":
@@ -277,6 +278,8 @@ function drawLog(items) {
       continue;
     }
     const line = el("li", item.kind === "judgement" ? "judged" : lineClass(item.text));
+    // each game's lines are numbered from 1 (the divider, an item of the list, takes no number)
+    if (log.lastElementChild?.classList.contains("divider")) line.setAttribute("value", "1");
     line.append(withTerms(item.text));
     log.append(line);
   }
