@@ -62,4 +62,7 @@ def test_a_seat_added_in_the_lobby_after_a_game_takes_a_friend_into_the_next_gam
     assert host.locator("[data-testid=seats] .seat").count() == 3
     assert "cards" in phone.inner_text("[data-testid=seat-2]")
     assert phone.inner_text("[data-testid=connection]") == "connected"
+    # the host's log: game 2's lines are numbered from 1 again, none skipped at the divider
+    host.wait_for_selector("[data-testid=log] li.divider + li")
+    assert host.get_attribute("[data-testid=log] li.divider + li", "value") == "1"
     shot(phone, "phone", "evening-2-next-game")
