@@ -48,13 +48,13 @@ def test_a_seat_added_in_the_lobby_after_a_game_takes_a_friend_into_the_next_gam
     host.wait_for_selector("[data-testid=lobby-seats] li[data-seat='2']:has-text('Bob')")
     phone.wait_for_timeout(1000)  # the server used to drop the connection here, again and again
     assert phone.inner_text("[data-testid=connection]") == "connected"
-    shot(host, "desktop", "evening-1-added-seat")
     shot(phone, "phone", "evening-1-added-seat")
 
     host.select_option("[data-testid=cfg-time-limit]", "600000")  # games of ten minutes at most
     host.wait_for_selector("[data-testid=time-limit-line]:has-text('Time limit: 10 min')")
     phone.wait_for_selector("[data-testid=time-limit-line]:has-text('Time limit: 10 min')",
                             state="attached")  # Bob looks at the last game's results meanwhile
+    shot(host, "desktop", "evening-1-added-seat")
     host.click("[data-testid=start]")  # "Start the next game": the three seats play now
     for page in (host, phone):
         page.wait_for_selector("[data-testid=seat-2]:has-text('Bob')")

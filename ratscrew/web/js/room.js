@@ -373,7 +373,7 @@ function renderTimeLimit(ms) {
   select.value = String(ms);
   const line = byId("time-limit-line");
   line.hidden = ms === 0;
-  line.textContent = `Time limit: ${minutes}. When it is up, the player holding the most cards wins.`;
+  line.textContent = `Time limit: ${minutes}. When it is up, the player holding the most cards wins (on a tie, the next of them to play).`;
 }
 
 /** @param {Message} room */
