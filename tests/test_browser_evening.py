@@ -2,10 +2,11 @@
 Chromium against a real ``ratscrew serve``, the host at a desktop size (1280×800) and a friend on
 a phone (390×844, by touch), each in a browser context of their own.
 
-After a finished game the host goes back to the lobby and adds a seat, and a friend who opens
-the link sits down in it. That used to crash the server (``NoSuchSeatError``: it showed the
-finished game from the new seat), leave the friend on "reconnecting…" and throw in every other
-open page; the pages fixture fails the test on any page error.
+After a finished game the host goes back to the lobby, swaps the first two seats and adds a
+third, and a friend who opens the link sits down in it. That used to crash the server
+(``NoSuchSeatError``: it showed the finished game from the new seat), leave the friend on
+"reconnecting…" and throw in every other open page; the pages fixture fails the test on any
+page error.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ def test_a_seat_added_in_the_lobby_after_a_game_takes_a_friend_into_the_next_gam
     host.wait_for_selector("[data-testid=results]:visible")
     host.click("[data-testid=to-lobby]")
     host.wait_for_selector("[data-testid=lobby]:visible")
+    host.click("[data-testid=lobby-seats] li[data-seat='0'] button:has-text('move seat 1 down')")
+    host.wait_for_selector("[data-testid=lobby-seats] li[data-seat='1']:has-text('Ann')")
     host.fill("#cfg-seats", "3")
     host.press("#cfg-seats", "Tab")  # the change goes to the server
     host.wait_for_selector("[data-testid=lobby-seats] li[data-seat='2'][data-kind=open]")
@@ -48,6 +51,9 @@ def test_a_seat_added_in_the_lobby_after_a_game_takes_a_friend_into_the_next_gam
     host.wait_for_selector("[data-testid=lobby-seats] li[data-seat='2']:has-text('Bob')")
     phone.wait_for_timeout(1000)  # the server used to drop the connection here, again and again
     assert phone.inner_text("[data-testid=connection]") == "connected"
+    # the finished table is the game's as it was: the bot won it, whoever sits in its seat now
+    phone.tap("[data-testid=see-table]")
+    phone.wait_for_selector("[data-testid=status]:has-text('Casual bot wins!')")
     shot(phone, "phone", "evening-1-added-seat")
 
     host.select_option("[data-testid=cfg-time-limit]", "600000")  # games of ten minutes at most

@@ -578,7 +578,10 @@ function renderStatus() {
   /** @type {string} */
   let text;
   if (observation.over) {
-    text = observation.winner === null ? "The game is over." : `${nameOf(observation.winner)} wins!`;
+    // the winner by the game's own names: the lobby may have moved its seats since
+    const winner = page.over?.results?.find((/** @type {any} */ r) => r.seat === observation.winner)?.name
+      ?? nameOf(observation.winner);
+    text = observation.winner === null ? "The game is over." : `${winner} wins!`;
   } else if (observation.collection) {
     const c = observation.collection;
     const left = formatMs(remainingMs(c.collect_at, state.sent_at, since));
