@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from online import FakeConnection, FakeWall, make_room, run_until
+from serving import ServerProcess
 from starlette.testclient import TestClient
 
 from ratscrew.cli import main
@@ -266,3 +267,24 @@ def test_serve_help_describes_todays_seating(capsys: pytest.CaptureFixture[str])
     assert "bots fill empty seats" not in shown
     assert "takes an open seat" in shown and "dealt into the next one" in shown
     assert "--away-after-s" in shown and "--abandon-after-s" in shown
+
+
+def test_a_real_server_stands_in_and_abandons_after_the_durations_it_was_given(tmp_path: Path) -> None:
+    # `ratscrew serve --away-after-s 1 --abandon-after-s 3`: Ann and Bob close their pages
+    with ServerProcess(tmp_path / "rooms.db", "--away-after-s", "1", "--abandon-after-s", "3") as server:
+        code = server.new_room(seats=2, seed=4)
+        ann, bob, cat = server.player(code), server.player(code), server.player(code)
+        ann.join("Ann")
+        bob.join("Bob")
+        ann.send({"type": "start"})
+        ann.wait_for("state")
+        cat.send({"type": "watch"})
+        cat.wait_for("welcome")
+        ann.close()
+        bob.close()
+        away = cat.wait_for("state", lambda m: any("is away" in line for line in m["lines"]), timeout=10)
+        assert "a bot plays for" in " ".join(away["lines"])
+        over = cat.wait_for("game_over", timeout=15)
+        assert (over["winner"], over["reason"]) == (None, "abandoned")
+        assert server.get(f"/api/rooms/{code}").json()["phase"] == "lobby"
+        cat.close()
