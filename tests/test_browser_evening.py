@@ -67,6 +67,7 @@ def test_a_seat_added_in_the_lobby_after_a_game_takes_a_friend_into_the_next_gam
         page.wait_for_selector("[data-testid=table]:visible")
     assert host.locator("[data-testid=seats] .seat").count() == 3
     assert "cards" in phone.inner_text("[data-testid=seat-2]")
+    phone.wait_for_selector("[data-testid=status]:text-matches('(10:00|9:[0-5][0-9]) left')")  # the limit
     assert phone.inner_text("[data-testid=connection]") == "connected"
     # the host's log: game 2's lines are numbered from 1 again, none skipped at the divider
     host.wait_for_selector("[data-testid=log] li.divider + li")

@@ -4,7 +4,7 @@
  * is decided on the server. */
 import { cardElement, drawPile } from "./cards.js";
 import { byId, el, fetchJson } from "./dom.js";
-import { cardFace, formatMs, reactionTo, remainingMs, seatStatus, keyName } from "./format.js";
+import { cardFace, clockLeft, formatMs, reactionTo, remainingMs, seatStatus, keyName } from "./format.js";
 import { splitTerms, TERMS } from "./glossary.js";
 import { actionFor, DEFAULT_KEYS, loadKeys, saveKeys } from "./keys.js";
 import { LogBook } from "./logbook.js";
@@ -604,6 +604,8 @@ function renderStatus() {
     const left = remainingMs(observation.tie_window_until, state.sent_at, since);
     if (left > 0) text += ` · tie window ${formatMs(left)}`;
   }
+  const limit = page.room?.settings.time_limit_ms ?? 0;  // in table time, shown a settling window later
+  if (limit && !observation.over) text += ` · ${clockLeft(remainingMs(limit + (state.settle_ms ?? 0), state.sent_at, since))} left`;
   node.textContent = text;
 }
 
