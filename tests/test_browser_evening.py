@@ -18,7 +18,7 @@ import pytest
 import test_browser
 from serving import ServerProcess
 from test_browser import CHROMIUM, Pages, join
-from test_browser_friends import friend, shot
+from test_browser_friends import axe_clean, friend, shot
 
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
@@ -61,6 +61,7 @@ def test_a_seat_added_in_the_lobby_after_a_game_takes_a_friend_into_the_next_gam
     phone.wait_for_selector("[data-testid=time-limit-line]:has-text('Time limit: 10 min')",
                             state="attached")  # Bob looks at the last game's results meanwhile
     shot(host, "desktop", "evening-1-added-seat")
+    axe_clean(host, "the lobby after a game, with a time limit")
     host.click("[data-testid=start]")  # "Start the next game": the three seats play now
     for page in (host, phone):
         page.wait_for_selector("[data-testid=seat-2]:has-text('Bob')")
