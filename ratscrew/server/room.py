@@ -398,6 +398,7 @@ class Room:
         if self.phase == "playing" and self.table is not None:
             seat.kind, seat.bot, seat.name, seat.stand_in = "bot", DEFAULT_BOT, None, None
             self.absence.drop(index)
+            self.play_count.people.discard(index)  # a bot's seat from now on
             self.lobby.name_bots()
             self.table.replace_agent(index, self._bot_agent(index, DEFAULT_BOT))
             self.tick()
