@@ -278,6 +278,8 @@ class ContestResult:
     """For each side that slapped: from its slap leaving the client to the state with the
     result arriving back (before the link's down delay), in ms."""
     text: str
+    details: str = ""
+    """The judgement's figures: each slap's time and the link compensation it was given."""
 
 
 PLAY_DELAY_MS = 120.0
@@ -345,7 +347,7 @@ async def run_contest(url: str, seed: int, cards_to_double: int, judging: str,
             if slaps and back is not None and back >= slaps[-1]:
                 latencies.append((back - slaps[-1]) * 1000.0)
         return ContestResult(winner, (reacted.get(0, math.nan), reacted.get(1, math.nan)),
-                             tuple(latencies), judgement["text"])
+                             tuple(latencies), judgement["text"], judgement.get("details", ""))
     finally:
         for player in players:
             await player.close()

@@ -68,9 +68,11 @@ from ratscrew.patterns import PATTERNS, is_triple
 from ratscrew.ruleset import Ruleset
 
 RECORD_FORMAT = "ratscrew-record"
-ACTION_KINDS = ("play", "slap", "resign", "advance")
+ACTION_KINDS = ("play", "slap", "resign", "advance", "time_up")
 """The kinds of action a record lists, as ``[kind, seat, at]`` (``seat`` is ``None`` for
-``advance``)."""
+``advance`` and ``time_up``)."""
+_SEATLESS = ("advance", "time_up")
+"""The actions no seat takes: the clock's."""
 MAX_TIME_MS = 2**53 - 1
 """The latest time an action may carry, in ms: the largest whole number that every JSON reader
 (JavaScript's included) keeps exactly, and well inside SQLite's 64-bit integers."""
@@ -464,13 +466,36 @@ class Game:
             return events
         return self._act("advance", None, at)
 
+    def end_on_time(self, at: int) -> list[Event]:
+        """The game's time limit ran out at ``at`` (a house rule of online rooms, see
+        docs/rules.md): timers due by then fire first, then the player holding the most cards
+        wins; among players holding as many, the next to play wins (the one whose turn it is,
+        then on round the table). The game ends with reason ``time_limit``; recorded as a
+        ``time_up`` action, so a record replays it.
+
+        >>> game = Game(Ruleset.preset("classic"), hands=["7H 2C", "7S 3D 4D"], leader=0)
+        >>> [(e.kind, e.seat, e.reason) for e in game.end_on_time(at=600_000)]
+        [('game_over', 1, 'time_limit')]
+        """
+        return self._act("time_up", None, at)
+
+    def _time_up(self, at: int, events: list[Event]) -> None:
+        sizes = [len(hand) for hand in self._hands]
+        most = max(sizes)
+        first = self._turn
+        if first is None:  # the pile is being won: its winner leads next
+            first = self._award.winner if self._award is not None else self.leader
+        winner = next(seat for seat in ((first + step) % self._n for step in range(self._n))
+                      if sizes[seat] == most)
+        self._end(winner, "time_limit", at, events)
+
     def _act(self, kind: str, seat: int | None, at: int) -> list[Event]:
         # The arguments first, before anything can change (no timer fired, the clock untouched).
         # They may come from the network; the checks run on every action, so they stay cheap.
         if type(at) is not int or not 0 <= at <= MAX_TIME_MS:
             raise InvalidTimeError(
                 f"a time is a whole number of ms, an int from 0 to {MAX_TIME_MS}; got {_brief(at)}")
-        if kind != "advance":
+        if kind not in _SEATLESS:
             self._check_seat(seat)
         if self._over:
             if kind == "advance":
@@ -499,7 +524,9 @@ class Game:
                 elif kind == "resign":
                     assert seat is not None
                     self._resign(seat, at, events)
-            elif kind != "advance":
+                elif kind == "time_up":
+                    self._time_up(at, events)
+            elif kind not in _SEATLESS:  # the clock's action finds a game its timers ended
                 raise GameOverError("the game is over")
         except IllegalActionError:
             if snapshot is not None:
@@ -876,12 +903,14 @@ class Game:
         if not self._hands[seat]:
             raise NoCardsError(f"seat {seat} holds no cards to resign with")
         self._resigned.add(seat)
+        told = len(events)
         self._burn(seat, len(self._hands[seat]), "resigned", at, events)
         self._ran_out.add(seat)
         may = self._may_slap_in(seat)
         if not may:
             self._eliminated.add(seat)
-        events.append(PlayerOut(at=at, seat=seat, reason="resigned", may_slap_in=may))
+        # the player resigns, then their cards are burned: said in that order
+        events.insert(told, PlayerOut(at=at, seat=seat, reason="resigned", may_slap_in=may))
         self._after_cards_left(at, events)
 
     # ------------------------------------------------------------------ moving cards
@@ -1141,8 +1170,8 @@ def _record_action(number: int, action: object) -> tuple[str, Any, Any]:
     if not isinstance(kind, str) or kind not in ACTION_KINDS:
         raise ValueError(f"action {number}: unknown kind {_brief(kind)}; choose one of "
                          f"{', '.join(ACTION_KINDS)}")
-    if kind == "advance" and seat is not None:
-        raise ValueError(f"action {number}: advance takes no seat, got {_brief(seat)}")
+    if kind in _SEATLESS and seat is not None:
+        raise ValueError(f"action {number}: {kind} takes no seat, got {_brief(seat)}")
     return kind, seat, at
 
 

@@ -238,7 +238,8 @@ class LockedOut(Event):
 @dataclass(frozen=True, slots=True)
 class GameOver(Event):
     """The game ended. ``seat`` is the winner (``None``: nobody). ``reason``: ``all_cards``,
-    ``last_holder``, ``triple``, ``triple_sixes``, ``nobody_wins`` or ``cycle``."""
+    ``last_holder``, ``triple``, ``triple_sixes``, ``nobody_wins``, ``cycle`` or ``time_limit``
+    (an online room's time limit ran out: the player holding the most cards wins)."""
 
     kind: ClassVar[str] = "game_over"
     reason: str

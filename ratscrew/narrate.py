@@ -17,7 +17,7 @@ someone else just won pays nothing:
 ...                names=["Ann", "Bob", "Cara"])
 'Cara slapped 7♥ 4♣: no pattern. Cara burns 1 card (3♦) under the pile'
 >>> describe_event(SlapIgnored(at=9, seat=1, reason="late", margin_ms=38, beaten_by=0), ["Ann", "Bob"])
-'Bob slapped too: Ann was 38 ms quicker (no penalty)'
+'Bob slapped too, but Ann was 38 ms quicker: no penalty, since being slower is not a mistake'
 """
 
 from __future__ import annotations
@@ -77,9 +77,33 @@ def _misslap_line(event: Misslap, who: Callable[[int | None], str]) -> str:
         "give_pile": f"the pile goes to {who(event.pile_to)}" if event.pile_to is not None
         else "there is no pile to give away",
         "lockout": f"{name} may not slap until someone else wins a pile",
-        "none": "no penalty",
+        "none": "no penalty: these rules do not punish a misslap",
     }[event.penalty]
     return f"{what}. {cost[0].upper()}{cost[1:]}"
+
+
+TOO_SLOW_IS_NOT_WRONG = "being slower is not a mistake"
+"""Why a slap that came too slow on a pile someone had just won costs nothing (at a table the slower
+hand lands on the quicker one)."""
+NO_MISSLAP = f"no penalty, since {TOO_SLOW_IS_NOT_WRONG}"
+
+
+def late_slap_line(slapper: str, margin_ms: int | None, quicker: str | None) -> str:
+    """A slap too slow on a won pile (the engine's ``SlapIgnored(reason="late")``): who was
+    quicker and by how much, and why it costs nothing.
+
+    >>> late_slap_line("Bob", 0, "Ann").split(": ")[0]
+    'Bob slapped too, in the same ms as Ann, who came first'
+    >>> late_slap_line("Bob", 120, None)
+    'Bob slapped 120 ms after the pile was taken: no penalty, since being slower is not a mistake'
+    """
+    if margin_ms is None:
+        return f"{slapper} slapped after the pile was won: {NO_MISSLAP}"
+    if quicker is None:
+        return f"{slapper} slapped {margin_ms} ms after the pile was taken: {NO_MISSLAP}"
+    if margin_ms == 0:
+        return f"{slapper} slapped too, in the same ms as {quicker}, who came first: {NO_MISSLAP}"
+    return f"{slapper} slapped too, but {quicker} was {margin_ms} ms quicker: {NO_MISSLAP}"
 
 
 def describe_event(event: Event, names: Sequence[str]) -> str:
@@ -95,9 +119,13 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
         plural = "chance" if event.chances == 1 else "chances"
         return f"{face}! {who(event.target)} has {event.chances} {plural} to play a face card"
     if isinstance(event, ChallengeLost):
-        how = ("collects after the grace window" if event.collect_at is not None
-               else "must slap to claim the pile")
-        return f"{who(event.seat)} fails the challenge: {who(event.winner)} {how}"
+        if event.seat == event.winner:  # nobody had cards to answer: the face card wins
+            answered = f"Nobody can answer {who(event.winner)}'s face card"
+        else:
+            answered = f"{who(event.seat)} found no face card"
+        if event.collect_at is not None:
+            return f"{answered}: the pile goes to {who(event.winner)}"
+        return f"{answered}: {who(event.winner)} must slap to claim the pile"
     if isinstance(event, SlapWon):
         if event.pattern == "claim":
             return f"{who(event.seat)} slaps to claim the pile"
@@ -107,13 +135,8 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
         return _misslap_line(event, who)
     if isinstance(event, SlapIgnored):
         if event.reason == "late":
-            if event.margin_ms is None:
-                return f"{who(event.seat)} slapped too late: the pile is already won (no penalty)"
-            if event.beaten_by is None:
-                return (f"{who(event.seat)} slapped too late: the pile was taken {event.margin_ms} ms "
-                        "earlier (no penalty)")
-            return (f"{who(event.seat)} slapped too: {who(event.beaten_by)} was {event.margin_ms} ms "
-                    "quicker (no penalty)")
+            return late_slap_line(who(event.seat), event.margin_ms,
+                                  None if event.beaten_by is None else who(event.beaten_by))
         why = {"void": "the tie on this card was voided", "repeat": "already slapped"}[event.reason]
         return f"{who(event.seat)}'s slap does not count: {why}"
     if isinstance(event, SlapTie):
@@ -148,7 +171,8 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
         return f"{who(event.seat)} is locked out of slapping until someone else wins a pile"
     if isinstance(event, GameOver):
         endings = {"all_cards": "holds every card and wins", "last_holder": "is the last with cards and wins",
-                   "triple": "slapped a triple and wins the game"}
+                   "triple": "slapped a triple and wins the game",
+                   "time_limit": "holds the most cards when time is up and wins"}
         if event.reason == "triple_sixes":
             return "Triple sixes were slapped: everyone loses"
         if event.reason == "cycle":

@@ -145,6 +145,8 @@ class TablePausedError(IllegalActionError):
 
 EventListener = Callable[[Sequence[Event]], object]
 RejectionListener = Callable[[Rejection], object]
+ActionListener = Callable[[int, Intent], object]
+"""Told ``(seat, intent)`` for every intent the engine accepted (whose action it was)."""
 
 
 # ---------------------------------------------------------------------------------- clocks
@@ -268,6 +270,7 @@ class Table:
         self._pending: list[list[Intent]] = [[] for _ in agents]
         self._event_listeners: list[EventListener] = []
         self._rejection_listeners: list[RejectionListener] = []
+        self._action_listeners: list[ActionListener] = []
         self._clock: VirtualClock | RealClock = VirtualClock(float(game.now))
         self._started = False
         self._stop_requested = False
@@ -323,6 +326,12 @@ class Table:
     def add_rejection_listener(self, listener: RejectionListener) -> None:
         """Call ``listener(rejection)`` whenever the engine refuses an action."""
         self._rejection_listeners.append(listener)
+
+    def add_action_listener(self, listener: ActionListener) -> None:
+        """Call ``listener(seat, intent)`` for every intent the engine accepted, before its
+        events go out: who acted, and how (an intent's ``note``: ``submitted`` from outside, or
+        the agent's own), for counting whose actions a seat's were."""
+        self._action_listeners.append(listener)
 
     # ------------------------------------------------------------------ scheduling (shared)
 
@@ -411,6 +420,8 @@ class Table:
             self._reject(seat, intent, error, outside=intent.note == SUBMITTED)
             return []
         self._rejections_in_a_row = 0
+        for listener in self._action_listeners:
+            listener(seat, intent)
         self._dispatch(events)
         return list(events)
 
@@ -499,6 +510,19 @@ class Table:
         self.start()
         self.fire_due(intent.at)
         events = self._perform(seat, intent)
+        self._poke()
+        return events
+
+    def end_on_time(self, at: float) -> list[Event]:
+        """The game's time limit ran out at table time ``at`` (`Game.end_on_time`): everything
+        due by then happens first, then the game ends, told to the listeners and agents as any
+        step is. Returns its events (none if the game was already over)."""
+        self.start()
+        self.fire_due(at)
+        if self.game.over:
+            return []
+        events = self.game.end_on_time(max(int(at), self.game.now))
+        self._dispatch(events)
         self._poke()
         return events
 

@@ -191,7 +191,7 @@ def test_the_slower_correct_slapper_keeps_its_cards_and_sees_too_slow_and_a_relo
     bob.keyboard.press("s")  # Bob is quicker...
     ann.wait_for_timeout(60)
     ann.keyboard.press("s")  # ...and Ann's hand lands on his
-    ann.wait_for_selector("[data-testid=log] li:has-text('Ann slapped too: Bob was')")
+    ann.wait_for_selector("[data-testid=log] li:has-text('Ann slapped too, but Bob was')")
     # the server's judgement, beside the pile (after the state's own line about the late slap)
     ann.wait_for_selector("[data-testid=judgement] .news.judged:has-text('no penalty')")
     assert ann.inner_text("#deck-count") == ann_cards  # Ann kept every card

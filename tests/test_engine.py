@@ -15,7 +15,7 @@ from ratscrew.errors import (
     SlapNotAllowedError,
     TimeOrderError,
 )
-from ratscrew.events import SlapIgnored
+from ratscrew.events import GameOver, SlapIgnored
 from ratscrew.ruleset import Ruleset
 
 CLASSIC = Ruleset.preset("classic")
@@ -240,7 +240,7 @@ def test_out_of_turn_burn_setting_burns_instead_of_refusing() -> None:
 def test_resigning_burns_the_whole_hand() -> None:
     game = Game(CLASSIC, hands=["2H 7C", "3S 9D", "4H"], leader=0)
     events = game.resign(1, at=0)
-    assert kinds(events) == ["cards_burned", "player_out"]
+    assert kinds(events) == ["player_out", "cards_burned"]  # "Bob resigns", then the burn
     assert format_cards(game.burned) == "3S 9D" and game.hand_size(1) == 0
 
 
@@ -539,3 +539,39 @@ def test_play_shortcuts_skip_only_what_does_nothing(preset: str, monkeypatch: py
         play_simple_game(Ruleset.preset(preset), players=2 + seed, seed=seed,
                          style=clumsy if seed % 2 else None)
     assert skipped > 100
+
+
+# --- the time limit (an online room's house rule) ------------------------------------------
+
+def test_when_time_is_up_the_player_holding_the_most_cards_wins() -> None:
+    game = Game(CLASSIC, hands=["2H 7C", "3S 9D 4C 5C", "4H 6D 8S"], leader=0)
+    play_seats(game, "0")  # seat 0 holds 1, seat 1 holds 4, seat 2 holds 3
+    over = the(GameOver, game.end_on_time(at=600_000))
+    assert (over.seat, over.reason) == (1, "time_limit")
+    assert game.over and game.winner == 1 and game.end_reason == "time_limit"
+    with pytest.raises(GameOverError):
+        game.end_on_time(at=600_001)
+
+
+def test_on_a_tie_for_the_most_cards_the_next_to_play_among_them_wins() -> None:
+    # seats 0 and 2 both hold two cards; seat 1 is to play, so seat 2 comes before seat 0
+    game = Game(CLASSIC, hands=["2H 7C 5S", "3S", "4H 6D"], leader=0)
+    play_seats(game, "0")
+    assert game.turn == 1
+    assert the(GameOver, game.end_on_time(at=1_000)).seat == 2
+    # the tied player whose turn it is wins
+    game = Game(CLASSIC, hands=["2H 7C", "3S 9D"], leader=1)
+    assert the(GameOver, game.end_on_time(at=1_000)).seat == 1
+
+
+def test_timers_due_by_the_time_limit_happen_first_and_a_record_replays_the_end() -> None:
+    # Bob's king beats Ann's three cards: the pile is his at 1200 + grace 1000, before time is up
+    game = Game(CLASSIC, hands=["2H 3C 4C 5C", "KS 9D"], leader=1)
+    play_seats(game, "1000", start=900)
+    assert (game.hand_size(0), game.hand_size(1)) == (1, 1)
+    events = game.end_on_time(at=5_000)
+    assert kinds(events) == ["pile_won", "game_over"]
+    assert the(GameOver, events).seat == 1  # five cards to one, after taking the pile
+    replayed = Game.from_record(game.to_record())
+    assert (replayed.winner, replayed.end_reason) == (1, "time_limit")
+    assert game.to_record()["actions"][-1] == ["time_up", None, 5_000]

@@ -30,7 +30,8 @@ def test_the_quicker_but_farther_player_wins_the_pile(url: str, deal: tuple[int,
     far = Contender(one_way_ms=150, jitter_ms=0, reaction_ms=200)  # 100 ms quicker, 300 ms away
     fair = asyncio.run(run_contest(url, *deal, "fair", (near, far)))
     assert fair.winner == 1, fair.text
-    assert "B" in fair.text and "compensated" in fair.text
+    assert fair.text.startswith("B was ") and "link" not in fair.text
+    assert "Link compensation" in fair.details and "B +" in fair.details
     # the same contest judged by arrival goes to the nearer player
     first_packet = asyncio.run(run_contest(url, *deal, "first-packet", (near, far)))
     assert first_packet.winner == 0, first_packet.text

@@ -280,12 +280,13 @@ def test_the_quicker_reaction_wins_the_double_whoever_is_nearer(judging: str, wi
     winner_seat = 0 if winner == "Ann" else 1
     assert room.game.hand_size(winner_seat) > room.game.hand_size(1 - winner_seat)
     judgement = ann.last("judgement")
-    assert f"{winner} takes the double" in judgement["text"]
+    assert judgement["text"].startswith(f"{winner} was ") and "and takes the double" in judgement["text"]
     assert judgement["pile"] == ["7H", "7S"]  # the pile slapped, not the empty one after it
     bob_slap = next(s for s in judgement["slaps"] if s["name"] == "Bob")
     if judging == "fair":
         assert bob_slap["reaction_ms"] == 200 and bob_slap["compensated"]
-        assert "Bob 200 ms (+200 ms link, compensated)" in judgement["text"]
+        assert "link" not in judgement["text"]  # the link compensation is there on demand only
+        assert "Bob 200 ms" in judgement["details"] and "Bob +200 ms" in judgement["details"]
     else:
         assert not bob_slap["compensated"]
 

@@ -71,7 +71,8 @@ async def test_the_slower_hand_on_a_won_double_is_too_slow_and_pays_nothing() ->
         await pilot.pause()
         assert not [e for e in app.events if isinstance(e, Misslap)]
         assert app.game.hand_size(1) == 2  # Player 2 kept every card
-        assert "Player 2 slapped too: Player 1 was 120 ms quicker (no penalty)" in verdict_shown(app)
+        assert ("Player 2 slapped too, but Player 1 was 120 ms quicker: no penalty, since being "
+                "slower is not a mistake") in verdict_shown(app)
 
 
 async def test_a_slap_on_nothing_burns_a_card_under_classic_rules() -> None:

@@ -31,9 +31,13 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "serve", help="run the online server: friends play in their browsers",
         description="Run the ratscrew server. Open the printed address in a browser, create a "
-                    "room and send its link to your friends; bots fill empty seats and anyone "
-                    "else who opens the link watches. See docs/online.md for playing over a LAN "
-                    "or behind a reverse proxy with TLS.",
+                    "room (its seats wait for friends unless you put bots in them) and send its "
+                    "link to your friends: whoever opens it before the start takes an open seat, "
+                    "or else a bot's; who comes during a game waits and is dealt into the next "
+                    "one; anyone may just watch. At the start the host fills seats still open "
+                    "with bots or plays with fewer. Someone who leaves a game is played for by a "
+                    "bot until they come back (--away-after-s). See docs/online.md for playing "
+                    "over a LAN or behind a reverse proxy with TLS.",
         epilog=f"The database (rooms, finished games, statistics) defaults to {DEFAULT_DB}. "
                "Ctrl+C stops the server; games in progress resume when it starts again.")
     parser.add_argument("--host", default="127.0.0.1",
@@ -82,6 +86,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--unknown-codes-per-minute", type=int, default=None, metavar="N",
                         help="lookups of room codes that do not exist one address may make in a "
                              "minute before its lookups are refused (default: 30)")
+    parser.add_argument("--away-after-s", type=float, default=None, metavar="S",
+                        help="seconds a seated person may be without a connection during a game "
+                             "before a bot plays for them until they come back (default: 120)")
+    parser.add_argument("--abandon-after-s", type=float, default=None, metavar="S",
+                        help="seconds after which a game whose people have all gone ends as "
+                             "abandoned: no winner, unrated, back to the lobby (default: 300)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                         help="how much the server logs on stderr (default: info)")
     parser.add_argument("--log-format", default="text", choices=["text", "json"],
@@ -143,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level, args.log_format, shard)
     install_accept_error_filter()
     limits, connection_limits = _limits(args)
+    absence = _absence_times(args)
     db: str | Path = args.db if is_database_url(args.db) else Path(args.db)
     if isinstance(db, Path):
         try:
@@ -161,7 +172,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(str(error)) from None
     port = sock.getsockname()[1]
     app = create_app(store, limits=limits, allowed_origins=_own_origins(args, port),
-                     close_store=True, shard=shard, idle_room_hours=args.idle_room_hours)
+                     close_store=True, shard=shard, idle_room_hours=args.idle_room_hours,
+                     absence=absence)
     app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
     http_protocol, ws_protocol, _registry = guarded_protocols(connection_limits, args.forwarded_allow_ips)
     config = uvicorn.Config(app, log_level="warning", log_config=None, http=http_protocol, ws=ws_protocol,
@@ -213,6 +225,23 @@ def _own_origins(args: argparse.Namespace, port: int) -> frozenset[str]:
     return frozenset(origins)
 
 
+def _absence_times(args: argparse.Namespace) -> Any:
+    """The ``--away-after-s`` and ``--abandon-after-s`` durations (an `AbsenceTimes`)."""
+    from ratscrew.server.absence import AbsenceTimes
+
+    defaults = AbsenceTimes()
+    times = AbsenceTimes(
+        defaults.away_after_s if args.away_after_s is None else args.away_after_s,
+        defaults.abandon_after_s if args.abandon_after_s is None else args.abandon_after_s)
+    for flag, value in (("--away-after-s", times.away_after_s),
+                        ("--abandon-after-s", times.abandon_after_s)):
+        if not 0 < value <= 86_400:
+            raise ValueError(f"{flag} is a number of seconds above 0 and at most 86400 (a day), "
+                             f"not {value:g}")
+    return times
+
+
+
 def run_workers(args: argparse.Namespace) -> int:
     """``--workers N``: one ``ratscrew serve --shard L`` process per shard on consecutive ports,
     kept running by `ratscrew.server.supervisor.Supervisor` (a shard that stops is started again
@@ -254,6 +283,10 @@ def run_workers(args: argparse.Namespace) -> int:
         passed += ["--connections-per-address", str(args.connections_per_address)]
     if args.unknown_codes_per_minute is not None:
         passed += ["--unknown-codes-per-minute", str(args.unknown_codes_per_minute)]
+    _absence_times(args)  # refused here, once, rather than by every shard
+    for flag, value in (("--away-after-s", args.away_after_s), ("--abandon-after-s", args.abandon_after_s)):
+        if value is not None:
+            passed += [flag, repr(value)]
 
     command = [sys.executable, "-m", "ratscrew", "serve", *passed]
     supervisor = Supervisor({letter: [*command, "--shard", letter, "--port", str(port)]

@@ -37,6 +37,7 @@ from ratscrew.narrate import describe_event
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server import players, ratings
+from ratscrew.server.absence import AbsenceTimes
 from ratscrew.server.expiry import CLOSED_MESSAGE, CLOSED_WS_CODE, close_idle_rooms, closed_page, room_closed
 from ratscrew.server.health import healthz, readyz
 from ratscrew.server.labjobs import LabService
@@ -306,6 +307,8 @@ class Server:
     """This process's shard letter (`ratscrew.server.shards`): it owns only those rooms."""
     lab: LabService = field(default_factory=LabService)
     """The house-rule lab's worker and jobs; lobbies ask it for their expected game length."""
+    absence: AbsenceTimes = field(default_factory=AbsenceTimes)
+    """When a stand-in bot plays for someone away, and when a game everyone left is abandoned."""
 
     def __post_init__(self) -> None:
         # counted in the database when several processes share it, else in memory
@@ -320,7 +323,7 @@ class Server:
         """Bring back every open room of this shard from the store (games in progress included)."""
         for row in self.store.load_rooms(self.shard):
             try:
-                room = Room.restore(row, self.store)
+                room = Room.restore(row, self.store, absence=self.absence)
             except Exception:
                 log.exception("room %s could not be restored; it stays closed", row.code)
                 continue
@@ -466,7 +469,8 @@ async def create_room(request: Request) -> JSONResponse:
     if not server.room_counter.allow(address, time.monotonic()):
         return _error(429, f"at most {server.limits.rooms_per_hour} rooms an hour from one address; "
                            "try again later")
-    room = Room.create(request_data, server.store, code=new_room_code(server.store, server.shard))
+    room = Room.create(request_data, server.store, code=new_room_code(server.store, server.shard),
+                       absence=server.absence)
     room.expected_lengths = server.lab
     server.rooms[room.code] = room
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
@@ -724,17 +728,19 @@ async def _serve_websocket(server: Server, websocket: WebSocket, room: Room, add
 
 def create_app(store: Store | str | Path, *, limits: Limits | None = None,
                allowed_origins: frozenset[str] = frozenset(), close_store: bool = False,
-               shard: str | None = None, idle_room_hours: float | None = None) -> Starlette:
+               shard: str | None = None, idle_room_hours: float | None = None,
+               absence: AbsenceTimes | None = None) -> Starlette:
     """The ratscrew web app over ``store`` (a `Store`, or a database path or URL to open and
     own); with ``shard``, it owns only the rooms whose code begins with that letter; with
-    ``idle_room_hours``, rooms nobody has been in for that long are closed (`ratscrew.server.expiry`).
+    ``idle_room_hours``, rooms nobody has been in for that long are closed (`ratscrew.server.expiry`);
+    ``absence``: when people who left a game are stood in for, and the game abandoned (2 and 5 minutes).
 
     A store the app opened itself, or any store with ``close_store``, is closed when the app
     shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after
     ``Server.run`` never runs: the close must happen here)."""
     owned = close_store or isinstance(store, (str, Path))
     server = Server(instrument_store(open_store(store) if isinstance(store, (str, Path)) else store),
-                    limits or Limits(), allowed_origins, shard=shard)
+                    limits or Limits(), allowed_origins, shard=shard, absence=absence or AbsenceTimes())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -131,17 +131,26 @@ class GameDriver:
         heapq.heappush(self._pending, PendingAction(verdict.judged_at, self._seq, seat, kind,
                                                     arrived_at, version, verdict))
 
-    def feed(self) -> None:
+    def feed(self, time_limit: float | None = None) -> None:
         """Hand the engine everything due up to the horizon, in table-time order: queued actions
-        of people, bots' intents and the engine's timers. The one place that feeds the engine."""
+        of people, bots' intents and the engine's timers. The one place that feeds the engine.
+
+        With a ``time_limit`` (table time) the horizon has passed, what came before it is fed
+        and then the game ends on time (`Table.end_on_time`); anything at or after it is too
+        late."""
         table, game = self.table, self.game
         if table is None or game is None:
             return
         horizon = self.advance_horizon()
-        while self._pending and self._pending[0].judged_at <= horizon and not game.over:
+        time_up = time_limit is not None and horizon >= time_limit
+        until = time_limit - 1 if time_up and time_limit is not None else horizon
+        while self._pending and self._pending[0].judged_at <= until and not game.over:
             self._commit(heapq.heappop(self._pending))
         if not game.over:
-            table.fire_due(horizon)
+            table.fire_due(until)
+        if time_up and time_limit is not None and not game.over:
+            self._pending = []
+            table.end_on_time(time_limit)
 
     def _commit(self, action: PendingAction) -> None:
         assert self.table is not None and self.game is not None

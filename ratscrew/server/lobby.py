@@ -75,6 +75,8 @@ class Seat:
     conn: Connection | None = None
     player_id: str | None = None
     """The keyed player sitting here (only meant while ``kind`` is ``human``; issue 17)."""
+    stand_in: str | None = None
+    """The level of the bot playing for the person here while they are away (issue 26)."""
 
     def row(self) -> SeatRow:
         """What the store keeps of the seat."""
@@ -103,11 +105,15 @@ class RoomSettings:
     pace: Pace = "normal"
     turn_timeout_ms: int = 5000
     judging: Judging = "fair"
+    time_limit_ms: int = 0
+    """How long a game may last (ms of table time); then the player holding the most cards wins
+    (``Game.end_on_time``). 0: no limit."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-able, for the store."""
         return {"rules": self.rules.to_toml(), "seed": self.seed, "pace": self.pace,
-                "turn_timeout_ms": self.turn_timeout_ms, "judging": self.judging}
+                "turn_timeout_ms": self.turn_timeout_ms, "judging": self.judging,
+                "time_limit_ms": self.time_limit_ms}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoomSettings:
@@ -115,7 +121,8 @@ class RoomSettings:
         return cls(rules=Ruleset.from_toml(data["rules"]), seed=data.get("seed"),
                    pace=data.get("pace", "normal"),
                    turn_timeout_ms=int(data.get("turn_timeout_ms", 5000)),
-                   judging=data.get("judging", "fair"))
+                   judging=data.get("judging", "fair"),
+                   time_limit_ms=int(data.get("time_limit_ms", 0)))
 
 
 class Lobby:
@@ -279,7 +286,8 @@ class Lobby:
     # ------------------------------------------------------------------ the host's commands
 
     def configure(self, settings: RoomSettings, message: Configure) -> None:
-        """Change the rules, seat count, pace, turn timeout or judging (outside a game)."""
+        """Change the rules, seat count, pace, turn timeout, judging or time limit (outside a
+        game)."""
         rules = settings.rules if message.rules is None else load_rules(message.rules)
         seats = len(self.seats) if message.seats is None else message.seats
         if seats > rules.max_players:
@@ -298,6 +306,8 @@ class Lobby:
             settings.turn_timeout_ms = message.turn_timeout_ms
         if message.judging is not None:
             settings.judging = message.judging
+        if message.time_limit_ms is not None:
+            settings.time_limit_ms = message.time_limit_ms
 
     def set_seat(self, message: SetSeat) -> None:
         """Open a seat, or put a bot of a level in it (never over a person)."""
@@ -367,7 +377,8 @@ class Lobby:
                 link = seat.conn.pinger.link if seat.conn is not None else None
                 ping = None if link is None else link.median_ms
                 entry.update(host=self.is_host(seat.token_hash), connected=seat.conn is not None,
-                             ready=seat.ready, ping_ms=None if ping is None else round(ping))
+                             ready=seat.ready, ping_ms=None if ping is None else round(ping),
+                             stand_in=seat.stand_in)
             seats.append(entry)
         return seats
 

@@ -82,10 +82,11 @@ class RoomRecorder:
             self._saved_judged += len(new_judged)
 
     def finish_game(self, game_id: int, record: dict[str, Any], game: Game,
-                    results: list[SeatResult]) -> None:
+                    results: list[SeatResult], reason: str | None = None) -> None:
         """Store a finished game's record and each seat's result, then rate it (exactly once:
-        see :mod:`ratscrew.server.ratings`)."""
-        self.store.finish_game(game_id, record, game.winner, game.end_reason, results)
+        see :mod:`ratscrew.server.ratings`). ``reason``: why it ended, when not the engine's
+        (``abandoned``)."""
+        self.store.finish_game(game_id, record, game.winner, reason or game.end_reason, results)
         ratings.rate_finished_game(self.store, game_id)
 
     def stored_game(self, game_id: int) -> StoredGame | None:

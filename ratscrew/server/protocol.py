@@ -40,6 +40,9 @@ MIN_SEATS, MAX_SEATS = 2, 8
 """How many seats a room may have."""
 MIN_TURN_TIMEOUT_MS, MAX_TURN_TIMEOUT_MS = 1000, 60_000
 """The range of the turn time-out setting."""
+MIN_TIME_LIMIT_MS, MAX_TIME_LIMIT_MS = 60_000, 4 * 3_600_000
+"""The range of a game's time limit, when there is one (``time_limit_ms = 0``: none): a minute
+to four hours."""
 MAX_SEED = 2**63 - 1
 """The largest deal seed accepted."""
 DEFAULT_TURN_TIMEOUT_MS = 5000
@@ -103,6 +106,7 @@ class Configure:
     pace: Pace | None = None
     turn_timeout_ms: int | None = None
     judging: Judging | None = None
+    time_limit_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -377,7 +381,8 @@ def parse_client_message(frame: str | bytes) -> ClientMessage:
         bot = None if data["bot"] is None else _bot_level(data["bot"], "set_seat")
         return SetSeat(seat=seat, bot=bot)
     if kind == "configure":
-        f = _Fields("configure", data, {"rules", "seats", "pace", "turn_timeout_ms", "judging"})
+        f = _Fields("configure", data, {"rules", "seats", "pace", "turn_timeout_ms", "judging",
+                                        "time_limit_ms"})
         return Configure(
             rules=f.text("rules", required=False, limit=MAX_RULES_TEXT),
             seats=f.integer("seats", MIN_SEATS, MAX_SEATS, required=False),
@@ -385,8 +390,18 @@ def parse_client_message(frame: str | bytes) -> ClientMessage:
             turn_timeout_ms=f.integer("turn_timeout_ms", MIN_TURN_TIMEOUT_MS, MAX_TURN_TIMEOUT_MS,
                                       required=False),
             judging=f.choice("judging", JUDGINGS),  # type: ignore[arg-type]
+            time_limit_ms=_time_limit(f),
         )
     raise ProtocolError("bad_message", f"unknown message type {kind[:40]!r}")
+
+
+def _time_limit(f: _Fields) -> int | None:
+    """The ``time_limit_ms`` field, if given: 0 (no limit), or a minute to four hours."""
+    value = f.integer("time_limit_ms", 0, MAX_TIME_LIMIT_MS, required=False)
+    if value is not None and 0 < value < MIN_TIME_LIMIT_MS:
+        raise f.fail(f"time_limit_ms is 0 (no time limit) or from {MIN_TIME_LIMIT_MS} (a minute) "
+                     f"to {MAX_TIME_LIMIT_MS}, not {value}")
+    return value
 
 
 # ---------------------------------------------------------------------------------- rooms
@@ -426,6 +441,8 @@ class RoomRequest:
     pace: Pace
     turn_timeout_ms: int
     judging: Judging
+    time_limit_ms: int = 0
+    """0: no time limit; otherwise the ms after which the player holding the most cards wins."""
 
 
 def parse_room_request(data: object) -> RoomRequest:
@@ -441,7 +458,8 @@ def parse_room_request(data: object) -> RoomRequest:
     """
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "the body must be a JSON object")
-    f = _Fields("room", data, {"rules", "seats", "bots", "seed", "pace", "turn_timeout_ms", "judging"})
+    f = _Fields("room", data, {"rules", "seats", "bots", "seed", "pace", "turn_timeout_ms", "judging",
+                               "time_limit_ms"})
     rules = load_rules(f.text("rules", required=False, limit=MAX_RULES_TEXT) or "classic")
     seats = f.integer("seats", MIN_SEATS, MAX_SEATS, required=False) or 4
     if seats > rules.max_players:
@@ -459,4 +477,5 @@ def parse_room_request(data: object) -> RoomRequest:
         pace=f.choice("pace", tuple(PACE_FACTORS)) or "normal",  # type: ignore[arg-type]
         turn_timeout_ms=timeout or DEFAULT_TURN_TIMEOUT_MS,
         judging=f.choice("judging", JUDGINGS) or "fair",  # type: ignore[arg-type]
+        time_limit_ms=_time_limit(f) or 0,
     )

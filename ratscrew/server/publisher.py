@@ -25,7 +25,7 @@ from ratscrew.events import CardPlayed, Event, SlapWon
 from ratscrew.narrate import describe_event
 from ratscrew.server.history import History
 from ratscrew.server.protocol import encode_message
-from ratscrew.server.tally import Contest, judgement_slaps, judgement_text
+from ratscrew.server.tally import Contest, judgement_details, judgement_slaps, judgement_text
 
 if TYPE_CHECKING:
     from ratscrew.server.link import Pinger
@@ -113,15 +113,16 @@ class Publisher:
 
     def publish(self, game: Game, game_number: int, events: Sequence[Event], names: Sequence[str],
                 settle_ms: float, audience: Audience,
-                reaction_ms: Callable[[int, int], int | None]) -> None:
-        """One ``state`` for a step the engine accepted (already stored), to every audience."""
+                reaction_ms: Callable[[int, int], int | None], notes: Sequence[str] = ()) -> None:
+        """One ``state`` for a step the engine accepted (already stored), to every audience;
+        ``notes``: lines of the room's own after the events' (someone away, back, ...)."""
         self.version += 1
         self._shown[self.version] = self._now()
         self._shown.pop(self.version - SHOWN_VERSIONS, None)
         if any(isinstance(event, CardPlayed) for event in events):
             self.card_version = self.version
         event_dicts = [event.public_dict() for event in events]
-        lines = [self._line(event, names, reaction_ms) for event in events]
+        lines = [self._line(event, names, reaction_ms) for event in events] + list(notes)
         self.history.add_state(game_number, self.version, event_dicts, lines)
         public = encode_message({"type": "state", "version": self.version, "game": game_number,
                                  "settle_ms": round(settle_ms), "events": event_dicts, "lines": lines})
@@ -182,7 +183,8 @@ class Publisher:
         """A ``judgement`` for a contested slap, kept in the history and sent to everyone."""
         judgement = {"type": "judgement", "version": self.version, "game": game_number,
                      "pile": contest.pile, "slaps": judgement_slaps(contest, names),
-                     "text": judgement_text(contest, names)}
+                     "text": judgement_text(contest, names),
+                     "details": judgement_details(contest, names)}
         self.history.add_judgement(self.version, judgement)
         self.broadcast(judgement, connections)
 

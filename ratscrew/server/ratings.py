@@ -83,6 +83,8 @@ def rate(game: FinishedGame, current: Mapping[str, Rating]) -> GameRating:
     players = len(game.results)
     places, patterns = replay_places(game.record, players, game.winner)
     changes: dict[str, RatingChange] = {}
+    if game.record.get("abandoned"):  # everyone left (issue 26): nobody's rating moves
+        return GameRating(places, patterns, changes)
     entrants = [(r.seat, name) for r in game.results if (name := participant(r)) is not None]
     keyed = any(r.kind == "human" and r.player_id for r in game.results)
     reason = unrated_reason(game.record)

@@ -24,6 +24,7 @@ words for them. Nothing else about the game leaves the room.
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -35,8 +36,9 @@ from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, Event
 from ratscrew.rulebook import explain, pattern_examples
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
-from ratscrew.runtime import SUBMITTED, Rejection, Table
+from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
 from ratscrew.server import players, ratings  # issue 17: player keys; issue 29: seeded rooms unrated
+from ratscrew.server.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.agents import RemoteSeat, Shown
 from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
@@ -97,7 +99,8 @@ class Room:
                  wall: Callable[[], float] = time.monotonic, drive: bool = True,
                  host_hash: str | None = None, phase: str = "lobby", games_played: int = 0,
                  members: dict[str, str] | None = None, kicked: Iterable[str] = (),
-                 deal: Callable[[Ruleset, int, int], Game] | None = None) -> None:
+                 deal: Callable[[Ruleset, int, int], Game] | None = None,
+                 absence: AbsenceTimes | None = None) -> None:
         self.code = code
         self.settings = settings
         self.store = store
@@ -116,11 +119,19 @@ class Room:
         self.paused: str | None = None
         """Why the room takes no actions now (its store is unavailable), or ``None``."""
         self._names: list[str] = []
+        self._game_tokens: list[str | None] = []
+        """The token hash of the person in each seat of the current (or last) game, as dealt: the
+        lobby may change its seats after a game, and the finished game is still shown as it was."""
         self._tracked_actions = 0
         self._shown_pile: list[str] = []  # the live pile as of the last step shown
         self._finished = False
         self.expected_lengths: LabService | None = None
         """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
+        self.absence_times = absence or AbsenceTimes()
+        self.absence = AbsenceWatch(self.absence_times)
+        """Who of the game's people is gone, and for whom a stand-in bot plays (issue 26)."""
+        self.play_count = PlayCount((), 0)
+        """Each seat's actions in the current game, and those made for its person."""
 
     # ------------------------------------------------------------------ the parts' state, by name
 
@@ -191,7 +202,7 @@ class Room:
             seats[first_bot + offset].kind = "bot"
             seats[first_bot + offset].bot = level
         settings = RoomSettings(request.rules, request.seed, request.pace, request.turn_timeout_ms,
-                                request.judging)
+                                request.judging, request.time_limit_ms)
         room = cls(code, settings, seats, store, **options)
         room.lobby.name_bots()
         room.save()
@@ -239,8 +250,13 @@ class Room:
         """A new connection: it is nobody until it sends ``join`` or ``watch``."""
 
     def disconnect(self, conn: Connection) -> None:
-        """A connection went away; its seat stays its player's."""
+        """A connection went away; its seat stays its player's (during a game, a stand-in bot
+        plays it if they stay away: `ratscrew.server.absence`)."""
+        member = self.connections.get(conn)
         if self.lobby.leave(conn):
+            if self.phase == "playing" and member is not None and member.seat is not None:
+                self.absence.left(member.seat, self.clock.wall())
+                self.driver.poke()
             self._broadcast_room()
 
     def handle(self, conn: Connection, message: ClientMessage) -> None:
@@ -311,6 +327,7 @@ class Room:
                 seat.conn = conn
                 seat.name = message.name
                 seat.player_id = lobby.player_ids.get(token_hash)  # issue 17
+                self._present(seat)
             else:
                 lobby.known_members[token_hash] = message.name
                 seat = lobby.seat_person(token_hash, message.name, conn)
@@ -384,7 +401,9 @@ class Room:
         log.info("room %s: the host removed %s from seat %d", self.code, seat.name, index)
         seat.conn = None
         if self.phase == "playing" and self.table is not None:
-            seat.kind, seat.bot, seat.name = "bot", DEFAULT_BOT, None
+            seat.kind, seat.bot, seat.name, seat.stand_in = "bot", DEFAULT_BOT, None, None
+            self.absence.drop(index)
+            self.play_count.people.discard(index)  # a bot's seat from now on
             self.lobby.name_bots()
             self.table.replace_agent(index, self._bot_agent(index, DEFAULT_BOT))
             self.tick()
@@ -415,11 +434,13 @@ class Room:
 
     def _room_info(self) -> dict[str, Any]:
         return {"code": self.code, "judging": self.settings.judging,
+                "time_limit_ms": self.settings.time_limit_ms,
                 "seats": [{"kind": s.kind, "bot": s.bot} for s in self.seats]}
 
     def _begin(self, game: Game, judged: Sequence[dict[str, Any]] = ()) -> None:
         """Seat everyone at a table for ``game`` and start showing it."""
         self._names = self.lobby.names()
+        self._game_tokens = [seat.token_hash if seat.kind == "human" else None for seat in self.seats]
         self.recorder.begin(game, len(judged))
         self._tracked_actions = game.action_count
         self._shown_pile = [str(card) for card in game.live_pile]
@@ -431,7 +452,9 @@ class Room:
         agents = [self._bot_agent(seat.index, seat.bot or DEFAULT_BOT, game) if seat.kind == "bot"
                   else Shown(RemoteSeat(self.settings.turn_timeout_ms), self.clock.now)
                   for seat in self.seats]
-        self.driver.begin(game, agents, judged, self._on_events, self._on_rejected)
+        table = self.driver.begin(game, agents, judged, self._on_events, self._on_rejected)
+        self._watch_absence(game, judged)
+        table.add_action_listener(self._on_action)
         self._publish([])
         self.publisher.card_version = self.version
         self._broadcast_room()
@@ -498,7 +521,7 @@ class Room:
         # know: the connections, the versions they have seen, the clock their sends are
         # stamped with, the history (all in the publisher).
         fresh = Room._from_row(row, self.store, wall=self.clock.wall, drive=self.drive,
-                               deal=self.deal)
+                               deal=self.deal, absence=self.absence_times)
         connections, clock, publisher = self.connections, self.clock, self.publisher
         self.__dict__.update(fresh.__dict__)
         self.clock, self.publisher = clock, publisher
@@ -510,6 +533,7 @@ class Room:
             if seat is not None and seat.token_hash == member.token_hash:
                 seat.conn = conn
                 self.connections[conn] = member
+                self._present(seat)
             else:
                 self.connections[conn] = Member(None, member.token_hash, member.name)
         log.info("room %s: the store is back; resumed", self.code)
@@ -547,7 +571,9 @@ class Room:
         game = self.game
         if game is None or self.phase != "playing":
             return
-        self.driver.feed()
+        if self._absence_due():
+            return  # the game was abandoned
+        self.driver.feed(self._time_limit_at())
         self._track_slaps([])  # slaps the engine took silently (held in a tie window)
         self._save_step()
         due = self.tally.due_at()
@@ -561,7 +587,17 @@ class Room:
         """The room time at which :meth:`tick` next has something to do, if anything."""
         if self.phase != "playing":
             return None
-        return self.driver.next_due(self.tally.due_at())
+        due = [at for at in (self.tally.due_at(), self._time_limit_at()) if at is not None]
+        wake = self.driver.next_due(min(due) if due else None)
+        absence = self.absence.next_at()
+        if absence is not None:  # wall seconds to room ms, rounded up to the next ms
+            at = self.clock.now() + max(0.0, absence - self.clock.wall()) * 1000.0
+            wake = math.ceil(at) if wake is None else min(wake, math.ceil(at))
+        return wake
+
+    def _time_limit_at(self) -> float | None:
+        """The table time at which the game's time limit runs out, if it has one."""
+        return float(self.settings.time_limit_ms) if self.settings.time_limit_ms else None
 
     def _save_step(self) -> None:
         if self.game is not None and self.game_id is not None:
@@ -585,13 +621,27 @@ class Room:
     def _publish(self, events: Sequence[Event]) -> None:
         assert self.game is not None
         self.publisher.publish(self.game, self.games_played, events, self._names, self.settle_ms,
-                               [(conn, member.seat) for conn, member in self.connections.items()],
+                               [(conn, self._seat_in_game(member))
+                                for conn, member in self.connections.items()],
                                self._reaction_ms)
+
+    def _seat_in_game(self, member: Member) -> int | None:
+        """The seat whose view of the current (or last) game ``member`` gets: their seat while a
+        game is played; after it, the seat they had in it (``None``, a spectator's view, for
+        someone who sat down since: seats added, moved or taken in the lobby count from the
+        next game on)."""
+        if self.phase == "playing":
+            return member.seat
+        if member.token_hash is None or member.seat is None:
+            return None
+        return next((index for index, token_hash in enumerate(self._game_tokens)
+                     if token_hash == member.token_hash), None)
 
     def _send_current_state(self, conn: Connection) -> None:
         if self.game is None or self.phase == "lobby":
             return
-        self.publisher.send_current(conn, self.connections[conn].seat, self.game, self.games_played,
+        self.publisher.send_current(conn, self._seat_in_game(self.connections[conn]), self.game,
+                                    self.games_played,
                                     self.settle_ms, self.phase == "over")
 
     def _reaction_ms(self, seat: int, at: int) -> int | None:
@@ -629,6 +679,91 @@ class Room:
         for contest in self.tally.take_closed():
             self.publisher.judgement(contest, self.games_played, self._names, self.connections)
 
+    # ------------------------------------------------------------------ people away (issue 26)
+
+    def _watch_absence(self, game: Game, judged: Sequence[dict[str, Any]]) -> None:
+        """A game starts or resumes: the people not connected now are gone from now on (after a
+        restart, nobody is yet), and each seat's actions are counted from here."""
+        people = [index for index, token_hash in enumerate(self._game_tokens) if token_hash is not None]
+        present = [seat.index for seat in self.seats if seat.kind == "human" and seat.conn is not None]
+        for seat in self.seats:
+            seat.stand_in = None
+        self.absence.begin(people, present, self.clock.wall())
+        self.play_count = PlayCount(people, len(self.seats))
+        if game.action_count:
+            self.play_count.resumed(game.actions_since(0), judged)
+
+    def _on_action(self, seat: int, intent: Intent) -> None:
+        self.play_count.acted(seat, intent, self.absence.stand_ins)
+
+    def _present(self, seat: Seat) -> None:
+        """The person in ``seat`` is connected again: a stand-in gives the seat back."""
+        if self.phase != "playing" or not self.absence.back(seat.index) or self.table is None:
+            return
+        seat.stand_in = None
+        self.table.replace_agent(seat.index, Shown(RemoteSeat(self.settings.turn_timeout_ms),
+                                                   self.clock.now))
+        name = self._names[seat.index]
+        log.info("room %s: %s is back in seat %d", self.code, name, seat.index)
+        self._announce(f"{name} is back and plays again")
+
+    def _absence_due(self) -> bool:
+        """Seat a stand-in bot for each person gone long enough; end the game as abandoned when
+        every person has been gone too long. Whether it was abandoned."""
+        table = self.table
+        newly, abandoned = self.absence.due(self.clock.wall())
+        if abandoned:
+            self._abandon()
+            return True
+        for index in newly:
+            assert table is not None
+            self.seats[index].stand_in = STAND_IN_BOT
+            table.replace_agent(index, self._bot_agent(index, STAND_IN_BOT))
+            name = self._names[index]
+            log.info("room %s: %s is away; a %s bot plays seat %d", self.code, name, STAND_IN_BOT, index)
+            self._announce(f"{name} is away: a bot plays for {name} until they come back")
+        if newly:
+            self._broadcast_room()
+        return False
+
+    def _announce(self, line: str) -> None:
+        """A line in everyone's log (a step of its own, kept in the history)."""
+        if self.game is not None:
+            self.publisher.publish(self.game, self.games_played, [], self._names, self.settle_ms,
+                                   [(conn, self._seat_in_game(member))
+                                    for conn, member in self.connections.items()],
+                                   self._reaction_ms, notes=[line])
+
+    def _abandon(self) -> None:
+        """Every person of the game has been gone too long: the game ends with no winner,
+        unrated, stored as abandoned, and the room goes back to the lobby."""
+        game, game_id = self.game, self.game_id
+        assert game is not None and game_id is not None
+        self._finished = True
+        self.tally.close()
+        self._send_judgements()
+        self._save_step()
+        minutes = self.absence_times.abandon_after_s / 60
+        self._announce(f"Everyone has been away for {minutes:g} minute{'s' if minutes != 1 else ''}: "
+                       "the game is abandoned, and nobody wins")
+        record, results, public = self._results(game)
+        record["abandoned"] = True
+        self.recorder.finish_game(game_id, record, game, results, reason="abandoned")
+        self.lobby.phase = "lobby"
+        for seat in self.seats:
+            seat.stand_in = None
+        self.save()
+        log.info("room %s: game id %d abandoned after %d cards: everyone was away", self.code,
+                 game_id, game.cards_played)
+        self.publisher.finish({
+            "type": "game_over", "winner": None, "reason": "abandoned", "game_id": game_id,
+            "record_url": f"/api/games/{game_id}/record", "replay_url": f"/games/{game_id}",
+            "results": public}, self.connections)
+        if self.waiting:
+            self._seat_the_waiting()
+            self.save()
+        self._broadcast_room()
+
     # ------------------------------------------------------------------ the end
 
     def _finish(self) -> None:
@@ -639,10 +774,31 @@ class Room:
         self.tally.close()
         self._send_judgements()
         self._save_step()
+        record, results, public = self._results(game)
+        self.recorder.finish_game(game_id, record, game, results)
+        self.lobby.phase = "over"
+        self.save()
+        log.info("room %s: game id %d over (%s, winner %s) after %d cards", self.code, game_id,
+                 game.end_reason, "nobody" if game.winner is None else self._names[game.winner],
+                 game.cards_played)
+        self.publisher.finish({
+            "type": "game_over", "winner": game.winner, "reason": game.end_reason,
+            "game_id": game_id, "record_url": f"/api/games/{game_id}/record",
+            "replay_url": f"/games/{game_id}", "results": public}, self.connections)
+        if self.waiting:
+            self._seat_the_waiting()  # people who waited sit down now, for the rematch
+            self.save()
+        self._broadcast_room()
+
+    def _results(self, game: Game) -> tuple[dict[str, Any], list[SeatResult], list[dict[str, Any]]]:
+        """The finished game's record, each seat's stored result, and the ``results`` of
+        ``game_over`` (with each seat's actions and those made for its person)."""
         record = game.to_record()
         record["names"] = list(self._names)
         record["room"] = self._room_info()
         record["judging"] = list(self.driver.judged)
+        plays = [play.public() for play in self.play_count.seats]
+        record["seat_actions"] = plays
         record["seeded"] = self.settings.seed is not None
         if (unrated := ratings.unrated_reason(record)) is not None:
             record["unrated"] = unrated
@@ -655,22 +811,11 @@ class Room:
                               tuple(self.tally.tallies[seat.index].reactions),
                               seat.player_id if seat.kind == "human" else None,  # issue 17
                               seat.bot if seat.kind == "bot" else None) for seat in self.seats]
-        self.recorder.finish_game(game_id, record, game, results)
-        self.lobby.phase = "over"
-        self.save()
-        log.info("room %s: game id %d over (%s, winner %s) after %d cards", self.code, game_id,
-                 game.end_reason, "nobody" if game.winner is None else self._names[game.winner],
-                 game.cards_played)
-        self.publisher.finish({
-            "type": "game_over", "winner": game.winner, "reason": game.end_reason,
-            "game_id": game_id, "record_url": f"/api/games/{game_id}/record",
-            "replay_url": f"/games/{game_id}",
-            "results": [{"seat": seat.index, "name": self._names[seat.index], "kind": seat.kind,
-                         **tallies[seat.index]} for seat in self.seats]}, self.connections)
-        if self.waiting:
-            self._seat_the_waiting()  # people who waited sit down now, for the rematch
-            self.save()
-        self._broadcast_room()
+        public = [{"seat": seat.index, "name": self._names[seat.index], "kind": seat.kind,
+                   **tallies[seat.index],
+                   **{key: plays[seat.index][key] for key in ("actions", "by_stand_in", "by_time_out")}}
+                  for seat in self.seats]
+        return record, results, public
 
     # ------------------------------------------------------------------ room messages
 
@@ -690,7 +835,8 @@ class Room:
                       "patterns": pattern_examples(rules)},
             "settings": {"seats": len(self.seats), "pace": self.settings.pace,
                          "turn_timeout_ms": self.settings.turn_timeout_ms,
-                         "judging": self.settings.judging, "seeded": self.settings.seed is not None},
+                         "judging": self.settings.judging, "seeded": self.settings.seed is not None,
+                         "time_limit_ms": self.settings.time_limit_ms},
             "seats": self.lobby.seat_entries(),
             **self.lobby.people(),
             "games_played": self.games_played, "game_id": self.game_id,

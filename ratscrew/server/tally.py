@@ -12,8 +12,18 @@ engine did. A room keeps one per game (:class:`ContestTally`).
 >>> tally.events([SlapWon(at=300, seat=1, pattern="double"),
 ...               SlapIgnored(at=338, seat=0, reason="late", margin_ms=38, beaten_by=1)], reaction=None)
 >>> contest = tally.close()
->>> judgement_text(contest, ["Ann", "Bob"])
-'Bob 200 ms, Ann 238 ms: Bob takes the double; Ann slapped too: Bob was 38 ms quicker (no penalty)'
+>>> for part in judgement_text(contest, ["Ann", "Bob"]).split(": "): print(part)
+Bob was 38 ms quicker than Ann and takes the double
+no penalty for Ann, since being slower is not a mistake
+>>> judgement_details(contest, ["Ann", "Bob"])
+'From the card to the slap: Bob 200 ms, Ann 238 ms.'
+
+The words say what happened and by how much; the figures behind them (each slap's time, and the
+link compensation each was given) are the ``details``, shown on demand. Both come from the same
+table times, so they add up: each slap's time is counted from when the card was shown to the
+first slapper, and the difference between two of them is the margin the engine judged (timing
+each slap from the moment its own connection was sent the card could differ by a millisecond or
+two from one connection to the next, and did: "368 ms ... 369 ms ... 2 ms quicker").
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ from typing import Any
 
 from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS
 from ratscrew.events import CardPlayed, Event, Misslap, PileWon, SlapIgnored, SlapTie, SlapWon
+from ratscrew.narrate import TOO_SLOW_IS_NOT_WRONG
 
 CONTEST_WINDOW_MS = 1000
 """Slaps on the same pile state this close together make a contested slap worth explaining."""
@@ -151,32 +162,56 @@ class ContestTally:
         return closed
 
 
+def _names_and(names: Sequence[str]) -> str:
+    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cat``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def judgement_text(contest: Contest, names: Sequence[str]) -> str:
-    """The judgement of a contested slap in one line: each slap's timing, then the outcome, and
-    a too-slow slap's margin (it costs nothing)."""
-    parts = []
-    for slap in sorted(contest.slaps, key=lambda s: s.at):
-        timing = f"{slap.reaction_ms} ms" if slap.reaction_ms is not None else "no stamp"
-        if slap.link_ms >= 1:
-            timing += f" (+{slap.link_ms} ms link, compensated)"
-        parts.append(f"{names[slap.seat]} {timing}")
-    winner = next((s for s in contest.slaps if s.result == "won"), None)
+    """The judgement of a contested slap in plain words: who took the pile and by how much they
+    were quicker, and why a slower correct slap costs nothing (the figures are in
+    :func:`judgement_details`)."""
+    slaps = sorted(contest.slaps, key=lambda s: s.at)
+    winner = next((s for s in slaps if s.result == "won"), None)
+    late = [s for s in slaps if s.result == "late" and (winner is None or s.seat != winner.seat)]
+    late_names = list(dict.fromkeys(names[s.seat] for s in late))
     if winner is not None:
         what = "the pile" if winner.pattern in (None, "claim") else \
             f"the {(winner.pattern or '').replace('_', ' ')}"
-        outcome = f"{names[winner.seat]} takes {what}"
-    elif any(s.result == "void" for s in contest.slaps):
-        outcome = "a tie: play on"
-    else:
-        outcome = "nobody wins the pile"
-    for slap in contest.slaps:  # too slow is not wrong: say by how much, and that it is free
-        if slap.result == "late" and winner is not None and slap.seat != winner.seat:
+        margins = []
+        for slap in late:
             margin = slap.margin_ms if slap.margin_ms is not None else max(0, slap.at - winner.at)
-            quicker = f"was {margin} ms quicker" if margin else "came first, in the same ms"
-            outcome += f"; {names[slap.seat]} slapped too: {names[winner.seat]} {quicker} (no penalty)"
-        elif slap.result == "late":
-            outcome += f"; {names[slap.seat]} slapped too late (no penalty)"
-    return f"{', '.join(parts)}: {outcome}"
+            margins.append(f"{margin} ms quicker than {names[slap.seat]}" if margin
+                           else f"first, in the same ms as {names[slap.seat]},")
+        quicker = f" was {' and '.join(margins)} and" if margins else ""
+        text = f"{names[winner.seat]}{quicker} takes {what}"
+    elif any(s.result == "void" for s in slaps):
+        text = "A tie: nobody takes the pile, and play goes on"
+    else:
+        text = "Nobody takes the pile"
+    if late_names:
+        text += f": no penalty for {_names_and(late_names)}, since {TOO_SLOW_IS_NOT_WRONG}"
+    return text
+
+
+def judgement_details(contest: Contest, names: Sequence[str]) -> str:
+    """The figures behind :func:`judgement_text`: each slap's time from the card, and the link
+    compensation each was given (see the module docstring for why the times add up)."""
+    slaps = sorted(contest.slaps, key=lambda s: s.at)
+    anchor = next((s for s in slaps if s.reaction_ms is not None), None)
+    if anchor is not None:
+        assert anchor.reaction_ms is not None
+        base = anchor.at - anchor.reaction_ms
+        times = ", ".join(f"{names[s.seat]} {s.at - base} ms" for s in slaps)
+        text = f"From the card to the slap: {times}."
+    else:
+        first = slaps[0]
+        times = ", ".join(f"{names[s.seat]} {s.at - first.at} ms later" for s in slaps[1:])
+        text = f"{names[first.seat]} slapped first; {times}."
+    links = [f"{names[s.seat]} +{s.link_ms} ms" for s in slaps if s.link_ms >= 1]
+    if links:
+        text += f" Link compensation (the time a slap spent on the way): {', '.join(links)}."
+    return text
 
 
 def judgement_slaps(contest: Contest, names: Sequence[str]) -> list[dict[str, Any]]:

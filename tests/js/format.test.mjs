@@ -1,7 +1,7 @@
 // Unit tests of the page's pure helpers, run by `make jscheck` with Node's own test runner.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cardFace, formatMs, keyName, maySlap, reactionTo, remainingMs, seatStatus } from "../../ratscrew/web/js/format.js";
+import { cardFace, clockLeft, formatMs, keyName, maySlap, reactionTo, remainingMs, seatStatus } from "../../ratscrew/web/js/format.js";
 
 test("cards in notation are shown with their suit symbol and name", () => {
   assert.deepEqual(cardFace("TH"), { rank: "10", suit: "H", suitName: "hearts", symbol: "♥", label: "10♥" });
@@ -18,6 +18,12 @@ test("times read as people say them", () => {
 test("a countdown runs from when the state was sent, never below zero", () => {
   assert.equal(remainingMs(1300, 1000, 100), 200);
   assert.equal(remainingMs(1300, 1000, 500), 0);
+});
+
+test("a game's time left reads as a clock, in whole seconds rounded up", () => {
+  assert.equal(clockLeft(725_000), "12:05");
+  assert.equal(clockLeft(8_001), "0:09");
+  assert.equal(clockLeft(-5), "0:00");
 });
 
 test("a slap answers the newest state painted before the key press", () => {

@@ -46,6 +46,16 @@ export function remainingMs(deadline, sentAt, sinceArrival) {
 }
 
 /**
+ * A game's time left as a clock reads: "12:05", "0:09" (whole seconds, rounded up).
+ * @param {number} ms
+ * @returns {string}
+ */
+export function clockLeft(ms) {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+/**
  * The version of the newest state shown at or before an input event, and the reaction to it.
  * @param {Map<number, number>} shown version -> performance.now() when it was painted
  * @param {number} eventTime the input event's timeStamp

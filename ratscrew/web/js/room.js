@@ -4,7 +4,7 @@
  * is decided on the server. */
 import { cardElement, drawPile } from "./cards.js";
 import { byId, el, fetchJson } from "./dom.js";
-import { cardFace, formatMs, maySlap, reactionTo, remainingMs, seatStatus, keyName } from "./format.js";
+import { cardFace, clockLeft, formatMs, maySlap, reactionTo, remainingMs, seatStatus, keyName } from "./format.js";
 import { splitTerms, TERMS } from "./glossary.js";
 import { actionFor, DEFAULT_KEYS, loadKeys, saveKeys } from "./keys.js";
 import { LogBook } from "./logbook.js";
@@ -192,6 +192,7 @@ function handle(message, arrivedAt) {
         page.news = withJudgement(page.news, message.text);
         drawNews();
       }
+      byId("judgement").title = message.details ?? "";  // the figures and link compensation, on demand
       drawLog(page.log.judgement(/** @type {any} */ (message)));
       break;
     case "game_over":
@@ -298,6 +299,8 @@ function drawLog(items) {
       continue;
     }
     const line = el("li", item.kind === "judgement" ? "judged" : lineClass(item.text));
+    // each game's lines are numbered from 1 (the divider, an item of the list, takes no number)
+    if (log.lastElementChild?.classList.contains("divider")) line.setAttribute("value", "1");
     line.append(withTerms(item.text));
     log.append(line);
   }
@@ -436,6 +439,7 @@ function renderRoom() {
   if (document.activeElement !== seatsInput) seatsInput.value = String(room.settings.seats);
   byId("cfg-pace", HTMLSelectElement).value = room.settings.pace;
   byId("cfg-judging", HTMLSelectElement).value = room.settings.judging;
+  renderTimeLimit(room.settings.time_limit_ms ?? 0);
   const rules = byId("cfg-rules", HTMLSelectElement);
   if (room.rules.preset) rules.value = room.rules.name;
   renderLobbySeats(room);
@@ -455,6 +459,21 @@ function placeResults() {
   document.documentElement.style.setProperty("--results-top", `${Math.round(bottom)}px`);
 }
 window.addEventListener("resize", placeResults);
+
+/** The room's time limit: the host's select, and a line that says it to everyone. @param {number} ms */
+function renderTimeLimit(ms) {
+  const select = byId("cfg-time-limit", HTMLSelectElement);
+  const minutes = `${Math.round(ms / 60000)} min`;
+  if (![...select.options].some((option) => option.value === String(ms))) {
+    const option = /** @type {HTMLOptionElement} */ (el("option", "", minutes));
+    option.value = String(ms);
+    select.append(option);  // a limit set through the API that the list does not offer
+  }
+  select.value = String(ms);
+  const line = byId("time-limit-line");
+  line.hidden = ms === 0;
+  line.textContent = `Time limit: ${minutes}. When it is up, the player holding the most cards wins (on a tie, the next of them to play).`;
+}
 
 /** @param {Message} room */
 function renderWaiting(room) {
@@ -617,6 +636,8 @@ function renderSeats() {
   const box = byId("seats");
   box.replaceChildren();
   room.seats.forEach((/** @type {any} */ seat, /** @type {number} */ index) => {
+    // a finished game is drawn with its own seats: one added in the lobby since plays from the next
+    if (observation && index >= observation.hand_sizes.length) return;
     const node = el("div", "seat");
     node.dataset.seat = String(index);
     node.dataset.testid = `seat-${index}`;
@@ -633,6 +654,7 @@ function renderSeats() {
     node.append(name);
     node.append(el("div", "count", seatStatus(status, cards)));
     let meta = seat.kind === "bot" ? `${seat.bot} bot` : (seat.connected ? "connected" : "away");
+    if (seat.kind === "human" && seat.stand_in) meta = `away: a ${seat.stand_in} bot plays`;
     if (seat.kind === "human" && seat.ping_ms !== null && seat.ping_ms !== undefined) meta += ` · ping ${seat.ping_ms} ms`;
     node.append(el("div", "meta", meta));
     box.append(node);
@@ -651,7 +673,7 @@ function renderTable(state) {
   if (observation.burned.length > 8) burned.prepend(`${observation.burned.length} cards, last: `);
   if (observation.burned.length === 0) burned.textContent = "none";
   byId("penalty").textContent = String(observation.penalty_pile);
-  const mine = page.seat === null ? 0 : observation.hand_sizes[page.seat];
+  const mine = page.seat === null ? 0 : observation.hand_sizes[page.seat] ?? 0;
   byId("deck-count").textContent = page.seat === null ? "" : `${mine} card${mine === 1 ? "" : "s"}`;
   byId("deck").dataset.cards = String(mine);
   const status = page.seat === null ? null : observation.status[page.seat];
@@ -676,7 +698,10 @@ function renderStatus() {
   /** @type {string} */
   let text;
   if (observation.over) {
-    text = observation.winner === null ? "The game is over." : `${nameOf(observation.winner)} wins!`;
+    // the winner by the game's own names: the lobby may have moved its seats since
+    const winner = page.over?.results?.find((/** @type {any} */ r) => r.seat === observation.winner)?.name
+      ?? nameOf(observation.winner);
+    text = observation.winner === null ? "The game is over." : `${winner} wins!`;
   } else if (observation.collection) {
     const c = observation.collection;
     const left = formatMs(remainingMs(c.collect_at, state.sent_at, since));
@@ -699,6 +724,8 @@ function renderStatus() {
     const left = remainingMs(observation.tie_window_until, state.sent_at, since);
     if (left > 0) text += ` · tie window ${formatMs(left)}`;
   }
+  const limit = page.room?.settings.time_limit_ms ?? 0;  // in table time, shown a settling window later
+  if (limit && !observation.over) text += ` · ${clockLeft(remainingMs(limit + (state.settle_ms ?? 0), state.sent_at, since))} left`;
   node.textContent = text;
 }
 
@@ -838,6 +865,8 @@ byId("cfg-pace", HTMLSelectElement).addEventListener("change", (event) =>
   socket.send({ type: "configure", pace: /** @type {HTMLSelectElement} */ (event.target).value }));
 byId("cfg-judging", HTMLSelectElement).addEventListener("change", (event) =>
   socket.send({ type: "configure", judging: /** @type {HTMLSelectElement} */ (event.target).value }));
+byId("cfg-time-limit", HTMLSelectElement).addEventListener("change", (event) =>
+  socket.send({ type: "configure", time_limit_ms: Number(/** @type {HTMLSelectElement} */ (event.target).value) }));
 byId("copy").addEventListener("click", async () => {
   const link = byId("invite", HTMLInputElement);
   try {
