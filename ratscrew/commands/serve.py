@@ -58,8 +58,10 @@ def register(subparsers: Any) -> None:
                              "PORT+1, ...; needs a postgresql:// --db. Front them with nginx: "
                              "see --nginx-config")
     parser.add_argument("--nginx-config", type=Path, default=None, metavar="FILE",
-                        help="with --workers: write the nginx configuration that routes each "
-                             "room to its shard to FILE (include it in nginx's http block)")
+                        help="with --workers: write the nginx routing to FILE (include it in "
+                             "nginx's http block) and its locations to FILE-locations.conf, at "
+                             "every start, and a server block that includes them to "
+                             "FILE-server.conf once (yours to edit: it is never overwritten)")
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                         help="also accept browser websockets from this origin, e.g. "
                              "https://ers.example.org when a proxy changes the host name (repeatable)")
@@ -183,7 +185,7 @@ def run_workers(args: argparse.Namespace) -> int:
     with back-off, and its rooms come back from the database) until this process is stopped,
     which stops them all (as does its death: they watch it)."""
     from ratscrew.server.logs import configure_logging
-    from ratscrew.server.nginx import render_http
+    from ratscrew.server.nginx import write_split
     from ratscrew.server.settings import DATABASE_ENV
     from ratscrew.server.shards import shard_letters
     from ratscrew.server.store import is_database_url
@@ -202,7 +204,8 @@ def run_workers(args: argparse.Namespace) -> int:
     shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     if args.nginx_config is not None:
         shards = [(letter, f"{shown_host}:{port}") for letter, port in zip(letters, ports, strict=True)]
-        args.nginx_config.write_text(render_http(shards, "8080"))
+        for line in write_split(args.nginx_config, shards, "8080"):
+            say(line, sys.stdout)
     # the database goes in the shards' environment, not on their command lines
     passed = ["--host", args.host, "--log-level", args.log_level, "--log-format", args.log_format]
     for origin in args.allow_origin:
