@@ -62,6 +62,10 @@ def register(subparsers: Any) -> None:
                              "nginx's http block) and its locations to FILE-locations.conf, at "
                              "every start, and a server block that includes them to "
                              "FILE-server.conf once (yours to edit: it is never overwritten)")
+    parser.add_argument("--public-url", default=None, metavar="URL",
+                        help="the address players use when a proxy fronts this server (e.g. "
+                             "https://ers.example.org/): printed instead of this process's own "
+                             "(--workers passes nginx's)")
     parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
                         help="also accept browser websockets from this origin, e.g. "
                              "https://ers.example.org when a proxy changes the host name (repeatable)")
@@ -165,9 +169,19 @@ def run(args: argparse.Namespace) -> int:
                             timeout_graceful_shutdown=3)
     server = uvicorn.Server(config)
     addresses = _addresses(args.host, port)
-    print(f"ratscrew server running; open {addresses[0]} in a browser", flush=True)
-    lan = next((a for a in addresses if "//127." not in a), addresses[0]).rstrip("/")
-    print(f"  or from a terminal: ratscrew join CODE --server {lan}  (CODE: the room's code)", flush=True)
+    if args.public_url:  # behind a proxy: the address players use, not this process's port
+        public = args.public_url.rstrip("/")
+        print(f"ratscrew server running behind {public}/ (this process: {addresses[0]}); "
+              f"players open {public}/ in a browser", flush=True)
+        print(f"  or from a terminal: ratscrew join CODE --server {public}  (CODE: the room's code)",
+              flush=True)
+        addresses = []
+    else:
+        print(f"ratscrew server running; open {addresses[0]} in a browser", flush=True)
+    if addresses:
+        lan = next((a for a in addresses if "//127." not in a), addresses[0]).rstrip("/")
+        print(f"  or from a terminal: ratscrew join CODE --server {lan}  (CODE: the room's code)",
+              flush=True)
     for other in addresses[1:]:
         print(f"  friends on your network: {other}", flush=True)
     print(f"database: {store.description}" + (f"   shard: {shard}" if shard else "")
@@ -208,6 +222,9 @@ def run_workers(args: argparse.Namespace) -> int:
             say(line, sys.stdout)
     # the database goes in the shards' environment, not on their command lines
     passed = ["--host", args.host, "--log-level", args.log_level, "--log-format", args.log_format]
+    public_url = args.public_url or (f"http://{shown_host}:8080/" if args.nginx_config is not None else None)
+    if public_url:
+        passed += ["--public-url", public_url]
     for origin in args.allow_origin:
         passed += ["--allow-origin", origin]
     if args.forwarded_allow_ips is not None:
