@@ -6,9 +6,10 @@ Routing: ``/r/CODE``, ``/ws/CODE`` and ``/api/rooms/CODE`` go to the shard named
 first letter (case-insensitive, as the server upper-cases codes); everything else (the pages,
 ``POST /api/rooms``, replays, leaderboards, static files) goes to any shard, since those are
 answered from the shared database. A code whose letter no shard has goes to any shard too, which
-answers 421 (not its room). Websockets get the upgrade headers and timeouts long enough for a
-whole game; the players' addresses are passed on in ``X-Forwarded-For`` (start the shards with
-``--forwarded-allow-ips`` naming the proxy). TLS is left to the reader (docs/online.md).
+answers "not found" (or 421 for a room that exists elsewhere: a routing mistake). Websockets
+get the upgrade headers and timeouts long enough for a whole game; the players' addresses are
+passed on in ``X-Forwarded-For`` (start the shards with ``--forwarded-allow-ips`` naming the
+proxy). TLS is left to the reader (docs/online.md). ``/metrics`` is not passed on.
 
 Usage: ``python -m ratscrew.server.nginx --listen 8080 A=127.0.0.1:8001 B=127.0.0.1:8002``
 prints a complete ``nginx.conf``; ``--server-only`` prints only the ``http`` block's contents,
