@@ -37,8 +37,12 @@ CLOSED_WS_CODE = 4410
 
 
 def room_closed(store: Any, code: str) -> bool:
-    """Whether room ``code`` existed and is closed (asked only for a code no room in memory has)."""
-    row = store.load_room(code)
+    """Whether room ``code`` existed and is closed (asked only for a code no room in memory has;
+    while the database is away, a code is taken as unknown)."""
+    try:
+        row = store.load_room(code)
+    except StoreUnavailable:
+        return False
     return row is not None and row.phase == "closed"
 
 
