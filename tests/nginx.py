@@ -27,14 +27,17 @@ DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 SHIPPED_NGINX = DEPLOY / "nginx" / "ratscrew.conf"
 COMPOSE_SHARDS = [("A", "shard-a:8000"), ("B", "shard-b:8000")]
 """The shards of ``deploy/compose.yaml``, as the shipped nginx configuration names them."""
+COMPOSE_RESOLVER = "127.0.0.11"
+"""Docker's DNS, which the shipped configuration asks again as shard containers come and go."""
 LISTEN = "__LISTEN__"
 
 
 def shipped_routing(ports: Sequence[int]) -> str:
-    """``deploy/nginx/ratscrew.conf`` with its two shards at these loopback ports."""
+    """``deploy/nginx/ratscrew.conf`` with its two shards at these loopback ports (addresses,
+    which its resolver then has no name to look up)."""
     routing = SHIPPED_NGINX.read_text()
     for (_, address), port in zip(COMPOSE_SHARDS, ports, strict=True):
-        routing = routing.replace(f"server {address};", f"server 127.0.0.1:{port};")
+        routing = routing.replace(f" {address};", f" 127.0.0.1:{port};")
     return routing.replace("listen 80;", f"listen {LISTEN};")
 
 

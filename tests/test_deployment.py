@@ -21,11 +21,11 @@ from typing import Any
 
 import httpx
 import pytest
-from nginx import COMPOSE_SHARDS, DEPLOY, SHIPPED_NGINX, NginxProxy, shipped_routing
+from nginx import COMPOSE_RESOLVER, COMPOSE_SHARDS, DEPLOY, SHIPPED_NGINX, NginxProxy, shipped_routing
 from postgres import free_port, unavailable
 from serving import Player, ServerProcess, latest, play_cards, public
 
-from ratscrew.server.nginx import render_http
+from ratscrew.server.nginx import render_http, render_locations, render_routing
 
 
 class Nginx(NginxProxy):
@@ -68,7 +68,7 @@ def deployment(fresh_database: str, tmp_path: Path) -> Iterator[tuple[Nginx, dic
 def test_the_shipped_nginx_configuration_is_the_rendered_one() -> None:
     """deploy/nginx/ratscrew.conf is what ``python -m ratscrew.server.nginx`` renders for the
     compose file's shards, so the routing has one home."""
-    assert SHIPPED_NGINX.read_text() == render_http(COMPOSE_SHARDS, "80")
+    assert SHIPPED_NGINX.read_text() == render_http(COMPOSE_SHARDS, "80", resolver=COMPOSE_RESOLVER)
     compose = (DEPLOY / "compose.yaml").read_text()
     for letter, address in COMPOSE_SHARDS:
         assert re.search(rf"{address.split(':')[0]}:\n(.*\n)*?.*\"--shard\", \"{letter}\"", compose)
@@ -180,6 +180,8 @@ def test_serve_workers_starts_one_shard_per_letter_behind_the_rendered_nginx_con
     the nginx configuration for them written out, and each port's rooms of its own letter."""
     first = consecutive_free_ports()
     config = tmp_path / "ratscrew.conf"
+    server_block = tmp_path / "ratscrew-server.conf"
+    server_block.write_text("# the operator's own server block\n")
     command = [sys.executable, "-m", "ratscrew", "serve", "--workers", "2", "--port", str(first),
                "--db", fresh_database, "--nginx-config", str(config)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -196,8 +198,10 @@ def test_serve_workers_starts_one_shard_per_letter_behind_the_rendered_nginx_con
                 assert process.poll() is None and time.monotonic() < deadline, "a shard did not start"
                 time.sleep(0.2)
         assert {letter: code[0] for letter, code in codes.items()} == {"A": "A", "B": "B"}
-        assert config.read_text() == render_http([("A", f"127.0.0.1:{first}"),
-                                                  ("B", f"127.0.0.1:{first + 1}")], "8080")
+        assert config.read_text() == render_routing([("A", f"127.0.0.1:{first}"),
+                                                     ("B", f"127.0.0.1:{first + 1}")])
+        assert (tmp_path / "ratscrew-locations.conf").read_text() == render_locations()
+        assert server_block.read_text() == "# the operator's own server block\n"  # never overwritten
     finally:
         process.send_signal(signal.SIGTERM)
         output, _ = process.communicate(timeout=30)

@@ -116,3 +116,16 @@ def test_the_kernels_find_a_writable_cache_when_the_install_and_home_are_not(ins
     cached, folder = answer.stdout.split()
     assert cached == "True"
     assert folder == str(scratch / f"ratscrew-numba-{NOBODY}")
+
+
+def test_with_no_writable_folder_at_all_the_kernels_are_not_cached_and_one_line_says_so(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from ratscrew.sim import numba_cache
+
+    nowhere = Path("/dev/null/ratscrew")  # not even root can make a folder under a device file
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(numba_cache, "PACKAGE_DIR", nowhere / "sim")
+    monkeypatch.setattr(numba_cache, "cache_candidates", lambda: [nowhere / "cache"])
+    assert numba_cache.configure_cache() is False
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "no writable folder for numba's cache" in said[0]

@@ -5,6 +5,9 @@ text, counts what happened, and is readable from loopback and the trusted proxy 
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -167,3 +170,17 @@ def test_a_states_version_goes_on_growing_after_a_restart(tmp_path: Path) -> Non
         after = receive(watcher, "state")
     assert after["observation"]["cards_played"] == 3  # the same game, rebuilt
     assert after["version"] > before
+
+
+def test_a_shard_behind_a_proxy_prints_the_proxys_address_not_its_own_port(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "ratscrew", "serve", "--port", "0", "--db", str(tmp_path / "r.db"),
+               "--public-url", "https://ers.example.org/"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert process.stdout is not None
+        first, second = process.stdout.readline(), process.stdout.readline()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+    assert "players open https://ers.example.org/ in a browser" in first
+    assert "ratscrew join CODE --server https://ers.example.org " in second

@@ -9,9 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
+from serving import ServerProcess
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from ratscrew.client.address import parse_room_address
+from ratscrew.client.link import RoomUnavailable, fetch_room
 from ratscrew.server.app import create_app
 from ratscrew.server.store import SqliteStore
 
@@ -59,3 +62,32 @@ def test_a_mistyped_code_of_a_letter_no_shard_owns_gets_the_not_found_page(tmp_p
         page = client.get("/r/ZZZZZZ")
         assert page.status_code == 404 and "There is no room with that code" in page.text
         assert client.get("/api/rooms/ZZZZZZ").status_code == 404
+
+
+def test_a_room_an_operator_closes_leaves_the_running_server_and_its_watchers_are_told(
+        tmp_path: Path) -> None:
+    app = create_app(tmp_path / "ratscrew.db", idle_room_hours=IDLE_S / 3600)
+    with TestClient(app) as client:
+        code = new_room(client)
+        with client.websocket_connect(f"/ws/{code}") as watcher:
+            watcher.send_json({"type": "watch"})
+            assert app.state.server.store.close_room(code)  # what `ratscrew admin rooms close` does
+            with pytest.raises(WebSocketDisconnect) as closed:
+                for _ in range(1000):
+                    message = watcher.receive_json()
+                    if message["type"] == "ping":
+                        watcher.send_json({"type": "pong", "id": message["id"]})
+            assert closed.value.code == 4410
+        assert code not in app.state.server.rooms
+        assert client.get(f"/api/rooms/{code}").status_code == 410
+
+
+def test_ratscrew_join_says_a_closed_room_has_closed(tmp_path: Path) -> None:
+    with ServerProcess(tmp_path / "ratscrew.db", "--idle-room-hours", repr(IDLE_S / 3600)) as server:
+        code = server.new_room()
+        deadline = time.monotonic() + 15
+        while server.get(f"/api/rooms/{code}").status_code != 410:
+            assert time.monotonic() < deadline, "the idle room did not close"
+            time.sleep(0.1)
+        with pytest.raises(RoomUnavailable, match="has closed"):
+            fetch_room(parse_room_address(f"{server.url}/r/{code}"))

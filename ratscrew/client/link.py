@@ -28,7 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from ratscrew.client.address import RoomAddress
 
-FINAL_CLOSE_CODES = {4001: "replaced", 4404: "unknown room", 1008: "refused"}
+FINAL_CLOSE_CODES = {4001: "replaced", 4404: "unknown room", 4410: "the room has closed", 1008: "refused"}
 """Close codes after which reconnecting cannot help."""
 MAX_BACKOFF_S = 10.0
 
@@ -49,6 +49,10 @@ def fetch_room(address: RoomAddress, timeout: float = 10.0) -> dict[str, Any]:
             raise RoomUnavailable(
                 f"there is no room {address.code} on {address.server}: check the code (or the "
                 f"--server), or create a room at {address.server}/") from None
+        if error.code == 410:
+            raise RoomUnavailable(
+                f"room {address.code} on {address.server} has closed (nobody had been in it for a "
+                f"while); create a new room at {address.server}/") from None
         raise RoomUnavailable(f"{address.server} answered {error.code} {error.reason} for room "
                               f"{address.code}: is it a ratscrew server?") from None
     except (urllib.error.URLError, OSError) as error:

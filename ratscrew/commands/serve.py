@@ -62,8 +62,14 @@ def register(subparsers: Any) -> None:
                              "PORT+1, ...; needs a postgresql:// --db. Front them with nginx: "
                              "see --nginx-config")
     parser.add_argument("--nginx-config", type=Path, default=None, metavar="FILE",
-                        help="with --workers: write the nginx configuration that routes each "
-                             "room to its shard to FILE (include it in nginx's http block)")
+                        help="with --workers: write the nginx routing to FILE (include it in "
+                             "nginx's http block) and its locations to FILE-locations.conf, at "
+                             "every start, and a server block that includes them to "
+                             "FILE-server.conf once (yours to edit: it is never overwritten)")
+    parser.add_argument("--public-url", default=None, metavar="URL",
+                        help="the address players use when a proxy fronts this server (e.g. "
+                             "https://ers.example.org/): printed instead of this process's own "
+                             "(--workers passes nginx's)")
     parser.add_argument("--allowed-origin", "--allow-origin", dest="allow_origin", action="append",
                         default=[], metavar="ORIGIN",
                         help="this server's own address as browsers see it, e.g. "
@@ -184,9 +190,19 @@ def run(args: argparse.Namespace) -> int:
                             timeout_graceful_shutdown=3)
     server = uvicorn.Server(config)
     addresses = _addresses(args.host, port)
-    print(f"ratscrew server running; open {addresses[0]} in a browser", flush=True)
-    lan = next((a for a in addresses if "//127." not in a), addresses[0]).rstrip("/")
-    print(f"  or from a terminal: ratscrew join CODE --server {lan}  (CODE: the room's code)", flush=True)
+    if args.public_url:  # behind a proxy: the address players use, not this process's port
+        public = args.public_url.rstrip("/")
+        print(f"ratscrew server running behind {public}/ (this process: {addresses[0]}); "
+              f"players open {public}/ in a browser", flush=True)
+        print(f"  or from a terminal: ratscrew join CODE --server {public}  (CODE: the room's code)",
+              flush=True)
+        addresses = []
+    else:
+        print(f"ratscrew server running; open {addresses[0]} in a browser", flush=True)
+    if addresses:
+        lan = next((a for a in addresses if "//127." not in a), addresses[0]).rstrip("/")
+        print(f"  or from a terminal: ratscrew join CODE --server {lan}  (CODE: the room's code)",
+              flush=True)
     for other in addresses[1:]:
         print(f"  friends on your network: {other}", flush=True)
     print(f"database: {store.description}" + (f"   shard: {shard}" if shard else "")
@@ -248,7 +264,7 @@ def run_workers(args: argparse.Namespace) -> int:
     with back-off, and its rooms come back from the database) until this process is stopped,
     which stops them all (as does its death: they watch it)."""
     from ratscrew.server.logs import configure_logging
-    from ratscrew.server.nginx import render_http
+    from ratscrew.server.nginx import write_split
     from ratscrew.server.settings import DATABASE_ENV
     from ratscrew.server.shards import shard_letters
     from ratscrew.server.store import is_database_url
@@ -267,9 +283,13 @@ def run_workers(args: argparse.Namespace) -> int:
     shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     if args.nginx_config is not None:
         shards = [(letter, f"{shown_host}:{port}") for letter, port in zip(letters, ports, strict=True)]
-        args.nginx_config.write_text(render_http(shards, "8080"))
+        for line in write_split(args.nginx_config, shards, "8080"):
+            say(line, sys.stdout)
     # the database goes in the shards' environment, not on their command lines
     passed = ["--host", args.host, "--log-level", args.log_level, "--log-format", args.log_format]
+    public_url = args.public_url or (f"http://{shown_host}:8080/" if args.nginx_config is not None else None)
+    if public_url:
+        passed += ["--public-url", public_url]
     for origin in args.allow_origin:
         passed += ["--allow-origin", origin]
     if args.forwarded_allow_ips is not None:

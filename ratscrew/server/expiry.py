@@ -37,8 +37,12 @@ CLOSED_WS_CODE = 4410
 
 
 def room_closed(store: Any, code: str) -> bool:
-    """Whether room ``code`` existed and is closed (asked only for a code no room in memory has)."""
-    row = store.load_room(code)
+    """Whether room ``code`` existed and is closed (asked only for a code no room in memory has;
+    while the database is away, a code is taken as unknown)."""
+    try:
+        row = store.load_room(code)
+    except StoreUnavailable:
+        return False
     return row is not None and row.phase == "closed"
 
 
@@ -112,18 +116,24 @@ async def close_idle_rooms(server: Any, idle_hours: float) -> None:
     while True:
         await asyncio.sleep(sweep_interval(idle_s))
         try:
-            closed = server.store.closed_among(list(server.rooms)) if server.rooms else set()
+            await _sweep(server, idle, idle_hours)
         except StoreUnavailable:
-            continue
-        for code in closed:
-            await close_room(server, code, "closed by an operator")
-        closed_now = 0
-        for code in idle.due(server.rooms, time.monotonic()):
-            if not await close_room(server, code, f"nobody had been in it for {idle_hours:g} hours"):
-                break
-            closed_now += 1
-        if closed_now or closed:
-            give_back_memory()
+            continue  # the rooms pause for it elsewhere; the next sweep tries again
+        except Exception:
+            log.exception("closing idle rooms failed; trying again at the next sweep")
+
+
+async def _sweep(server: Any, idle: IdleRooms, idle_hours: float) -> None:
+    closed = server.store.closed_among(list(server.rooms)) if server.rooms else set()
+    for code in closed:
+        await close_room(server, code, "closed by an operator")
+    closed_now = 0
+    for code in idle.due(server.rooms, time.monotonic()):
+        if not await close_room(server, code, f"nobody had been in it for {idle_hours:g} hours"):
+            break
+        closed_now += 1
+    if closed_now or closed:
+        give_back_memory()
 
 
 def give_back_memory() -> None:

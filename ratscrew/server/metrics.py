@@ -79,8 +79,11 @@ TALLY = Tally()
 
 
 def instrument_store(store: Any, tally: Tally = TALLY) -> Any:
-    """Time every public method of ``store`` into ``tally`` (wrapping them on the instance);
-    returns ``store``."""
+    """Time every public method of ``store`` into ``tally`` (wrapping them on the instance,
+    once: a store shared by several apps is not timed twice); returns ``store``."""
+    if getattr(store, "_ratscrew_timed", False):
+        return store
+    store._ratscrew_timed = True
     for name in dir(type(store)):
         if name.startswith("_") or isinstance(getattr(type(store), name), property):
             continue

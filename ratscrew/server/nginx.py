@@ -7,9 +7,10 @@ runs in its shard's worker; its id starts with the shard's letter) go to the sha
 code's first letter (case-insensitive, as the server upper-cases codes); everything else (the pages,
 ``POST /api/rooms``, replays, leaderboards, static files) goes to any shard, since those are
 answered from the shared database. A code whose letter no shard has goes to any shard too, which
-answers 421 (not its room). Websockets get the upgrade headers and timeouts long enough for a
-whole game; the players' addresses are passed on in ``X-Forwarded-For`` (start the shards with
-``--forwarded-allow-ips`` naming the proxy). TLS is left to the reader (docs/online.md).
+answers "not found" (or 421 for a room that exists elsewhere: a routing mistake). Websockets
+get the upgrade headers and timeouts long enough for a whole game; the players' addresses are
+passed on in ``X-Forwarded-For`` (start the shards with ``--forwarded-allow-ips`` naming the
+proxy). TLS is left to the reader (docs/online.md). ``/metrics`` is not passed on.
 
 Usage: ``python -m ratscrew.server.nginx --listen 8080 A=127.0.0.1:8001 B=127.0.0.1:8002``
 prints a complete ``nginx.conf``; ``--server-only`` prints only the ``http`` block's contents,
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from ratscrew.server.shards import check_shard
 
@@ -28,51 +30,114 @@ ROUTED = r"^/(r|ws|api/rooms|api/lab/jobs)/"
 """The paths that name a room (the code follows) or a shard's lab job (its id follows)."""
 
 
-def render_http(shards: Sequence[tuple[str, str]], listen: str) -> str:
-    """What goes inside nginx's ``http`` block: an upstream per shard, the routing map and the
-    server listening on ``listen`` (``8080``, ``127.0.0.1:8080``)."""
+def render_routing(shards: Sequence[tuple[str, str]], *, resolver: str | None = None) -> str:
+    """The ``http``-level half: where each shard is and which one a request goes to.
+
+    Without ``resolver``: an upstream per shard (and one of them all), with keepalive; their
+    names are resolved once, when nginx starts. With ``resolver`` (e.g. ``127.0.0.11``, Docker's
+    DNS): a room's requests go to its shard's name held in a variable, which nginx looks up
+    again through ``resolver`` as it changes (a shard container that comes back with a new
+    address is found); requests for no room in particular still go to the upstream of every
+    shard (resolved at start), which passes a request a dead shard refused to the next one."""
     if not shards:
         raise ValueError("at least one shard is needed")
     lines = ["# Rendered by ratscrew.server.nginx: route each room to the shard that owns it.", ""]
-    for letter, address in shards:
-        lines += [f"upstream ratscrew_{check_shard(letter)} {{", f"    server {address};",
-                  "    keepalive 16;", "}"]
-    lines += ["upstream ratscrew_any {"] + [f"    server {address};" for _, address in shards]
-    lines += ["    keepalive 16;", "}", "",
-              "# the shard of a room: the first letter of its code",
-              "map $uri $ratscrew_upstream {", "    default ratscrew_any;"]
-    lines += [f"    ~*{ROUTED}{letter.upper()} ratscrew_{letter.upper()};" for letter, _ in shards]
+    checked = [(check_shard(letter), address) for letter, address in shards]
+    if resolver is None:
+        for letter, address in checked:
+            lines += [f"upstream ratscrew_{letter} {{", f"    server {address};", "    keepalive 16;", "}"]
+        targets = {letter: f"ratscrew_{letter}" for letter, _ in checked}
+    else:
+        lines += ["# a room's shard is looked up again as its name changes (valid=10s), not only at start",
+                  f"resolver {resolver} valid=10s ipv6=off;"]
+        targets = dict(checked)
+    lines += ["upstream ratscrew_any {"] + [f"    server {address};" for _, address in checked]
+    lines += ["    keepalive 16;", "}", ""]
+    default = "ratscrew_any"
+    lines += ["# the shard of a room: the first letter of its code",
+              "map $uri $ratscrew_upstream {", f"    default {default};"]
+    lines += [f"    ~*{ROUTED}{letter} {targets[letter]};" for letter, _ in checked]
     lines += ["}", "",
               "map $http_upgrade $ratscrew_connection {", "    default upgrade;", "    ''      '';", "}",
-              "",
-              "server {",
-              f"    listen {listen};",
-              "    # TLS: add 'listen 443 ssl;' and the certificates here (see docs/online.md)",
-              "    client_max_body_size 16k;",
-              "    location / {",
-              "        proxy_pass http://$ratscrew_upstream;",
-              "        proxy_http_version 1.1;",
-              "        proxy_set_header Upgrade $http_upgrade;",
-              "        proxy_set_header Connection $ratscrew_connection;",
-              "        proxy_set_header Host $http_host;",
-              "        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
-              "        proxy_set_header X-Forwarded-Proto $scheme;",
-              "        proxy_connect_timeout 5s;",
-              "        proxy_send_timeout 1h;",
-              "        proxy_read_timeout 1h;   # a websocket stays open for a whole game",
-              "        proxy_next_upstream error timeout;   # only before anything was sent",
-              "    }",
-              "}", ""]
+              "", ""]
     return "\n".join(lines)
 
 
+def render_locations() -> str:
+    """The ``server``-level half: the locations that pass requests on (see `render_routing`).
+    ``/metrics`` is not passed on: it is for monitoring from inside (docs/online.md)."""
+    return "\n".join([
+        "# Rendered by ratscrew.server.nginx: include inside the server block.",
+        "location = /metrics {",
+        "    return 404;   # scraped from inside, straight from each shard",
+        "}",
+        "location / {",
+        "    proxy_pass http://$ratscrew_upstream;",
+        "    proxy_http_version 1.1;",
+        "    proxy_set_header Upgrade $http_upgrade;",
+        "    proxy_set_header Connection $ratscrew_connection;",
+        "    proxy_set_header Host $http_host;",
+        "    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
+        "    proxy_set_header X-Forwarded-Proto $scheme;",
+        "    proxy_connect_timeout 5s;",
+        "    proxy_send_timeout 1h;",
+        "    proxy_read_timeout 1h;   # a websocket stays open for a whole game",
+        "    proxy_next_upstream error timeout;   # only before anything was sent",
+        "}", ""])
+
+
+def render_server(listen: str, *, include: str | None = None) -> str:
+    """The ``server`` block: listening on ``listen``, with the locations inline or, given
+    ``include`` (a path), included from the file `render_locations` wrote (then this block is
+    the operator's to edit: TLS, names, more listens)."""
+    if include is not None:
+        body = [f"    include {include};"]
+    else:
+        body = ["    " + line if line else "" for line in render_locations().splitlines()[1:]]
+    return "\n".join([
+        "server {",
+        f"    listen {listen};",
+        "    # TLS: add 'listen 443 ssl;' and the certificates here (see docs/online.md)",
+        "    client_max_body_size 16k;",
+        *[line for line in body if line],
+        "}", ""])
+
+
+def render_http(shards: Sequence[tuple[str, str]], listen: str, *, resolver: str | None = None) -> str:
+    """What goes inside nginx's ``http`` block: `render_routing` and a server listening on
+    ``listen`` (``8080``, ``127.0.0.1:8080``) with the locations inline."""
+    return render_routing(shards, resolver=resolver) + render_server(listen)
+
+
+def write_split(path: Path, shards: Sequence[tuple[str, str]], listen: str) -> list[str]:
+    """``serve --nginx-config PATH``: the routing in ``PATH`` (``http`` level) and the locations
+    in ``PATH-locations.conf``, both written again at every start, and a server block that
+    includes them in ``PATH-server.conf``, written only when it is not there: it is the
+    operator's to edit, and is never overwritten. What was done, one line per file."""
+    locations = path.with_name(path.stem + "-locations.conf")
+    server = path.with_name(path.stem + "-server.conf")
+    path.write_text(render_routing(shards))
+    locations.write_text(render_locations())
+    said = [f"wrote {path} (include it in nginx's http block)",
+            f"wrote {locations} (the server block includes it)"]
+    if server.exists():
+        said.append(f"kept {server} (yours to edit)")
+    else:
+        server.write_text(f"# Yours to edit (listen, server_name, TLS); ratscrew never overwrites it.\n"
+                          f"# Include it in nginx's http block after {path.name}.\n"
+                          + render_server(listen, include=str(locations.resolve())))
+        said.append(f"wrote {server} (yours to edit; include it in the http block too)")
+    return said
+
+
 def render(shards: Sequence[tuple[str, str]], listen: str, *, pid: str = "nginx.pid",
-           prefix_paths: str = "") -> str:
+           prefix_paths: str = "", resolver: str | None = None) -> str:
     """A complete ``nginx.conf`` (foreground, logs on stderr, temporary files under
     ``prefix_paths``), for a container or a test; see `render_http` for the routing."""
     temp = "\n".join(f"    {name}_temp_path {prefix_paths}{name}_temp;"
                      for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-    body = "\n".join("    " + line if line else "" for line in render_http(shards, listen).splitlines())
+    http = render_http(shards, listen, resolver=resolver)
+    body = "\n".join("    " + line if line else "" for line in http.splitlines())
     return (f"daemon off;\nworker_processes auto;\npid {pid};\nerror_log stderr warn;\n\n"
             "events {\n    worker_connections 4096;\n}\n\n"
             f"http {{\n    access_log off;\n{temp}\n\n{body}\n}}\n")
@@ -94,12 +159,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--listen", default="8080", help="nginx's listen directive (default 8080)")
     parser.add_argument("--server-only", action="store_true",
                         help="only the http block's contents, to include in an existing nginx.conf")
+    parser.add_argument("--resolver", default=None, metavar="ADDRESS",
+                        help="look shard names up again as they change with this DNS server "
+                             "(127.0.0.11 under Docker) instead of once at nginx's start")
     args = parser.parse_args(argv)
     try:
         shards = [parse_shard(text) for text in args.shards]
     except ValueError as error:
         parser.error(str(error))
-    sys.stdout.write(render_http(shards, args.listen) if args.server_only else render(shards, args.listen))
+    if args.server_only:
+        sys.stdout.write(render_http(shards, args.listen, resolver=args.resolver))
+    else:
+        sys.stdout.write(render(shards, args.listen, resolver=args.resolver))
     return 0
 
 

@@ -38,8 +38,9 @@ export class RoomSocket {
     });
     ws.addEventListener("close", (event) => {
       if (this.ws !== ws) return;
-      // 4001: this seat connected elsewhere; 4404: no such room; 1008: refused. No retry then.
-      const final = this.stopped || [4001, 4404, 1008].includes(event.code);
+      // 4001: this seat connected elsewhere; 4404: no such room; 4410: the room has closed (a
+      // reload shows its page); 1008: refused. No retry then.
+      const final = this.stopped || [4001, 4404, 4410, 1008].includes(event.code);
       this.handlers.onClose(!final, event.code === 1008 ? event.reason : "");
       if (!final) {
         this.retries += 1;
