@@ -9,18 +9,24 @@ printed by ``benchmarks/hostile.py``, never asserted on time here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import resource
 import secrets
+import socket
+import threading
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+import uvicorn
 from raw_clients import (
     PING,
     close_code,
     closed_within,
+    handshake,
     open_raw,
     raw_websocket,
     read_frames,
@@ -33,6 +39,8 @@ from websockets.sync.client import connect
 from websockets.typing import Origin
 
 from ratscrew.client.link import RoomLink
+from ratscrew.server.app import create_app
+from ratscrew.server.transport import ConnectionLimits, guarded_protocols
 
 
 def pid_of(server: ServerProcess) -> int:
@@ -388,3 +396,47 @@ def test_the_csp_lets_pages_connect_only_to_the_server_itself(tmp_path: Path) ->
         policy = server.get("/").headers["content-security-policy"]
         connect_src = next(p.strip() for p in policy.split(";") if p.strip().startswith("connect-src"))
         assert connect_src == "connect-src 'self'"
+
+
+def test_pongs_a_client_does_not_read_are_held_back_then_it_is_closed(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A client pings at a legal rate but reads nothing of what it is sent. The server here is
+    the real stack (uvicorn with the server's protocols and the app) in this process, so that
+    its listening socket can have a small fixed send buffer (the accepted sockets inherit it):
+    the client's unread messages then fill the socket at once, as they would a loaded server's
+    after a while. Pongs are held back, and once 16 are the client is closed."""
+    caplog.set_level(logging.INFO, logger="ratscrew.server")
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    port = listener.getsockname()[1]
+    http_protocol, ws_protocol, _ = guarded_protocols(ConnectionLimits(), None)
+    server = uvicorn.Server(uvicorn.Config(create_app(tmp_path / "r.db"), http=http_protocol,
+                                           ws=ws_protocol, log_level="warning", ws_per_message_deflate=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        code = httpx.post(f"http://127.0.0.1:{port}/api/rooms", json={"rules": "classic", "seats": 2},
+                          timeout=10).json()["code"]
+
+        async def ping_without_reading() -> None:
+            _, writer = await asyncio.open_connection("127.0.0.1", port, limit=1024)
+            writer.write(handshake(f"/ws/{code}", f"127.0.0.1:{port}"))
+            writer.write(text_frame(json.dumps({"type": "join", "name": "Ann"})))
+            ready, stop = False, time.monotonic() + 15
+            with contextlib.suppress(ConnectionError):
+                while time.monotonic() < stop and "pongs are not read" not in caplog.text:
+                    ready = not ready  # each answered with a room message nobody reads
+                    writer.write(text_frame(json.dumps({"type": "ready", "ready": ready})) + PING)
+                    await asyncio.sleep(0.1)
+            writer.close()
+
+        asyncio.run(ping_without_reading())
+        assert "pings whose pongs are not read (policy violation, 1008)" in caplog.text
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
