@@ -424,8 +424,9 @@ def test_pongs_a_client_does_not_read_are_held_back_then_it_is_closed(
                           timeout=10).json()["code"]
 
         async def ping_without_reading() -> None:
-            _, writer = await asyncio.open_connection("127.0.0.1", port, limit=1024)
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1024)
             writer.write(handshake(f"/ws/{code}", f"127.0.0.1:{port}"))
+            await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)  # upgraded: frames go through
             writer.write(text_frame(json.dumps({"type": "join", "name": "Ann"})))
             ready, stop = False, time.monotonic() + 15
             with contextlib.suppress(ConnectionError):
