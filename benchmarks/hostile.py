@@ -7,7 +7,8 @@ separate process, from 127.0.0.1) who measures round trips all along (``ready`` 
 runs one flood after another from other loopback addresses (127.0.0.2 and up: Linux routes all of
 127.0.0.0/8 to loopback, so each is another "client address"):
 
-1. **ping flood**: one websocket writes ping frames as fast as it can and never reads;
+1. **ping flood**: one websocket writes ping frames (125-byte payloads) as fast as it can and
+   never reads;
 2. **websockets**: 1,500 websockets from one address;
 3. **slow connections**: 1,000 connections with half-sent request headers and 200 that send
    nothing (spread over six addresses, so that the cap on open connections does not end them
@@ -52,7 +53,7 @@ TESTS = Path(__file__).resolve().parent.parent / "tests"
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 from raw_clients import (  # noqa: E402
-    PING,
+    BIG_PING,
     close_code,
     closed_within,
     open_raw,
@@ -181,9 +182,10 @@ class MemoryWatch:
 
 
 async def ping_flood(server: Server, code: str) -> dict[str, Any]:
-    """One websocket writing ping frames for at most 8 s (or 1.6M pings), never reading."""
+    """One websocket writing ping frames (125-byte payloads) for at most 8 s (or 1.6M pings),
+    never reading."""
     status, reader, writer = await raw_websocket(server.port, f"/ws/{code}", source="127.0.0.2")
-    sent, chunk, started = 0, PING * 10_000, time.monotonic()
+    sent, chunk, started = 0, BIG_PING * 10_000, time.monotonic()
     try:
         while sent < 1_600_000 and time.monotonic() - started < 8.0:
             writer.write(chunk)
@@ -299,7 +301,7 @@ async def history_flood(server: Server, code: str) -> dict[str, Any]:
 
 
 FLOODS: dict[str, tuple[str, Callable[[Server, str], Coroutine[Any, Any, dict[str, Any]]]]] = {
-    "ping": ("one websocket, ping frames never read (1.6M or 8 s)", ping_flood),
+    "ping": ("one websocket, 125-byte pings never read (1.6M or 8 s)", ping_flood),
     "websockets": ("1,500 websockets from one address", websocket_flood),
     "slow": ("1,000 half-sent request headers + 200 silent connections", slow_connections),
     "codes": ("300 lookups + 300 websockets to random room codes", unknown_codes),

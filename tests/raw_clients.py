@@ -17,6 +17,9 @@ from pathlib import Path
 MASK = b"\x01\x02\x03\x04"
 PING = b"\x89\x80" + MASK
 """A client's ping frame with no payload (clients must mask their frames)."""
+BIG_PING = b"\x89" + bytes([0x80 | 125]) + MASK + bytes(125)
+"""A client's ping frame with the largest payload a control frame may carry (125 bytes): each
+pong the server owes for it is 127 bytes."""
 
 
 def rss_mb(pid: int) -> float:

@@ -9,18 +9,24 @@ printed by ``benchmarks/hostile.py``, never asserted on time here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import resource
 import secrets
+import socket
+import threading
 import time
 from pathlib import Path
 
 import httpx
 import pytest
+import uvicorn
 from raw_clients import (
     PING,
     close_code,
     closed_within,
+    handshake,
     open_raw,
     raw_websocket,
     read_frames,
@@ -33,6 +39,8 @@ from websockets.sync.client import connect
 from websockets.typing import Origin
 
 from ratscrew.client.link import RoomLink
+from ratscrew.server.app import create_app
+from ratscrew.server.transport import ConnectionLimits, guarded_protocols
 
 
 def pid_of(server: ServerProcess) -> int:
@@ -159,14 +167,18 @@ def test_behind_a_trusted_proxy_websockets_are_capped_by_the_forwarded_address(t
         assert "refused a websocket from 203.0.113.9" in server.log.read_text()
 
 
-def test_half_sent_headers_and_silent_connections_are_closed_after_10_s(tmp_path: Path) -> None:
+def test_half_sent_requests_and_silent_connections_are_closed_after_10_s(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "r.db") as server:
 
         async def slow() -> tuple[list[bool], list[bool], bool]:
             half, silent = [], []
-            for _ in range(20):
+            for n in range(20):
                 reader, writer = await open_raw(server.port, "127.0.0.2")
-                writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow")
+                if n % 2:  # headers never finished
+                    writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow")
+                else:  # a body never finished
+                    writer.write(b"POST /api/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                 b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
                 half.append((reader, writer))
                 silent.append(await open_raw(server.port, "127.0.0.3"))
             early = await closed_within(half[0][0], 5.0)  # still open well before the deadline
@@ -180,6 +192,7 @@ def test_half_sent_headers_and_silent_connections_are_closed_after_10_s(tmp_path
         assert not early
         assert all(half_closed) and all(silent_closed)
         assert server.get("/healthz").status_code == 200
+        assert "Traceback" not in server.log.read_text()
 
 
 def test_out_of_file_descriptors_is_logged_once_and_a_bystander_gets_in_after(tmp_path: Path) -> None:
@@ -383,3 +396,48 @@ def test_the_csp_lets_pages_connect_only_to_the_server_itself(tmp_path: Path) ->
         policy = server.get("/").headers["content-security-policy"]
         connect_src = next(p.strip() for p in policy.split(";") if p.strip().startswith("connect-src"))
         assert connect_src == "connect-src 'self'"
+
+
+def test_pongs_a_client_does_not_read_are_held_back_then_it_is_closed(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A client pings at a legal rate but reads nothing of what it is sent. The server here is
+    the real stack (uvicorn with the server's protocols and the app) in this process, so that
+    its listening socket can have a small fixed send buffer (the accepted sockets inherit it):
+    the client's unread messages then fill the socket at once, as they would a loaded server's
+    after a while. Pongs are held back, and once 16 are the client is closed."""
+    caplog.set_level(logging.INFO, logger="ratscrew.server")
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    port = listener.getsockname()[1]
+    http_protocol, ws_protocol, _ = guarded_protocols(ConnectionLimits(), None)
+    server = uvicorn.Server(uvicorn.Config(create_app(tmp_path / "r.db"), http=http_protocol,
+                                           ws=ws_protocol, log_level="warning", ws_per_message_deflate=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        code = httpx.post(f"http://127.0.0.1:{port}/api/rooms", json={"rules": "classic", "seats": 2},
+                          timeout=10).json()["code"]
+
+        async def ping_without_reading() -> None:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1024)
+            writer.write(handshake(f"/ws/{code}", f"127.0.0.1:{port}"))
+            await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)  # upgraded: frames go through
+            writer.write(text_frame(json.dumps({"type": "join", "name": "Ann"})))
+            ready, stop = False, time.monotonic() + 15
+            with contextlib.suppress(ConnectionError):
+                while time.monotonic() < stop and "pongs are not read" not in caplog.text:
+                    ready = not ready  # each answered with a room message nobody reads
+                    writer.write(text_frame(json.dumps({"type": "ready", "ready": ready})) + PING)
+                    await asyncio.sleep(0.1)
+            writer.close()
+
+        asyncio.run(ping_without_reading())
+        assert "pings whose pongs are not read (policy violation, 1008)" in caplog.text
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)

@@ -24,7 +24,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -620,6 +620,12 @@ async def store_unavailable(request: Request, exc: Exception) -> Response:
     return _error(503, "the server cannot reach its database right now; try again in a moment")
 
 
+async def client_gone(request: Request, exc: Exception) -> Response:
+    """The client left (or was closed for being too slow) before its body was all here: there
+    is nobody to answer, and nothing went wrong on this side."""
+    return Response(status_code=400)
+
+
 async def http_error(request: Request, exc: Exception) -> Response:
     """Errors under ``/api`` as ``{"error": …}``; pages as a short HTML page."""
     assert isinstance(exc, HTTPException)
@@ -793,7 +799,8 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             WebSocketRoute("/ws/{code}", websocket_endpoint),
             Mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
         ],
-        exception_handlers={HTTPException: handler, StoreUnavailable: store_unavailable},
+        exception_handlers={HTTPException: handler, StoreUnavailable: store_unavailable,
+                            ClientDisconnect: client_gone},
         lifespan=lifespan,
         max_body_size=MAX_FRAME_BYTES,
     )

@@ -7,7 +7,7 @@ does before that (or instead of it) never reaches the app's limits. Here:
   (`ratscrew.server.wsprotocol.BatchedReadProtocol`) this server runs: a connection from an
   address that already holds ``connections_per_address`` open connections is closed at once
   (a trusted proxy's own connections are not counted: the app counts the websockets by the
-  address the proxy names), and a request whose headers are not complete within
+  address the proxy names), and a request whose headers (and body) are not complete within
   ``header_timeout_s`` of its first byte (or of the connection, for one that sends nothing) is
   closed.
 - `GuardedListener` is the listening socket: when the process runs out of file descriptors,
@@ -37,6 +37,8 @@ log = logging.getLogger("ratscrew.server")
 
 OUT_OF_RESOURCES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 """``accept()`` errors that mean the process (or the system) has no descriptor or memory left."""
+INCOMPLETE = (h11.IDLE, h11.SEND_BODY)
+"""The client's h11 states while a request is not all here (no headers yet, or part of a body)."""
 ACCEPT_PAUSE_S = 1.0
 """How long accepting pauses after running out of file descriptors."""
 
@@ -49,7 +51,8 @@ class ConnectionLimits:
     connections_per_address: int = 200
     """Open connections (HTTP and websocket) one address may hold."""
     header_timeout_s: float = 10.0
-    """A request's headers must be complete this long after its first byte."""
+    """A request (its headers, and its body if it has one) must be complete this long after
+    its first byte, or after the connection opened for the first request."""
     control_frames_per_second: float = 20.0
     """Ping and pong frames a websocket may send, on average..."""
     control_frame_burst: int = 40
@@ -126,8 +129,8 @@ class GuardedH11Protocol(H11Protocol):
         super().data_received(data)
         if self._upgraded or self.transport.is_closing():
             return
-        if self.conn.their_state is h11.IDLE:
-            self._arm_deadline()  # a (next) request has begun and its headers are not all here
+        if self.conn.their_state in INCOMPLETE:
+            self._arm_deadline()  # a (next) request has begun and is not all here
         else:
             self._disarm_deadline()
 
@@ -149,11 +152,11 @@ class GuardedH11Protocol(H11Protocol):
 
     def _headers_too_slow(self) -> None:
         self._header_deadline = None
-        if self._upgraded or self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+        if self._upgraded or self.transport.is_closing() or self.conn.their_state not in INCOMPLETE:
             return
         if self.timeout_keep_alive_task is not None:
             return  # an idle keep-alive connection: uvicorn's own timer closes it
-        log.debug("closing a connection from %s: no complete request headers in %.0f s",
+        log.debug("closing a connection from %s: no complete request in %.0f s",
                   self.client, self.registry.limits.header_timeout_s)
         self.transport.abort()
 
