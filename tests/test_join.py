@@ -38,7 +38,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield running
 
 
-PLAYER_KEY = "terminal-tests-" + "k" * 28
+PLAYER_KEY = "terminal-tests-Vx4Rb8Mq2Tz6Kp0Wn9Lh"
 """The player key of the terminals in these tests: one person (Tess) on one server. A name
 belongs to one key at a time on a server, so terminals with fresh keys could not all be Tess."""
 

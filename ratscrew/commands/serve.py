@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import os
 import signal
@@ -64,6 +65,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--forwarded-allow-ips", default=None, metavar="IPS",
                         help="trust X-Forwarded-For from these proxy addresses (comma-separated), "
                              "so per-address limits see the players' real addresses")
+    parser.add_argument("--players-per-hour", type=int, default=None, metavar="N",
+                        help="new players (joins with a player key the server has not seen) one "
+                             "address may bring in an hour (default: 20)")
+    parser.add_argument("--key-codes-per-hour", type=int, default=None, metavar="N",
+                        help="player key exports and imports one address may ask for in an hour "
+                             "(default: 30)")
     parser.add_argument("--rooms-per-hour", type=int, default=None, metavar="N",
                         help="rooms one address may create in an hour (default: 20)")
     parser.add_argument("--joins-per-minute", type=int, default=None, metavar="N",
@@ -98,6 +105,17 @@ def _addresses(host: str, port: int) -> list[str]:
     return [f"http://{name}:{port}/" for name in sorted(names)]
 
 
+def _player_limits(limits: Any, args: argparse.Namespace) -> Any:
+    """``limits`` (the app's `Limits`) with ``--players-per-hour`` and ``--key-codes-per-hour``
+    when given; a number below 1 is a usage error."""
+    changes = {option: value for option in ("players_per_hour", "key_codes_per_hour")
+               if (value := getattr(args, option)) is not None}
+    for option, value in changes.items():
+        if value < 1:
+            raise ValueError(f"--{option.replace('_', '-')} must be at least 1, not {value}")
+    return dataclasses.replace(limits, **changes)
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -119,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
         limits = Limits(rooms_per_hour=args.rooms_per_hour or limits.rooms_per_hour,
                         joins_per_minute=args.joins_per_minute or limits.joins_per_minute)
     db: str | Path = args.db if is_database_url(args.db) else Path(args.db)
+    limits = _player_limits(limits, args)  # issue 29
     if isinstance(db, Path):
         try:
             db.parent.mkdir(parents=True, exist_ok=True)
@@ -185,6 +204,9 @@ def run_workers(args: argparse.Namespace) -> int:
         shards = [(letter, f"{shown_host}:{port}") for letter, port in zip(letters, ports, strict=True)]
         args.nginx_config.write_text(render_http(shards, "8080"))
     passed = ["--host", args.host, "--db", args.db, "--log-level", args.log_level]
+    for option in ("players_per_hour", "key_codes_per_hour"):  # issue 29
+        if getattr(args, option) is not None:
+            passed += ["--" + option.replace("_", "-"), str(getattr(args, option))]
     for origin in args.allow_origin:
         passed += ["--allow-origin", origin]
     if args.forwarded_allow_ips is not None:
