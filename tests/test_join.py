@@ -345,7 +345,7 @@ def test_a_full_room_offers_to_watch(server: ServerProcess, capsys: pytest.Captu
 @pytest.mark.parametrize(("argv", "message"), [
     (["K7 QPX"], "is neither a room code (like K7QPX2) nor a room link"),
     (["K7QPX2", "--server", "ftp://x"], "--server must be an http:// or https:// address"),
-    (["K7QPX2", "--name", "  "], "--name: a name needs at least one visible character"),
+    (["K7QPX2", "--name", "  "], "--name: a name needs at least one visible letter or digit"),
     (["K7QPX2", "--keys", "slap:escape"], "key 'Esc' for slap is kept for the room"),
 ])
 def test_bad_arguments_are_refused_before_connecting(argv: list[str], message: str,
