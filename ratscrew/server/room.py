@@ -284,8 +284,9 @@ class Room:
             known.token_hash if known is not None else None)
         own_player = players.known_player_id(self.store, message.player_key)
         if (taken := names.same_name_as(message.name, lobby.names_in_use(own_hash, own_player))) is not None:
-            raise ProtocolError("name_taken", f"{message.name!r} looks the same as {taken!r}, "
-                                "who is already in this room; choose another name")  # issue 29
+            looks = "" if taken == message.name else f", which looks the same as {message.name!r}"
+            raise ProtocolError("name_taken", f"Someone in this room already goes by {taken!r}"
+                                f"{looks}; choose another name")  # issue 29
         player_id = players.enter(self.store, message.player_key, message.name)  # issue 17
         if message.token is None and known is not None and known.token_hash is not None:
             # someone who stood up to watch sits down again as themselves (the host stays host)
