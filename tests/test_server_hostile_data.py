@@ -262,3 +262,18 @@ def test_a_weak_key_a_server_already_knows_keeps_its_player(tmp_path: Path) -> N
             while (message := ws.receive_json())["type"] != "welcome":
                 assert message["type"] != "error", message
             assert message["player_id"] == old
+
+
+def test_the_new_limits_are_options_of_serve_and_a_limit_below_one_is_one_clear_line(
+        tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    shown = subprocess.run([sys.executable, "-m", "ratscrew", "serve", "--help"],
+                           capture_output=True, text=True, timeout=60)
+    assert "--players-per-hour" in shown.stdout and "--key-codes-per-hour" in shown.stdout
+    refused = subprocess.run([sys.executable, "-m", "ratscrew", "serve", "--port", "0", "--db",
+                              str(tmp_path / "x.db"), "--players-per-hour", "0"],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "--players-per-hour must be at least 1, not 0" in refused.stderr
