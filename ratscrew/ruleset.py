@@ -273,17 +273,20 @@ SETTING_BOUNDS: dict[str, tuple[int, int]] = {
     "king_chances": (0, 54),
     "ace_chances": (0, 54),
     "joker_chances": (0, 54),
-    "grace_ms": (0, 60_000),
-    "claim_window_ms": (0, 60_000),
+    "grace_ms": (0, 3_600_000),
+    "claim_window_ms": (0, 3_600_000),
     "misslap_cards": (0, 54),
     "misslap_out_after": (0, 1000),
     "slap_in_bar_after": (0, 1000),
-    "tie_window_ms": (0, 10_000),
-    "too_slow_ms": (0, 60_000),
+    "tie_window_ms": (0, 3_600_000),
+    "too_slow_ms": (0, 3_600_000),
 }
 """The lowest and highest value of every whole-number setting (docs/rules.md, "Every
-setting"). A seat per card at most, a run no longer than a suit, times up to a minute: beyond
-these a setting means nothing more, and a room's clock and database need bounded numbers."""
+setting"). A seat, a chance or a card paid per card of the deck at most, a run no longer than a
+suit, times up to an hour: beyond these a setting means nothing more (a table held up for an
+hour has stalled), and a room's clock and database need bounded numbers. The bounds are wide so
+that a record stored before they existed, with any setting a game could be played with, still
+replays."""
 
 
 def _coerce(key: str, value: Any, hint: Any) -> Any:

@@ -115,4 +115,4 @@ def test_a_rules_file_with_a_setting_out_of_bounds_is_one_clear_line(
     path.write_text("grace_ms = 1000000000000000000000000000000\n")
     status, _, err = run(capsys, "rules", "show", str(path))
     assert status != 0 and "Traceback" not in err
-    assert err.strip().endswith("grace_ms: must be from 0 to 60000, got a number of 31 digits"), err
+    assert err.strip().endswith("grace_ms: must be from 0 to 3600000, got a number of 31 digits"), err

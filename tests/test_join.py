@@ -40,7 +40,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield running
 
 
-PLAYER_KEY = "terminal-tests-" + "k" * 28
+PLAYER_KEY = "terminal-tests-Vx4Rb8Mq2Tz6Kp0Wn9Lh"
 """The player key of the terminals in these tests: one person (Tess) on one server. A name
 belongs to one key at a time on a server, so terminals with fresh keys could not all be Tess."""
 
@@ -463,7 +463,7 @@ def test_an_unreachable_server_is_named(capsys: pytest.CaptureFixture[str]) -> N
 @pytest.mark.parametrize(("argv", "message"), [
     (["K7 QPX"], "is neither a room code (like K7QPX2) nor a room link"),
     (["K7QPX2", "--server", "ftp://x"], "--server must be an http:// or https:// address"),
-    (["K7QPX2", "--name", "  "], "--name: a name needs at least one visible character"),
+    (["K7QPX2", "--name", "  "], "--name: a name needs at least one visible letter or digit"),
     (["K7QPX2", "--keys", "slap:escape"], "key 'Esc' for slap is kept for the room"),
 ])
 def test_bad_arguments_are_refused_before_connecting(argv: list[str], message: str,

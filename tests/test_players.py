@@ -28,8 +28,8 @@ from ratscrew.server.players import PUBLIC_ID_PATTERN, export_code, hash_key
 from ratscrew.server.ratings import rate, replay_places
 from ratscrew.server.store import FinishedGame, Rating, SeatResult, SqliteStore
 
-ANN_KEY = "ann-key-" + "a" * 35
-BOB_KEY = "bob-key-" + "b" * 35
+ANN_KEY = "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"
+BOB_KEY = "bob-key-Jt6Nq1FgX5uPe0RzVa9LwMk"
 
 
 @pytest.fixture

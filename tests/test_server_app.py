@@ -279,7 +279,7 @@ def test_joins_per_address_are_limited() -> None:
 def test_a_resigned_game_ends_is_stored_and_its_record_replays(client: TestClient) -> None:
     code = new_room(client, bots=["casual"])
     with client.websocket_connect(f"/ws/{code}") as ws:
-        ws.send_json({"type": "join", "name": "Ann", "player_key": "ann-key-" + "k" * 24})
+        ws.send_json({"type": "join", "name": "Ann", "player_key": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"})
         receive(ws, "welcome")
         ws.send_json({"type": "start"})
         receive(ws, "state")

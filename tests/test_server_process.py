@@ -54,7 +54,7 @@ def test_after_kill_9_and_a_restart_the_game_comes_back_and_plays_on(tmp_path: P
         # a finished game, with its statistics
         done = server.new_room(bots=["casual"])
         solo = server.player(done)
-        solo.send({"type": "join", "name": "Cy", "player_key": "cy-key-" + "c" * 30})
+        solo.send({"type": "join", "name": "Cy", "player_key": "cy-key-Ub7Gs2Hn5Yq9Df3Xm8Ko1Ev"})
         solo.wait_for("welcome")
         solo.send({"type": "start"})
         solo.wait_for("state")
@@ -104,7 +104,7 @@ def test_a_server_that_dies_between_a_games_end_and_its_rating_rates_it_once_aft
     try:
         code = server.new_room(bots=["casual"])
         ann = server.player(code)
-        ann.send({"type": "join", "name": "Ann", "player_key": "ann-key-" + "a" * 30})
+        ann.send({"type": "join", "name": "Ann", "player_key": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"})
         player_id = ann.wait_for("welcome")["player_id"]
         ann.send({"type": "start"})
         ann.wait_for("state")

@@ -82,7 +82,7 @@ def test_shards_share_finished_games_and_load_only_their_own_rooms(
     other = new_room(b)
     assert code[0] == waiting[0] == "A" and other[0] == "B"
     with a.websocket_connect(f"/ws/{code}") as ws:
-        ws.send_json({"type": "join", "name": "Ann", "player_key": "ann-key-" + "a" * 30})
+        ws.send_json({"type": "join", "name": "Ann", "player_key": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"})
         receive(ws, "welcome")
         ws.send_json({"type": "start"})
         receive(ws, "state")

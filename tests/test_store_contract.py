@@ -302,6 +302,10 @@ def test_a_key_holds_its_latest_name_and_two_keys_never_hold_one_name(store: Sto
     assert store.player_by_key("key-bob") == PlayerRow("BobPublic123", "Ann")
     assert store.player("AnnPublic123") == PlayerRow("AnnPublic123", "Annie")
     assert store.player("nobody") is None
+    for look_alike in ("\u0410nnie", "\u0391NNIE", "\uff21nnie"):  # Cyrillic А, Greek Α, full width
+        with pytest.raises(NameTaken):  # issue 29: the same name by look (TR 39 skeleton)
+            store.enter_player("key-eve", look_alike, "EvePublic123")
+    assert store.player_by_key("key-eve") is None
 
 
 def test_the_server_id_is_made_once_and_kept(opener: Opener) -> None:

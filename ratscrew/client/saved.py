@@ -25,18 +25,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
-import secrets
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
+from ratscrew.server.keys import KEY_PATTERN, new_key  # the key rules' one home (light)
+
 FILE_NAME = "online.json"
 MAX_ROOMS = 200
 """Seats remembered at most; the oldest are forgotten first."""
-KEY_PATTERN = re.compile(r"[A-Za-z0-9_-]{20,64}")
-"""A player key, as servers take it (`ratscrew.server.players.KEY_PATTERN`)."""
 
 
 def default_path() -> Path:
@@ -121,7 +119,7 @@ class SavedState:
         assert isinstance(keys, dict)
         key = keys.get(server)
         if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key):
-            key = keys[server] = secrets.token_urlsafe(32)
+            key = keys[server] = new_key()
             self._write()
         return key
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import socket
 import sys
@@ -79,6 +80,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--forwarded-allow-ips", default=None, metavar="IPS",
                         help="trust X-Forwarded-For from these proxy addresses (comma-separated), "
                              "so per-address limits see the players' real addresses")
+    parser.add_argument("--players-per-hour", type=int, default=None, metavar="N",
+                        help="new players (joins with a player key the server has not seen) one "
+                             "address may bring in an hour (default: 20)")
+    parser.add_argument("--key-codes-per-hour", type=int, default=None, metavar="N",
+                        help="player key exports and imports one address may ask for in an hour "
+                             "(default: 30)")
     parser.add_argument("--rooms-per-hour", type=int, default=None, metavar="N",
                         help="rooms one address may create in an hour (default: 20)")
     parser.add_argument("--joins-per-minute", type=int, default=None, metavar="N",
@@ -133,6 +140,17 @@ def _addresses(host: str, port: int) -> list[str]:
     return [f"http://{name}:{port}/" for name in sorted(names)]
 
 
+def _player_limits(limits: Any, args: argparse.Namespace) -> Any:
+    """``limits`` (the app's `Limits`) with ``--players-per-hour`` and ``--key-codes-per-hour``
+    when given; a number below 1 is a usage error."""
+    changes = {option: value for option in ("players_per_hour", "key_codes_per_hour")
+               if (value := getattr(args, option)) is not None}
+    for option, value in changes.items():
+        if value < 1:
+            raise ValueError(f"--{option.replace('_', '-')} must be at least 1, not {value}")
+    return dataclasses.replace(limits, **changes)
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -161,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
     limits, connection_limits = _limits(args)
     absence = _absence_times(args)
     db: str | Path = args.db if is_database_url(args.db) else Path(args.db)
+    limits = _player_limits(limits, args)  # issue 29
     if isinstance(db, Path):
         try:
             db.parent.mkdir(parents=True, exist_ok=True)
@@ -290,6 +309,9 @@ def run_workers(args: argparse.Namespace) -> int:
     public_url = args.public_url or (f"http://{shown_host}:8080/" if args.nginx_config is not None else None)
     if public_url:
         passed += ["--public-url", public_url]
+    for option in ("players_per_hour", "key_codes_per_hour"):  # issue 29
+        if getattr(args, option) is not None:
+            passed += ["--" + option.replace("_", "-"), str(getattr(args, option))]
     for origin in args.allow_origin:
         passed += ["--allow-origin", origin]
     if args.forwarded_allow_ips is not None:

@@ -90,6 +90,12 @@ class Limits:
     flood_window_s: float = 5.0
     rooms_per_hour: int = 20
     joins_per_minute: int = 60
+    players_per_hour: int = 20
+    """New players (joins with a player key this server has not seen) one address may bring in
+    an hour; keys already known are not counted."""
+    key_codes_per_hour: int = 30
+    """Requests to ``/api/players/export`` and ``/api/players/import`` one address may make in
+    an hour (both together)."""
     send_queue: int = 512
     """Messages waiting for a slow client before it is disconnected."""
     send_timeout_s: float = 10.0
@@ -312,6 +318,12 @@ class Server:
 
     def __post_init__(self) -> None:
         # counted in the database when several processes share it, else in memory
+        self.player_counter: RateCounter = (
+            self.store.rate_counter("players", self.limits.players_per_hour, 3600.0)
+            or WindowCounter(self.limits.players_per_hour, 3600.0))
+        self.key_code_counter: RateCounter = (
+            self.store.rate_counter("key_codes", self.limits.key_codes_per_hour, 3600.0)
+            or WindowCounter(self.limits.key_codes_per_hour, 3600.0))
         self.room_counter: RateCounter = (self.store.rate_counter("rooms", self.limits.rooms_per_hour, 3600.0)
                                           or WindowCounter(self.limits.rooms_per_hour, 3600.0))
         self.join_counter: RateCounter = (self.store.rate_counter("joins", self.limits.joins_per_minute, 60.0)
@@ -609,6 +621,10 @@ async def _player_code_answer(request: Request, field_name: str,
     value = await _key_request(request, field_name)
     if isinstance(value, JSONResponse):
         return value
+    server = _server(request)
+    if not server.key_code_counter.allow(client_address(request.client), time.monotonic()):
+        return _coded_error(429, "rate_limited", f"at most {server.limits.key_codes_per_hour} "
+                            "exports and imports an hour from one address; try again later")
     try:
         return JSONResponse(answer(_server(request).store, value))
     except players.PlayerCodeError as error:
@@ -713,6 +729,9 @@ async def _serve_websocket(server: Server, websocket: WebSocket, room: Room, add
                 if isinstance(parsed, HistoryRequest) and not conn.history_bucket.take(now):
                     raise ProtocolError("rate_limited", "too many history requests: this one "
                                         "was dropped; ask again in a second")
+                if isinstance(parsed, Join) and parsed.player_key is not None:
+                    players.admit_new_player(server.store, parsed.player_key, server.player_counter,
+                                             address, now, server.limits.players_per_hour)  # issue 29
                 room.handle(conn, parsed)
             except ProtocolError as error:
                 conn.send(error.to_message())

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ratscrew.ruleset import Ruleset
+from ratscrew.server.names import bot_name
 from ratscrew.server.protocol import (
     Configure,
     Judging,
@@ -182,6 +183,22 @@ class Lobby:
             raise ProtocolError("not_seated", f"{what}: only a seated player can do that")
         return self.seats[member.seat]
 
+    def names_in_use(self, token_hash: str | None, player_id: str | None) -> list[str]:
+        """The names of everyone in the room (people seated, waiting or watching, and bots) but
+        the holder of ``token_hash`` and the player ``player_id`` (the same person again, under
+        another token): a name that looks the same as one of these is taken
+        (`ratscrew.server.names.same_name_as`)."""
+
+        def someone_else(known: str | None) -> bool:
+            if known is None:
+                return True
+            if token_hash is not None and hmac.compare_digest(known, token_hash):
+                return False
+            return player_id is None or self.player_ids.get(known) != player_id
+
+        people = [name for known, name in self.known_members.items() if someone_else(known)]
+        return people + [seat.name for seat in self.seats if seat.name and someone_else(seat.token_hash)]
+
     def names(self) -> list[str]:
         """Every seat's name, as the game's narration uses them."""
         return [seat.name or f"Seat {seat.index + 1}" for seat in self.seats]
@@ -281,7 +298,7 @@ class Lobby:
             if seat.kind == "bot" and seat.bot is not None:
                 counts[seat.bot] = counts.get(seat.bot, 0) + 1
                 number = counts[seat.bot]
-                seat.name = f"{seat.bot.capitalize()} bot" + (f" {number}" if number > 1 else "")
+                seat.name = bot_name(seat.bot, number)
 
     # ------------------------------------------------------------------ the host's commands
 

@@ -4,14 +4,12 @@ user's state directory). The server keeps only the key's SHA-256 and shows a *pu
 instead: 12 random URL-safe characters, made when the key is first seen, never derived from the
 key. Everything a player owns (statistics, ratings, history) hangs on the key, never on a typed
 name: the name shown is the key's latest chosen name, and two keys may not hold the same name
-at once (compared casefolded).
+at once (compared by look: `ratscrew.server.names.name_key`).
 
 A key moves to another device as an *import code*: the key, a dot, and a short check of this
 server's identity (a random id kept in the store), so a code from another server is told apart
 from a mistyped one. Clients that send no key play as guests: not rated, not on the leaderboard.
 
->>> valid_key("x" * 19), valid_key("Ab3_-" * 4), valid_key("a b" * 10)
-(False, True, False)
 >>> split_code("Ab3_-Ab3_-Ab3_-Ab3_-.k2Jd9x")
 ('Ab3_-Ab3_-Ab3_-Ab3_-', 'k2Jd9x')
 """
@@ -28,11 +26,22 @@ from typing import Any
 
 from ratscrew.bots.agent import draw_reaction_ms
 from ratscrew.bots.profile import LEVELS
+from ratscrew.server.keys import (
+    MIN_DISTINCT_KEY_CHARACTERS,
+    MIN_NEW_KEY_LENGTH,
+    looks_random,
+    valid_key,
+)
 from ratscrew.server.protocol import ProtocolError
-from ratscrew.server.store import PROVISIONAL_GAMES, NameTaken, PlayerRow, Store, conservative
+from ratscrew.server.store import (
+    PROVISIONAL_GAMES,
+    NameTaken,
+    PlayerRow,
+    RateCounter,
+    Store,
+    conservative,
+)
 
-KEY_PATTERN = re.compile(r"[A-Za-z0-9_-]{20,64}")
-"""A player key: 20 to 64 URL-safe characters (``secrets.token_urlsafe(32)`` makes 43)."""
 PUBLIC_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{12}")
 """A public player id: 12 URL-safe characters."""
 CHECK_LENGTH = 6
@@ -46,19 +55,41 @@ GAMES_READ = 500
 """The latest games read for a player's reaction times and slaps by pattern."""
 
 
-def valid_key(key: str) -> bool:
-    """Whether ``key`` has the form of a player key."""
-    return KEY_PATTERN.fullmatch(key) is not None
-
-
 def hash_key(key: str) -> str:
     """What the server keeps of a key: its SHA-256 (a stolen database holds no keys)."""
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def new_key() -> str:
-    """A fresh player key (what a client makes on its first visit)."""
-    return secrets.token_urlsafe(32)
+def known_player_id(store: Store, key: str | None) -> str | None:
+    """The public id of the player holding ``key``, if the key is one this server knows."""
+    if key is None or not valid_key(key):
+        return None
+    row = store.player_by_key(hash_key(key))
+    return None if row is None else row.player_id
+
+
+def is_new_key(store: Store, key: str) -> bool:
+    """Whether ``key`` (of the form of a key) would make a new player: no player has it yet."""
+    return store.player_by_key(hash_key(key)) is None
+
+
+def admit_new_player(store: Store, key: str, counter: RateCounter, address: str, now: float,
+                     per_hour: int) -> None:
+    """Count a join whose key would make a new player against its address's limit (``counter``
+    allows ``per_hour`` an hour); past it, `ProtocolError` ``rate_limited``. Known keys, and
+    keys that would be refused (`enter`: not a key, or not random-looking), are not counted."""
+    if looks_random(key) and is_new_key(store, key) and not counter.allow(address, now):
+        raise ProtocolError("rate_limited", f"join: at most {per_hour} new players an hour from "
+                            "your address; join as a guest (no key) or try again later")
+
+
+def check_new_key(key: str) -> None:
+    """Refuse (`ProtocolError` ``bad_key``) a key for a new player that does not look random."""
+    if not looks_random(key):
+        raise ProtocolError(
+            "bad_key", f"join: a new player key needs at least {MIN_NEW_KEY_LENGTH} characters, "
+            f"{MIN_DISTINCT_KEY_CHARACTERS} of them different: make it at random (the page and "
+            "ratscrew join do)")
 
 
 def new_public_id() -> str:
@@ -78,6 +109,8 @@ def enter(store: Store, key: str | None, name: str) -> str | None:
         return None
     if not valid_key(key):
         raise ProtocolError("bad_key", "join: a player key is 20 to 64 letters, digits, - or _")
+    if is_new_key(store, key):
+        check_new_key(key)  # issue 29: a key that makes a new player must look random
     try:
         return store.enter_player(hash_key(key), name, new_public_id()).player_id
     except NameTaken:

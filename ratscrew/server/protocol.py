@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
@@ -25,13 +24,13 @@ import orjson
 
 from ratscrew.bots.profile import LEVELS
 from ratscrew.ruleset import PRESET_NAMES, Ruleset, RulesetError
+from ratscrew.server import names
+from ratscrew.server.keys import KEY_PATTERN
 
 PROTOCOL_VERSION = 1
 """The protocol's version, sent in ``welcome``; a client speaking another one stops."""
 MAX_FRAME_BYTES = 16 * 1024
 """The largest websocket frame or HTTP body accepted."""
-MAX_NAME_LENGTH = 24
-"""The longest player name, in characters."""
 MAX_REACTION_MS = 60_000
 """The largest reaction time a client may report."""
 MAX_RULES_TEXT = 8 * 1024
@@ -56,8 +55,8 @@ JUDGINGS: tuple[str, ...] = get_args(Judging)
 ActKind = Literal["play", "slap", "resign"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
-_PLAYER_KEY = re.compile(r"[A-Za-z0-9_-]{20,64}")
-"""A player key (`ratscrew.server.players.KEY_PATTERN`)."""
+_PLAYER_KEY = KEY_PATTERN
+"""A player key's form (`ratscrew.server.keys`)."""
 
 
 class ProtocolError(ValueError):
@@ -262,24 +261,20 @@ class _Fields:
 
 
 def clean_name(name: str) -> str:
-    """A player's name, trimmed and checked: 1-24 characters, no control or invisible
-    formatting characters (which could hide or reorder text on other players' screens).
+    """A player's name as it will be shown, checked by the name rules
+    (`ratscrew.server.names.clean`): a refused name is a `ProtocolError` ``bad_message``.
 
     >>> clean_name("  Ann ")
     'Ann'
     >>> clean_name("Bob\\u202e")
     Traceback (most recent call last):
     ...
-    ratscrew.server.protocol.ProtocolError: a name cannot hold control or formatting characters
+    ratscrew.server.protocol.ProtocolError: a name cannot hold invisible, control or formatting characters
     """
-    name = " ".join(name.split())
-    if not name:
-        raise ProtocolError("bad_message", "a name needs at least one visible character")
-    if len(name) > MAX_NAME_LENGTH:
-        raise ProtocolError("bad_message", f"a name has at most {MAX_NAME_LENGTH} characters")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp") for ch in name):
-        raise ProtocolError("bad_message", "a name cannot hold control or formatting characters")
-    return name
+    try:
+        return names.clean(name)
+    except names.NameRefused as error:
+        raise ProtocolError("bad_message", str(error)) from None
 
 
 def _bot_level(value: object, where: str) -> str:

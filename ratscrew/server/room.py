@@ -37,7 +37,7 @@ from ratscrew.events import CardPlayed, Event
 from ratscrew.rulebook import explain, pattern_examples
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
-from ratscrew.server import players, ratings  # issue 17: player keys; issue 29: seeded rooms unrated
+from ratscrew.server import names, players, ratings  # issue 17: keys; issue 29: names, seeds
 from ratscrew.server.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.agents import RemoteSeat, Shown
 from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
@@ -301,6 +301,13 @@ class Room:
                 raise ProtocolError("bad_token", "the host removed this player from the room")
             if not lobby.knows(token_hash):
                 raise ProtocolError("bad_token", "that token is not from this room; join without it")
+        own_hash = hash_token(message.token) if message.token is not None else (
+            known.token_hash if known is not None else None)
+        own_player = players.known_player_id(self.store, message.player_key)
+        if (taken := names.same_name_as(message.name, lobby.names_in_use(own_hash, own_player))) is not None:
+            looks = "" if taken == message.name else f", which looks the same as {message.name!r}"
+            raise ProtocolError("name_taken", f"Someone in this room already goes by {taken!r}"
+                                f"{looks}; choose another name")  # issue 29
         player_id = players.enter(self.store, message.player_key, message.name)  # issue 17
         if message.token is None and known is not None and known.token_hash is not None:
             # someone who stood up to watch sits down again as themselves (the host stays host)

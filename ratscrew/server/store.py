@@ -43,6 +43,7 @@ from statistics import median
 from typing import Any, Protocol
 
 from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS
+from ratscrew.server.names import name_key
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: rooms, seats, games, their actions, the judging of human actions, results.
@@ -1016,12 +1017,14 @@ def new_server_id() -> str:
 
 
 def fold_name(name: str) -> str:
-    """A name as compared for "two keys may not hold the same name": casefolded.
+    """A name as compared for "two keys may not hold the same name": its confusable skeleton
+    (`ratscrew.server.names.name_key`). A player stored before names were compared this way
+    keeps the casefolded name until they next join; no two such values can collide.
 
-    >>> fold_name("Ann") == fold_name("ANN")
+    >>> fold_name("Ann") == fold_name("ANN") == fold_name("\\u0410nn")
     True
     """
-    return name.casefold()
+    return name_key(name)
 
 
 def result_values(game_id: int, r: SeatResult) -> tuple[Any, ...]:

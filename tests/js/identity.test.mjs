@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  ID_ITEM, KEY_ITEM, newKey, playerId, playerKey, playerUrl, rememberPlayerId, replaceKey, validKey,
+  ID_ITEM, KEY_ITEM, MIN_DISTINCT, newKey, playerId, playerKey, playerUrl, rememberPlayerId, replaceKey, validKey,
 } from "../../ratscrew/web/js/identity.js";
 
 class MemoryStore {
@@ -86,4 +86,17 @@ test("replacing the key forgets the old id unless the new one is given", () => {
 test("a player's page address escapes the id", () => {
   assert.equal(playerUrl("Ab3_-x"), "/players/Ab3_-x");
   assert.equal(playerUrl("a/b"), "/players/a%2Fb");
+});
+
+test("a new key always has enough different characters for the server to take it", () => {
+  for (let i = 0; i < 2000; i += 1) assert.ok(new Set(newKey()).size >= MIN_DISTINCT);
+  // a random source that first gives a dull key and then a good one: the dull one is drawn again
+  let calls = 0;
+  const dullThenGood = (bytes) => {
+    calls += 1;
+    return calls === 1 ? bytes.fill(7) : bytes.map((_, i) => i * 5);
+  };
+  const key = newKey(dullThenGood);
+  assert.equal(calls, 2);
+  assert.ok(new Set(key).size >= MIN_DISTINCT);
 });

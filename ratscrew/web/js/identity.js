@@ -11,15 +11,27 @@ const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 /** @typedef {{getItem(k: string): string | null, setItem(k: string, v: string): void,
  *             removeItem(k: string): void}} Storage */
 
+/** A server takes a key for a new player only if it has at least this many different
+ * characters (ratscrew/server/keys.py, MIN_DISTINCT_KEY_CHARACTERS); 32 random ones fall short
+ * with probability 1.4e-13, and `newKey` draws again then. */
+export const MIN_DISTINCT = 12;
+
 /**
- * A new key: 32 URL-safe characters from `crypto.getRandomValues` (6 bits each, 192 bits).
+ * A new key: 32 URL-safe characters from `crypto.getRandomValues` (6 bits each, 192 bits),
+ * drawn again (a few times at most) in the rare case it has fewer than `MIN_DISTINCT`
+ * different characters, so that it always looks random to the server.
  * @param {(bytes: Uint8Array) => Uint8Array} [random] the random source (tests pass their own)
  * @returns {string}
  */
 export function newKey(random = (bytes) => crypto.getRandomValues(bytes)) {
-  const bytes = random(new Uint8Array(KEY_LENGTH));
-  // 64 symbols: the low 6 bits of a uniform byte are uniform, so no symbol is likelier
-  return Array.from(bytes, (byte) => ALPHABET[byte & 63]).join("");
+  let key = "";
+  for (let attempt = 0; attempt < 8; attempt += 1) {
+    const bytes = random(new Uint8Array(KEY_LENGTH));
+    // 64 symbols: the low 6 bits of a uniform byte are uniform, so no symbol is likelier
+    key = Array.from(bytes, (byte) => ALPHABET[byte & 63]).join("");
+    if (new Set(key).size >= MIN_DISTINCT) break;
+  }
+  return key;
 }
 
 /**
