@@ -34,7 +34,7 @@ from ratscrew.bots.profile import LEVELS, paced
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, Event
 from ratscrew.rulebook import explain, pattern_examples
-from ratscrew.ruleset import PRESET_NAMES, Ruleset
+from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Rejection, Table
 from ratscrew.server import players  # issue 17: player keys
 from ratscrew.server.agents import RemoteSeat, Shown
@@ -73,6 +73,7 @@ from ratscrew.server.protocol import (
     Watch,
 )
 from ratscrew.server.publisher import SHOWN_VERSIONS, Connection, Publisher
+from ratscrew.server.rated import rules_are_preset, rules_verdict  # issue 30
 from ratscrew.server.store import RoomRow, SeatResult, Store
 from ratscrew.server.tally import ContestTally
 from ratscrew.sim.summary import game_seed
@@ -530,7 +531,8 @@ class Room:
         verdict = judge_action(self.settings.judging, arrived_at=arrived, shown_at=shown,
                                reaction_ms=message.reaction_ms, rtt_ms=link.rtt_ms,
                                allowance_ms=allowance_ms(link), horizon=self.driver.advance_horizon())
-        self.driver.queue(seat.index, message.kind, arrived, message.version, verdict)
+        self.driver.queue(seat.index, message.kind, arrived, message.version, verdict,
+                          message.reaction_ms, link.rtt_ms)
         self.tick()
         self.driver.poke()
 
@@ -675,7 +677,8 @@ class Room:
         return {
             "type": "room", "code": self.code, "phase": self.phase,
             "rules": {"name": rules.name, "summary": rules.summary, "toml": rules.to_toml(),
-                      "lines": explain(rules), "preset": rules.name in PRESET_NAMES,
+                      "lines": explain(rules), "preset": rules_are_preset(rules),
+                      "unrated": rules_verdict(rules),  # issue 30: "custom rules (unrated)"
                       "patterns": pattern_examples(rules)},
             "settings": {"seats": len(self.seats), "pace": self.settings.pace,
                          "turn_timeout_ms": self.settings.turn_timeout_ms,
