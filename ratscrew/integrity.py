@@ -13,6 +13,8 @@ floor      share of reactions under the human floor (100 ms)            >= 50% o
 flat       coefficient of variation of reactions (sd / mean)            < 0.08 over >= 15
 fast       lower quartile of reactions (the fastest human model, the    < 200 ms over >= 15
            expert bot's ex-Gaussian, puts it near 265 ms)
+model      mean of reactions against the fastest human model (expert:  < 320 - 4 x 67 / sqrt(n)
+           mean 320 ms, sd 67 ms): the fit to the human model           over n >= 15
 lag        share of slaps reported under the floor that the link        >= 50% of >= 10
            bound had to pull back by 100 ms or more (large link
            estimates): the lag cheat
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import sqrt
 from statistics import mean, pstdev, quantiles
 
 HUMAN_FLOOR_MS = 100.0
@@ -46,6 +49,12 @@ FLAT_CV = 0.08
 FLAT_MIN = 15
 FAST_Q1_MS = 200.0
 FAST_MIN = 15
+MODEL_MEAN_MS = 320.0
+"""The mean reaction of the fastest human model (the expert bot's ex-Gaussian: mu 260 + tau 60)."""
+MODEL_SD_MS = 67.1
+"""Its standard deviation: sqrt(sigma^2 + tau^2) = sqrt(30^2 + 60^2)."""
+MODEL_Z = 4.0
+MODEL_MIN = 15
 LAG_LINK_MS = 100.0
 LAG_SHARE = 0.5
 LAG_MIN = 10
@@ -99,7 +108,7 @@ def assess(samples: Sequence[SlapSample]) -> IntegrityVerdict:
     window = list(samples)[-WINDOW:]
     reactions = [s.reaction_ms for s in window if s.reaction_ms is not None]
     seen = [r for r in reactions if r >= HUMAN_FLOOR_MS]  # anticipations are the floor flag's
-    flags = (_floor(reactions), _flat(seen), _fast(seen), _lag(window))
+    flags = (_floor(reactions), _flat(seen), _fast(seen), _model(seen), _lag(window))
     return IntegrityVerdict(flags, len(window))
 
 
@@ -127,6 +136,16 @@ def _fast(reactions: Sequence[float]) -> Flag:
     return Flag("fast", q1, FAST_Q1_MS, len(reactions), fired,
                 f"a quarter of reactions were under {q1 or 0.0:.0f} ms, faster than the fastest "
                 f"human reaction model (its lower quartile is above {FAST_Q1_MS:.0f} ms)")
+
+
+def _model(reactions: Sequence[float]) -> Flag:
+    n = len(reactions)
+    m = mean(reactions) if reactions else None
+    bound = MODEL_MEAN_MS - MODEL_Z * MODEL_SD_MS / sqrt(n) if n else MODEL_MEAN_MS
+    fired = m is not None and n >= MODEL_MIN and m < bound
+    return Flag("model", m, bound, n, fired,
+                f"the mean reaction, {m or 0.0:.0f} ms over {n} slaps, is more than {MODEL_Z:.0f} "
+                f"standard errors faster than the fastest human reaction model ({MODEL_MEAN_MS:.0f} ms)")
 
 
 def _lag(window: Sequence[SlapSample]) -> Flag:
