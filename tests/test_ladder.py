@@ -9,17 +9,24 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+import random
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import ServerProcess
 from starlette.testclient import TestClient
 from test_server_app import new_room, receive
 
+from ratscrew.bots.agent import draw_reaction_ms
+from ratscrew.bots.profile import LEVELS
+from ratscrew.cards import parse_cards
 from ratscrew.cli import main
 from ratscrew.engine import Game
 from ratscrew.integrity import SlapSample, assess
+from ratscrew.patterns import find_slap
 from ratscrew.ruleset import Ruleset
 from ratscrew.server import ratings
 from ratscrew.server.app import create_app
@@ -276,3 +283,86 @@ def test_the_player_page_tells_a_flagged_player_why(tmp_path: Path) -> None:
     assert set(integrity) == {"flagged", "reasons", "checked_slaps"}
     assert integrity["flagged"] is True and integrity["checked_slaps"] == 18
     assert json.dumps(integrity["reasons"]).count("under 100 ms") == 1
+
+
+# ------------------------------------------------------------------------ over the real websocket
+
+
+class Slapper:
+    """One keyed client playing a game against each of ``levels`` in turn (a room of two): it
+    plays on its turn and slaps every slappable pile ``reaction()`` ms after it was shown,
+    reporting that reaction, and resigns each game once it has won ``wins`` slaps in it."""
+
+    def __init__(self, server: ServerProcess, name: str, reaction: Callable[[], float],
+                 levels: Sequence[str], wins: int) -> None:
+        self.server, self.name, self.reaction, self.wins = server, name, reaction, wins
+        self.levels = list(levels)
+        self.player_id = ""
+        self.over = False
+        self._next_game()
+
+    def _next_game(self) -> None:
+        code = self.server.new_room(seats=2, bots=[self.levels.pop(0)], pace="fast",
+                                    turn_timeout_ms=60_000)
+        self.player = self.server.player(code)
+        self.player_id = self.player.join(self.name, player_key=f"{self.name.lower()}-key-" + "k" * 30
+                                          )["player_id"]
+        self.won = 0
+        self.due: tuple[float, int, float] | None = None  # (monotonic time, version, reaction)
+        self.acted: set[int] = set()
+        self.resigned = False
+        self.player.send({"type": "start"})
+
+    def step(self) -> None:
+        """Read what came, act on what is due."""
+        if self.over:
+            return
+        message = self.player.poll(0.005)
+        if message is not None and message["type"] == "game_over":
+            self.player.close()
+            if self.levels:
+                self._next_game()
+            else:
+                self.over = True
+            return
+        if message is not None and message["type"] == "state":
+            seat = message["observation"]["seat"]
+            self.won += sum(1 for e in message["events"] if e["kind"] == "slap_won" and e["seat"] == seat)
+            pile = parse_cards(" ".join(message["observation"]["pile"]))
+            if find_slap(pile, CLASSIC.slaps, CLASSIC.pattern_options) is not None:
+                reaction = self.reaction()
+                self.due = (time.monotonic() + reaction / 1000.0, message["version"], reaction)
+            elif message["observation"]["turn"] == seat and message["version"] not in self.acted:
+                self.acted.add(message["version"])
+                self.player.send({"type": "play"})
+        if self.due is not None and time.monotonic() >= self.due[0]:
+            _, version, reaction = self.due
+            self.due = None
+            self.player.send({"type": "slap", "version": version, "reaction_ms": round(reaction)})
+        if self.won >= self.wins and not self.resigned:
+            self.resigned = True
+            self.player.send({"type": "resign"})
+
+
+def test_a_40_ms_slapper_is_flagged_within_30_slaps_and_off_the_board_while_a_bot_speed_player_is_not(
+        tmp_path: Path) -> None:
+    rng = random.Random(30)
+    levels = ["beginner", "casual", "skilled"]  # three different opponents: both would be ranked
+    with ServerProcess(tmp_path / "ratscrew.db") as server:
+        script = Slapper(server, "Script", lambda: 40.0, levels, wins=5)
+        honest = Slapper(server, "Honest", lambda: draw_reaction_ms(LEVELS["expert"], rng), levels, wins=5)
+        deadline = time.monotonic() + 300
+        while not (script.over and honest.over):
+            assert time.monotonic() < deadline, (script.levels, script.won, honest.levels, honest.won)
+            script.step()
+            honest.step()
+        flagged = server.get(f"/api/players/{script.player_id}").json()
+        fine = server.get(f"/api/players/{honest.player_id}").json()
+        board = server.get("/api/leaderboard?rules=classic").json()["players"]
+    assert flagged["integrity"]["flagged"] is True
+    assert 15 <= flagged["integrity"]["checked_slaps"] <= 30
+    assert any("under 100 ms" in reason for reason in flagged["integrity"]["reasons"])
+    assert flagged["ratings"] == [] and [g["unrated"] for g in flagged["games"]] == [FLAGGED] * 3
+    assert fine["integrity"]["flagged"] is False and fine["integrity"]["reasons"] == []
+    assert fine["integrity"]["checked_slaps"] >= 15  # enough slaps for every flag to have been checked
+    assert [p["player_id"] for p in board] == [honest.player_id]  # ranked after three opponents
