@@ -131,6 +131,10 @@ def test_a_server_that_dies_between_a_games_end_and_its_rating_rates_it_once_aft
             assert sorted(row[0] for row in updates) == sorted([player_id, "bot:casual"])
             assert conn.execute("SELECT games FROM ratings WHERE participant = 'bot:casual'"
                                 ).fetchone()[0] == 1
+            # the verdict is stored once with it (issue 30): rated (Ann, the one keyed player,
+            # resigned against a bot: a loss, not an abort), and a quick resignation
+            assert conn.execute("SELECT game_id, unrated, quick_resign FROM rated_games").fetchall() == [
+                (game_id, None, 1)]
         conn.close()
 
 
