@@ -231,6 +231,8 @@ PG_MIGRATIONS: tuple[str, ...] = (
         checked_slaps INTEGER NOT NULL,
         cleared_at DOUBLE PRECISION
     );
+    -- who met whom in rated games (the ranking's different opponents)
+    CREATE INDEX rating_updates_by_game ON rating_updates(game_id);
     """,
 )
 """`ratscrew.server.store.MIGRATIONS` in PostgreSQL's dialect: migration N here is migration N

@@ -184,6 +184,8 @@ MIGRATIONS: tuple[str, ...] = (
         checked_slaps INTEGER NOT NULL,
         cleared_at REAL                  -- set when a moderator cleared it
     );
+    -- who met whom in rated games (the ranking's different opponents)
+    CREATE INDEX rating_updates_by_game ON rating_updates(game_id);
     """,
 )
 """The schema, one script per version; a new version appends a script, never edits one."""
