@@ -203,6 +203,30 @@ def test_a_players_page_draws_ratings_reactions_slaps_and_games(server: ServerPr
     axe_clean(page, f"a player's page ({size})")
 
 
+def test_a_flagged_players_page_says_why_and_which_games_were_not_rated(server: ServerProcess,
+                                                                        pages: Pages) -> None:
+    player = fixture_player()
+    reason = ("18 of 18 reactions were under 100 ms, faster than any person reacts")
+    player["integrity"] = {"flagged": True, "reasons": [reason], "checked_slaps": 18}
+    player["games"][0]["unrated"] = "a player in it is under integrity review (unrated)"
+    page = open_page(pages, f"{server.url}/players/{ANN}", "phone",
+                     answers={f"/api/players/{ANN}": (200, player)})
+    page.wait_for_selector("[data-testid=integrity]:visible")
+    assert "Under review" in page.inner_text("[data-testid=integrity]")
+    assert page.locator("[data-testid=integrity-reasons] li").all_inner_texts() == [reason]
+    assert "18 slaps checked" in page.inner_text("[data-testid=integrity]")
+    first = page.locator("[data-testid=games] tr").first
+    assert first.locator(".tag.unrated").count() == 1
+    assert page.locator("[data-testid=games] .tag.unrated").count() == 1  # only that game
+    no_sideways_scroll(page)
+    axe_clean(page, "a flagged player's page")
+    # an unflagged player's page shows no such panel
+    calm = open_page(pages, f"{server.url}/players/{ANN}", "phone",
+                     answers={f"/api/players/{ANN}": (200, fixture_player())})
+    calm.wait_for_selector("[data-testid=player-name]:has-text('Ann')")
+    assert calm.locator("[data-testid=integrity]").is_hidden()
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_the_leaderboard_shows_rank_rating_provisional_and_links_players(
         server: ServerProcess, pages: Pages, size: str) -> None:
