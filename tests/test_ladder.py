@@ -128,7 +128,8 @@ def test_the_room_and_the_records_say_custom_rules_unrated_for_a_look_alike(tmp_
             ws.send_json({"type": "start"})
             receive(ws, "state")
             ws.send_json({"type": "resign"})
-            receive(ws, "game_over")
+            over = receive(ws, "game_over")
+        assert client.get(over["record_url"]).json()["unrated"] == "custom rules (unrated)"
         page = client.get(f"/api/players/{ann}").json()
         assert page["ratings"] == [] and [g["unrated"] for g in page["games"]] == ["custom rules (unrated)"]
 

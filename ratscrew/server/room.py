@@ -637,6 +637,7 @@ class Room:
         record["names"] = list(self._names)
         record["room"] = self._room_info()
         record["judging"] = list(self.driver.judged)
+        record["unrated"] = rules_verdict(game.rules)  # issue 30: "custom rules (unrated)" or None
         tallies = [t.public() for t in self.tally.tallies]
         results = [SeatResult(seat.index, seat.kind if seat.kind != "open" else "bot",
                               self._names[seat.index],
