@@ -236,13 +236,17 @@ def test_the_burned_cards_read_clearly_and_phones_show_no_key_hints(server: Serv
 
 
 def test_the_leaderboard_and_the_replay_viewer_fit_a_phone(server: ServerProcess, pages: Pages) -> None:
-    code = server.new_room(seats=2, bots=["expert"], pace="fast")  # unseeded: its game is rated
-    host = friend(pages, f"{server.url}/r/{code}", "phone")
-    join(host, "Ann")
-    host.tap("[data-testid=start]")
-    host.wait_for_selector("[data-testid=table]:visible")
-    host.tap("[data-testid=resign]")
-    host.wait_for_selector("[data-testid=results]:visible")
+    # Ann is ranked after rated games against three different opponents (issue 30): one game
+    # against each of three bot levels, in the same browser (her player key)
+    host = friend(pages, server.url + "/", "phone")
+    for level in ("beginner", "casual", "expert"):
+        code = server.new_room(seats=2, bots=[level], pace="fast")  # unseeded: rated
+        host.goto(f"{server.url}/r/{code}")
+        join(host, "Ann")
+        host.tap("[data-testid=start]")
+        host.wait_for_selector("[data-testid=table]:visible")
+        host.tap("[data-testid=resign]")
+        host.wait_for_selector("[data-testid=results]:visible")
     board = friend(pages, f"{server.url}/leaderboard?rules=classic", "phone")
     board.wait_for_selector("[data-testid=leaderboard] tr:has-text('Ann')")
     no_sideways_scroll(board)

@@ -55,14 +55,15 @@ def test_after_kill_9_and_a_restart_the_game_comes_back_and_plays_on(tmp_path: P
         done = server.new_room(bots=["casual"])
         solo = server.player(done)
         solo.send({"type": "join", "name": "Cy", "player_key": "cy-key-Ub7Gs2Hn5Yq9Df3Xm8Ko1Ev"})
-        solo.wait_for("welcome")
+        cy = solo.wait_for("welcome")["player_id"]
         solo.send({"type": "start"})
         solo.wait_for("state")
         solo.send({"type": "resign"})
         over = solo.wait_for("game_over")
         record_before = server.get(over["record_url"]).json()
-        board_before = server.get("/api/leaderboard?rules=classic").json()
-        assert [p["name"] for p in board_before["players"]] == ["Cy"]
+        # Cy's rating (one opponent so far: rated, not ranked yet)
+        ratings_before = server.get(f"/api/players/{cy}").json()["ratings"]
+        assert [r["games"] for r in ratings_before] == [1]
         # a game in progress between two people (turn time-out long enough not to fire)
         code = server.new_room(seed=4, turn_timeout_ms=60_000)
         ann, bob = server.player(code), server.player(code)
@@ -85,7 +86,7 @@ def test_after_kill_9_and_a_restart_the_game_comes_back_and_plays_on(tmp_path: P
 
     with ServerProcess(db) as again:
         assert again.get(over["record_url"]).json() == record_before
-        assert again.get("/api/leaderboard?rules=classic").json() == board_before
+        assert again.get(f"/api/players/{cy}").json()["ratings"] == ratings_before
         ann, bob = again.player(code), again.player(code)
         assert ann.join("Ann", token=tokens[0])["seat"] == 0
         assert bob.join("Bob", token=tokens[1])["seat"] == 1
@@ -131,6 +132,10 @@ def test_a_server_that_dies_between_a_games_end_and_its_rating_rates_it_once_aft
             assert sorted(row[0] for row in updates) == sorted([player_id, "bot:casual"])
             assert conn.execute("SELECT games FROM ratings WHERE participant = 'bot:casual'"
                                 ).fetchone()[0] == 1
+            # the verdict is stored once with it (issue 30): rated (Ann, the one keyed player,
+            # resigned against a bot: a loss, not an abort), and a quick resignation
+            assert conn.execute("SELECT game_id, unrated, quick_resign FROM rated_games").fetchall() == [
+                (game_id, None, 1)]
         conn.close()
 
 

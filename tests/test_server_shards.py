@@ -83,16 +83,16 @@ def test_shards_share_finished_games_and_load_only_their_own_rooms(
     assert code[0] == waiting[0] == "A" and other[0] == "B"
     with a.websocket_connect(f"/ws/{code}") as ws:
         ws.send_json({"type": "join", "name": "Ann", "player_key": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"})
-        receive(ws, "welcome")
+        ann = receive(ws, "welcome")["player_id"]
         ws.send_json({"type": "start"})
         receive(ws, "state")
         ws.send_json({"type": "resign"})
         over = receive(ws, "game_over")
-    # any shard answers what is in the database: the record, the replay, the leaderboard
+    # any shard answers what is in the database: the record, the replay, the ratings
     assert b.get(over["record_url"]).json() == a.get(over["record_url"]).json()
     assert b.get(f"/games/{over['game_id']}").status_code == 200
     assert b.get(f"/api/games/{over['game_id']}/replay").status_code == 200
-    assert [p["name"] for p in b.get("/api/leaderboard").json()["players"]] == ["Ann"]
+    assert [r["games"] for r in b.get(f"/api/players/{ann}").json()["ratings"]] == [1]
     assert b.get(f"/api/rooms/{code}").status_code == 421  # but not A's room itself
     # a shard started later loads its own rooms, never another's
     again = shards("C")

@@ -409,10 +409,12 @@ def test_the_leaderboard_ranks_rated_players_by_mu_minus_3_sigma_under_their_lat
 def test_a_ten_game_rating_is_no_longer_provisional(store: Store) -> None:
     a_room(store, "ABCDEF")
     player = store.enter_player("k-ann", "Ann", "AnnPublic123").player_id
+    bots = {f"bot:{level}": (25.0, 5.0) for level in ("casual", "skilled", "expert")}
     for n in range(10):
         game_id = a_rated_game(store, [result(0, "Ann", "t", True, player_id=player),
-                                       result(1, "Bot", None, False, kind="bot", bot="casual")])
-        store.rate_game(game_id, fixed_rater({player: (25.0 + n, 5.0)}))
+                                       *(result(seat, "Bot", None, False, kind="bot", bot=level)
+                                         for seat, level in enumerate(("casual", "skilled", "expert"), 1))])
+        store.rate_game(game_id, fixed_rater({player: (25.0 + n, 5.0), **bots}))
         assert store.leaderboard("classic")[0]["provisional"] == (n < 9)
 
 
@@ -452,7 +454,7 @@ def test_an_old_database_keeps_its_games_and_they_are_never_rated(
     run("INSERT INTO results VALUES (1, 0, 'human', 'Ann', 'hash-ann', 1, 2, 0, '[300]')")
     store = open_store(target)
     try:
-        assert store.schema_version == 2
+        assert store.schema_version == 3
         assert store.unrated_games() == []  # finished before ratings existed: never rated
         assert store.player_stats("hash-ann")["games"] == 1 and store.leaderboard("classic") == []
         row = store.load_room("ABCDEF")
@@ -498,3 +500,77 @@ def test_a_closed_room_stays_closed_is_never_loaded_and_is_listed_only_when_aske
     assert [(r["code"], r["phase"]) for r in store.list_rooms()] == [("BBBBBB", "playing")]
     assert {(r["code"], r["phase"]) for r in store.list_rooms(include_closed=True)} == {
         ("AAAAAA", "closed"), ("BBBBBB", "playing")}
+
+
+# ------------------------------------------------------------------ a ladder you can trust (issue 30)
+
+
+def test_a_player_is_ranked_only_after_rated_games_against_three_different_opponents(
+        store: Store) -> None:
+    a_room(store, "ABCDEF")
+    ann = store.enter_player("k-ann", "Ann", "AnnPublic123").player_id
+    bob = store.enter_player("k-bob", "Bob", "BobPublic123").player_id
+    for _ in range(3):  # three games against one other key: one opponent
+        game_id = a_rated_game(store, [result(0, "Ann", "t1", True, player_id=ann),
+                                       result(1, "Bob", "t2", False, player_id=bob)])
+        store.rate_game(game_id, fixed_rater({ann: (30.0, 2.0), bob: (20.0, 2.0)}))
+    assert store.leaderboard("classic") == [] and store.ratings_of(ann)[0]["rank"] is None
+    game_id = a_rated_game(store, [result(0, "Ann", "t1", True, player_id=ann),
+                                   result(1, "Casual bot", None, False, kind="bot", bot="casual"),
+                                   result(2, "Expert bot", None, False, kind="bot", bot="expert")])
+    store.rate_game(game_id, fixed_rater({ann: (31.0, 2.0), "bot:casual": (20.0, 2.0),
+                                          "bot:expert": (20.0, 2.0)}))
+    assert [p["player_id"] for p in store.leaderboard("classic")] == [ann]  # Bob: one opponent
+    assert store.ratings_of(ann)[0]["rank"] == 1 and store.ratings_of(bob)[0]["rank"] is None
+
+
+def test_a_flag_takes_the_player_off_the_board_and_takes_back_the_ratings_since_its_evidence(
+        store: Store) -> None:
+    a_room(store, "ABCDEF")
+    ann = store.enter_player("k-ann", "Ann", "AnnPublic123").player_id
+    bots = [result(seat, "Bot", None, False, kind="bot", bot=level)
+            for seat, level in enumerate(("casual", "skilled", "expert"), 1)]
+    moves = {"bot:casual": (20.0, 2.0), "bot:skilled": (20.0, 2.0), "bot:expert": (20.0, 2.0)}
+    games = []
+    for mu in (30.0, 31.0, 32.0):
+        games.append(a_rated_game(store, [result(0, "Ann", "t1", True, player_id=ann), *bots]))
+        store.rate_game(games[-1], fixed_rater({ann: (mu, 2.0), **moves}))
+    assert [p["player_id"] for p in store.leaderboard("classic")] == [ann]
+    store.flag_player(ann, "classic", games[1], ["12 of 12 reactions were under 100 ms"], 12)
+    assert store.integrity_flag(ann) == {"rules": "classic", "since_game": games[1],
+                                         "flagged_at": store.integrity_flag(ann)["flagged_at"],  # type: ignore[index]
+                                         "reasons": ["12 of 12 reactions were under 100 ms"],
+                                         "checked_slaps": 12, "cleared_at": None}
+    assert store.leaderboard("classic") == []
+    assert store.unrated_games() == games[1:]  # to be rated again, without her
+    (classic,) = store.ratings_of(ann)
+    assert (classic["mu"], classic["games"], classic["rank"]) == (30.0, 1, None)
+    assert [h["game_id"] for h in store.rating_history(ann, "classic")] == games[:1]
+    assert store.ratings_of("bot:casual")[0]["games"] == 1
+    assert store.clear_flag(ann) and not store.clear_flag(ann)
+    assert store.integrity_flag(ann)["cleared_at"] is not None  # type: ignore[index]
+    for game_id in store.unrated_games():
+        store.rate_game(game_id, fixed_rater({ann: (33.0, 2.0), **moves}))
+    assert [p["player_id"] for p in store.leaderboard("classic")] == [ann]
+    assert store.clear_flag("NobodyPublic") is False
+
+
+def test_quick_resignations_between_the_same_keys_are_counted_for_the_next_game(store: Store) -> None:
+    a_room(store, "ABCDEF")
+    ann = store.enter_player("k-ann", "Ann", "AnnPublic123").player_id
+    bob = store.enter_player("k-bob", "Bob", "BobPublic123").player_id
+    seats = [result(0, "Ann", "t1", True, player_id=ann), result(1, "Bob", "t2", False, player_id=bob)]
+    seen: list[tuple[FinishedGame, dict[str, Rating]]] = []
+
+    def quick(game: FinishedGame, current: Any) -> GameRating:
+        seen.append((game, dict(current)))
+        return GameRating({0: 1, 1: 2}, {}, {}, "farmed", quick_resign=True)
+
+    for _ in range(3):
+        store.rate_game(a_rated_game(store, seats), quick)
+    assert [game.earlier_quick_resigns for game, _ in seen] == [0, 1, 2]
+    assert [game.flagged for game, _ in seen] == [frozenset()] * 3
+    assert [g["unrated"] for g in store.player_games(ann)] == ["farmed"] * 3
+    store.flag_player(bob, "classic", 1, ["flat"], 20)
+    store.rate_game(a_rated_game(store, seats), quick)
+    assert seen[-1][0].flagged == frozenset({bob})

@@ -4,7 +4,10 @@
 - ``ratscrew admin rooms close CODE``: close a room (a running server drops it within a minute);
 - ``ratscrew admin db copy FROM TO``: copy a whole database into an empty one, SQLite to
   PostgreSQL or back, with each table's rows counted on both sides
-  (`ratscrew.server.dbcopy`).
+  (`ratscrew.server.dbcopy`);
+- ``ratscrew admin players clear-flag ID`` / ``show-flag ID``: review a player's integrity flag
+  (docs/fairness.md, "Integrity"): clearing it takes back and rates again the ruleset's games
+  since its evidence, with the player in them.
 
 The database is found as ``ratscrew serve`` finds it: ``--db``, ``--db-file`` or
 ``RATSCREW_DATABASE_URL`` (`ratscrew.server.settings`). A SQLite file can be used by one process
@@ -23,11 +26,12 @@ from ratscrew.commands.serve import DEFAULT_DB
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "admin", help="operate a server's database: list and close rooms, copy a database",
+        "admin", help="operate a server's database: rooms, database copies, players' integrity flags",
         description="Tools for whoever runs 'ratscrew serve'. The database is given as for "
                     "serve: --db FILE|URL, --db-file PATH, or RATSCREW_DATABASE_URL.",
         epilog="examples: ratscrew admin rooms list --all;  ratscrew admin rooms close AB23CD;  "
-               "ratscrew admin db copy ratscrew.db postgresql://ratscrew@db/ratscrew")
+               "ratscrew admin db copy ratscrew.db postgresql://ratscrew@db/ratscrew;  "
+               "ratscrew admin players clear-flag AbC123xYz_-Q")
     areas = parser.add_subparsers(dest="area", metavar="AREA")
     parser.set_defaults(run=lambda args: _usage(parser))
 
@@ -59,6 +63,8 @@ def register(subparsers: Any) -> None:
     copying.add_argument("source", metavar="FROM", help="SQLite file or postgresql:// URL")
     copying.add_argument("target", metavar="TO", help="SQLite file or postgresql:// URL (empty)")
     copying.set_defaults(run=copy_database)
+
+    register_players(areas)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -134,3 +140,62 @@ def copy_database(args: argparse.Namespace) -> int:
         print(f"{count.table:<{width}}  {count.source:>8}  {count.target:>8}")
     print(f"copied {sum(c.target for c in counts)} rows in {len(counts)} tables; every count matches")
     return 0
+
+
+def register_players(groups: Any) -> None:
+    """``admin players``: review players."""
+    players = groups.add_parser("players", help="review players' integrity flags",
+                                description="Review players: see or clear an integrity flag.")
+    actions = players.add_subparsers(dest="players_action", metavar="ACTION")
+    clear = actions.add_parser(
+        "clear-flag", help="clear a player's integrity flag after review",
+        description="Clear the integrity flag of the player with this public id (shown on their "
+                    "page, /players/ID). Their games since the flag's evidence are rated again.")
+    clear.add_argument("player_id", metavar="ID", help="the player's public id")
+    _database_options(clear)
+    clear.set_defaults(run=clear_flag)
+    show = actions.add_parser("show-flag", help="show a player's integrity flag",
+                              description="Print the player's integrity flag, if any.")
+    show.add_argument("player_id", metavar="ID", help="the player's public id")
+    _database_options(show)
+    show.set_defaults(run=show_flag)
+    players.set_defaults(run=lambda args: _usage(players))
+
+
+def clear_flag(args: argparse.Namespace) -> int:
+    """Clear the flag and rate the games it held back; 1 when there was no flag to clear."""
+    from ratscrew.server.ratings import catch_up
+
+    store = _open(args)
+    try:
+        if store.player(args.player_id) is None:
+            raise ValueError(f"no player with the id {args.player_id!r} on this server")
+        if not store.clear_flag(args.player_id):
+            print(f"player {args.player_id} has no integrity flag to clear")
+            return 1
+        rated = catch_up(store)
+        print(f"cleared the integrity flag of player {args.player_id}; "
+              f"{rated} game{'s' if rated != 1 else ''} rated again")
+        return 0
+    finally:
+        store.close()
+
+
+def show_flag(args: argparse.Namespace) -> int:
+    """Print the player's flag: its reasons, the slaps checked, whether it was cleared."""
+    store = _open(args)
+    try:
+        if store.player(args.player_id) is None:
+            raise ValueError(f"no player with the id {args.player_id!r} on this server")
+        flag = store.integrity_flag(args.player_id)
+        if flag is None:
+            print(f"player {args.player_id} has never been flagged")
+            return 0
+        state = "cleared" if flag["cleared_at"] is not None else "flagged"
+        print(f"player {args.player_id}: {state} in {flag['rules']} from game {flag['since_game']} "
+              f"({flag['checked_slaps']} slaps checked)")
+        for reason in flag["reasons"]:
+            print(f"  - {reason}")
+        return 0
+    finally:
+        store.close()

@@ -73,6 +73,10 @@ class PendingAction:
     arrived_at: float = field(compare=False)
     version: int | None = field(compare=False)
     verdict: Verdict = field(compare=False)
+    reported_ms: float | None = field(default=None, compare=False)
+    """The reaction the client reported (for the integrity review, issue 30)."""
+    rtt_ms: float | None = field(default=None, compare=False)
+    """The link's measured round trip when the action arrived."""
 
 
 class GameDriver:
@@ -125,11 +129,11 @@ class GameDriver:
         return self._horizon
 
     def queue(self, seat: int, kind: str, arrived_at: float, version: int | None,
-              verdict: Verdict) -> None:
+              verdict: Verdict, reported_ms: float | None = None, rtt_ms: float | None = None) -> None:
         """A person's judged action, to be fed when the horizon passes its table time."""
         self._seq += 1
         heapq.heappush(self._pending, PendingAction(verdict.judged_at, self._seq, seat, kind,
-                                                    arrived_at, version, verdict))
+                                                    arrived_at, version, verdict, reported_ms, rtt_ms))
 
     def feed(self, time_limit: float | None = None) -> None:
         """Hand the engine everything due up to the horizon, in table-time order: queued actions
@@ -164,7 +168,9 @@ class GameDriver:
             "seat": action.seat, "kind": action.kind, "arrived_at": round(action.arrived_at),
             "judged_at": int(action.judged_at), "reaction_ms": None if verdict.reaction_ms is None
             else round(verdict.reaction_ms), "version": action.version,
-            "link_ms": round(verdict.link_ms), "clamped": verdict.clamped, "accepted": accepted})
+            "link_ms": round(verdict.link_ms), "clamped": verdict.clamped, "accepted": accepted,
+            "reported_ms": None if action.reported_ms is None else round(action.reported_ms),
+            "rtt_ms": None if action.rtt_ms is None else round(action.rtt_ms)})
 
     def slap_link_ms(self, seat: int, at: int) -> int:
         """The link compensation given to ``seat``'s slap fed at table time ``at`` (once)."""

@@ -46,6 +46,10 @@ from psycopg_pool import ConnectionPool
 from ratscrew.server.store import (
     BOT_GAMES_SCANNED,
     BOT_REACTIONS_SQL,
+    FLAG_CLEAR_SQL,
+    FLAG_INSERT_SQL,
+    FLAG_SQL,
+    GAME_PLAYERS_SQL,
     HISTORY_SQL,
     LEADERBOARD_SQL,
     PLAYER_GAMES_SQL,
@@ -66,18 +70,21 @@ from ratscrew.server.store import (
     StoreError,
     StoreUnavailable,
     bot_reaction_samples,
+    flag_row,
     fold_name,
     leaderboard_rows,
     new_server_id,
     participant,
     player_game,
     player_rows_query,
+    rating_context,
     rating_statements,
     ratings_query,
     result_rows_query,
     result_values,
     seat_result,
     stats_of,
+    unrate_statements,
 )
 
 log = logging.getLogger("ratscrew.server")
@@ -210,6 +217,22 @@ PG_MIGRATIONS: tuple[str, ...] = (
         participants INTEGER NOT NULL
     );
     INSERT INTO rated_games SELECT id, finished_at, 0 FROM games WHERE status = 'over';
+    """,
+    # 3: why a game was not rated, quick resignations, integrity flags (issue 30).
+    """
+    ALTER TABLE rated_games ADD COLUMN unrated TEXT;
+    ALTER TABLE rated_games ADD COLUMN quick_resign INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE integrity_flags (
+        player_id TEXT PRIMARY KEY,
+        rules_name TEXT NOT NULL,
+        since_game BIGINT NOT NULL,
+        flagged_at DOUBLE PRECISION NOT NULL,
+        reasons TEXT NOT NULL,
+        checked_slaps INTEGER NOT NULL,
+        cleared_at DOUBLE PRECISION
+    );
+    -- who met whom in rated games (the ranking's different opponents)
+    CREATE INDEX rating_updates_by_game ON rating_updates(game_id);
     """,
 )
 """`ratscrew.server.store.MIGRATIONS` in PostgreSQL's dialect: migration N here is migration N
@@ -640,8 +663,11 @@ class PostgresStore:
                     return None
                 results = tuple(seat_result(r) for r in cur.execute(
                     "SELECT * FROM results WHERE game_id = %s ORDER BY seat", (game_id,)).fetchall())
+                def query(sql: str, params: Sequence[Any]) -> list[dict[str, Any]]:
+                    return cur.execute(sql.replace("?", "%s"), params).fetchall()
+
                 finished = FinishedGame(game_id, game["rules_name"], json.loads(game["record"] or "{}"),
-                                        game["winner"], results)
+                                        game["winner"], results, *rating_context(query, results, time.time()))
                 names = sorted({p for p in map(participant, results) if p is not None})
                 sql, params = ratings_query(finished.rules_name, names)
                 current = {r["participant"]: Rating(r["mu"], r["sigma"], r["games"])
@@ -674,6 +700,44 @@ class PostgresStore:
     def bot_reactions(self, limit: int = 500) -> dict[str, list[int]]:
         """Each bot level's latest slap reaction times in games stored here."""
         return bot_reaction_samples(self._q(BOT_REACTIONS_SQL, (BOT_GAMES_SCANNED,)), limit)
+
+    # ------------------------------------------------------------------ integrity (issue 30)
+
+    def game_players(self, game_id: int) -> list[tuple[str, str]]:
+        """Each keyed player of a finished game and the game's ruleset."""
+        return [(r["player_id"], r["rules"]) for r in self._q(GAME_PLAYERS_SQL, (game_id,))]
+
+    def integrity_flag(self, player_id: str) -> dict[str, Any] | None:
+        """The player's latest integrity flag, or ``None`` (see `Store.integrity_flag`)."""
+        rows = self._q(FLAG_SQL, (player_id,))
+        return flag_row(rows[0]) if rows else None
+
+    def flag_player(self, player_id: str, rules_name: str, since_game: int, reasons: Sequence[str],
+                    checked_slaps: int) -> None:
+        """Flag a player and take back the ratings since the evidence, under the rating lock
+        (see `Store.flag_player`)."""
+        self._rerate([(FLAG_INSERT_SQL, (player_id, rules_name, since_game, time.time(),
+                                         json.dumps(list(reasons)), checked_slaps)),
+                      *unrate_statements(rules_name, since_game)])
+
+    def clear_flag(self, player_id: str) -> bool:
+        """Clear the player's flag (see `Store.clear_flag`)."""
+        flag = self.integrity_flag(player_id)
+        if flag is None or flag["cleared_at"] is not None:
+            return False
+        self._rerate([(FLAG_CLEAR_SQL, (time.time(), player_id)),
+                      *unrate_statements(flag["rules"], flag["since_game"])])
+        return True
+
+    def _rerate(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
+        """Run ``?``-marked statements in one transaction holding the rating lock."""
+        def work(conn: psycopg.Connection[Any]) -> None:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, RATING_LOCK))
+                for sql, params in statements:
+                    conn.execute(sql.replace("?", "%s"), params)
+
+        self._run(work)
 
 
 class PostgresRateCounter:

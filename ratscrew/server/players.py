@@ -33,6 +33,7 @@ from ratscrew.server.keys import (
     valid_key,
 )
 from ratscrew.server.protocol import ProtocolError
+from ratscrew.server.review import integrity_of
 from ratscrew.server.store import (
     PROVISIONAL_GAMES,
     NameTaken,
@@ -215,11 +216,13 @@ def player_page(store: Store, player_id: str) -> dict[str, Any] | None:
         "name": player.name,
         "ratings": _ratings(store, player.player_id),
         "games": [{"id": g["id"], "rules": g["rules"], "finished_at": iso(g["finished_at"]),
-                   "place": g["place"], "players": g["players"], "replay": f"/games/{g['id']}"}
+                   "place": g["place"], "players": g["players"], "replay": f"/games/{g['id']}",
+                   "unrated": g["unrated"]}
                   for g in games[:GAMES_SHOWN]],
         "reactions": {"you": _recent_reactions(games), "bots": bot_samples(store)},
         "slaps": slaps_by_pattern(games),
         "export_hint": EXPORT_HINT,
+        "integrity": integrity_of(store, player.player_id),  # issue 30
     }
 
 

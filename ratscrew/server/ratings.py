@@ -7,12 +7,13 @@ as a sequence of choices of the best among those left. openskill implements it (
 a sigma per participant, like TrueSkill, but without its patents and faster).
 
 Who is rated. A game is rated when it ends with at least one keyed person at the table (a
-client that sent a player key) and nothing makes it unrated (`unrated_reason`: a seeded room,
-whose creator knew the deal); guests are left out of the match (the others' places close up
-around them). Bots take part: each bot level has a rating per ruleset, fitted from the games it
-plays like a person's, so a player who only plays bots still gets a meaningful rating. Several
-bots of one level in a game each enter with the level's rating, and the level's new rating is
-the mean of theirs.
+client that sent a player key) and `ratscrew.server.rated.rating_verdict` finds nothing against
+it (custom rules, a seeded deal, an abandoned, aborted or farmed game, a flagged player; a
+seat mostly played for its person gains nothing); guests are left out of the match (the
+others' places close up around them). Bots take part: each bot level has a rating per
+ruleset, fitted from the games it plays like a person's, so a player who only plays bots
+still gets a meaningful rating. Several bots of one level in a game each enter with the
+level's rating, and the level's new rating is the mean of theirs.
 
 The ranking value is the conservative rating mu - 3 sigma (openskill's ordinal): 0 for a new
 player; a rating from fewer than 10 rated games is *provisional*.
@@ -39,12 +40,15 @@ from openskill.models import PlackettLuce
 from ratscrew.events import Misslap, SlapIgnored, SlapTie, SlapWon
 from ratscrew.history import start_of
 from ratscrew.results import FinishingOrder, finishing_places
+from ratscrew.server.rated import Rated, Unrated, game_facts, rating_verdict
+from ratscrew.server.review import review_game
 from ratscrew.server.store import (
     FinishedGame,
     GameRating,
     Rating,
     RatingChange,
     Store,
+    conservative,
     participant,
 )
 
@@ -60,22 +64,6 @@ EXIT_CODE = 17
 Patterns = dict[int, dict[str, list[int]]]
 
 
-SEEDED = "seeded room: its creator chose the deal"
-"""Why a game of a room created with a ``seed`` is not rated (the creator knew the first cards
-before the deal)."""
-
-
-def unrated_reason(record: Mapping[str, Any]) -> str | None:
-    """Why a finished game's record may not be rated for anyone, or ``None`` when it may.
-
-    >>> unrated_reason({"seeded": True}), unrated_reason({"seeded": False}), unrated_reason({})
-    ('seeded room: its creator chose the deal', None, None)
-    """
-    if record.get("seeded") is True:
-        return SEEDED
-    return None
-
-
 def rate(game: FinishedGame, current: Mapping[str, Rating]) -> GameRating:
     """The rating of one finished game (`ratscrew.server.store.Rater`): places and slaps by
     pattern from replaying its record, and new ratings when a keyed person played and nothing
@@ -83,14 +71,15 @@ def rate(game: FinishedGame, current: Mapping[str, Rating]) -> GameRating:
     players = len(game.results)
     places, patterns = replay_places(game.record, players, game.winner)
     changes: dict[str, RatingChange] = {}
-    if game.record.get("abandoned"):  # everyone left (issue 26): nobody's rating moves
-        return GameRating(places, patterns, changes)
     entrants = [(r.seat, name) for r in game.results if (name := participant(r)) is not None]
     keyed = any(r.kind == "human" and r.player_id for r in game.results)
-    reason = unrated_reason(game.record)
-    if reason is not None:
-        log.info("game %d is not rated: %s", game.game_id, reason)
-    elif keyed and len(entrants) >= 2:
+    facts = game_facts(game.record, [(r.seat, r.player_id) for r in game.results if r.kind == "human"],
+                       rules_name=game.rules_name, earlier_quick_resigns=game.earlier_quick_resigns,
+                       flagged=game.flagged)
+    verdict = rating_verdict(facts) if keyed else Rated()
+    if isinstance(verdict, Unrated):
+        return GameRating(places, patterns, {}, verdict.reason, facts.quick_resign)
+    if keyed and len(entrants) >= 2:
         before = {name: current.get(name) for _, name in entrants}
         teams = [[MODEL.rating(mu=_mu(before[name]), sigma=_sigma(before[name]))]
                  for _, name in entrants]
@@ -102,7 +91,13 @@ def rate(game: FinishedGame, current: Mapping[str, Rating]) -> GameRating:
             changes[name] = RatingChange(_mu(before[name]), _sigma(before[name]),
                                          sum(v[0] for v in values) / len(values),
                                          sum(v[1] for v in values) / len(values))
-    return GameRating(places, patterns, changes)
+        for seat, name in entrants:  # a seat played for them gains nothing; a loss still counts
+            change = changes.get(name)
+            if seat in verdict.gains_nothing and change is not None and (
+                    conservative(change.mu_after, change.sigma_after)
+                    > conservative(change.mu_before, change.sigma_before)):
+                del changes[name]
+    return GameRating(places, patterns, changes, None, facts.quick_resign)
 
 
 def _mu(rating: Rating | None) -> float:
@@ -160,7 +155,15 @@ def rate_finished_game(store: Store, game_id: int) -> None:
         logging.shutdown()
         os._exit(EXIT_CODE)
     try:
-        store.rate_game(game_id, rate)
+        flagged = review_game(store, game_id)  # issue 30: the integrity review comes first
+    except Exception:
+        log.exception("game %d: the integrity review failed; rating it anyway", game_id)
+        flagged = []
+    try:
+        if flagged:  # ratings since the evidence were taken back: rate them again, in order
+            catch_up(store)
+        else:
+            store.rate_game(game_id, rate)
     except Exception:
         log.exception("game %d could not be rated now; it will be at the next start", game_id)
 

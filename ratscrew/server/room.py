@@ -35,9 +35,9 @@ from ratscrew.bots.profile import LEVELS, paced
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, Event
 from ratscrew.rulebook import explain, pattern_examples
-from ratscrew.ruleset import PRESET_NAMES, Ruleset
+from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
-from ratscrew.server import names, players, ratings  # issue 17: keys; issue 29: names, seeds
+from ratscrew.server import names, players  # issue 17: keys; issue 29: names
 from ratscrew.server.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.agents import RemoteSeat, Shown
 from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
@@ -77,6 +77,7 @@ from ratscrew.server.protocol import (
     Watch,
 )
 from ratscrew.server.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
+from ratscrew.server.rated import room_verdict, rules_are_preset, rules_verdict  # issue 30
 from ratscrew.server.store import RoomRow, SeatResult, Store
 from ratscrew.server.tally import ContestTally
 from ratscrew.sim.summary import game_seed
@@ -567,7 +568,8 @@ class Room:
         verdict = judge_action(self.settings.judging, arrived_at=arrived, shown_at=shown,
                                reaction_ms=message.reaction_ms, rtt_ms=link.rtt_ms,
                                allowance_ms=allowance_ms(link), horizon=self.driver.advance_horizon())
-        self.driver.queue(seat.index, message.kind, arrived, message.version, verdict)
+        self.driver.queue(seat.index, message.kind, arrived, message.version, verdict,
+                          message.reaction_ms, link.rtt_ms)
         TALLY.actions += 1
         self.tick()
         self.driver.poke()
@@ -807,8 +809,8 @@ class Room:
         plays = [play.public() for play in self.play_count.seats]
         record["seat_actions"] = plays
         record["seeded"] = self.settings.seed is not None
-        if (unrated := ratings.unrated_reason(record)) is not None:
-            record["unrated"] = unrated
+        if (unrated := room_verdict(game.rules, seeded=record["seeded"])) is not None:
+            record["unrated"] = unrated  # issue 30 and 29: custom rules, or a seeded deal
         tallies = [t.public() for t in self.tally.tallies]
         results = [SeatResult(seat.index, seat.kind if seat.kind != "open" else "bot",
                               self._names[seat.index],
@@ -838,7 +840,8 @@ class Room:
         return {
             "type": "room", "code": self.code, "phase": self.phase,
             "rules": {"name": rules.name, "summary": rules.summary, "toml": rules.to_toml(),
-                      "lines": explain(rules), "preset": rules.name in PRESET_NAMES,
+                      "lines": explain(rules), "preset": rules_are_preset(rules),
+                      "unrated": rules_verdict(rules),  # issue 30: "custom rules (unrated)"
                       "patterns": pattern_examples(rules)},
             "settings": {"seats": len(self.seats), "pace": self.settings.pace,
                          "turn_timeout_ms": self.settings.turn_timeout_ms,

@@ -25,7 +25,7 @@ from the method that needed it; the room then pauses until the database is back.
 
 >>> store = SqliteStore(":memory:")
 >>> store.schema_version
-2
+3
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from typing import Any, Protocol
 
 from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS
 from ratscrew.server.names import name_key
+from ratscrew.server.rated import FARM_WINDOW_S, MIN_OPPONENTS
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: rooms, seats, games, their actions, the judging of human actions, results.
@@ -169,6 +170,23 @@ MIGRATIONS: tuple[str, ...] = (
         participants INTEGER NOT NULL    -- how many were rated (0: no keyed person played)
     );
     INSERT INTO rated_games SELECT id, finished_at, 0 FROM games WHERE status = 'over';
+    """,
+    # 3: a ladder you can trust (issue 30, docs/fairness.md "Integrity"): why a game was not
+    # rated, whether it ended in a quick resignation (farming), and integrity flags.
+    """
+    ALTER TABLE rated_games ADD COLUMN unrated TEXT;     -- why it was not rated (NULL: rated)
+    ALTER TABLE rated_games ADD COLUMN quick_resign INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE integrity_flags (       -- one per player: the latest flag, cleared or not
+        player_id TEXT PRIMARY KEY,
+        rules_name TEXT NOT NULL,        -- the ruleset whose slaps raised it
+        since_game INTEGER NOT NULL,     -- the first game of the evidence
+        flagged_at REAL NOT NULL,
+        reasons TEXT NOT NULL,           -- JSON list of sentences
+        checked_slaps INTEGER NOT NULL,
+        cleared_at REAL                  -- set when a moderator cleared it
+    );
+    -- who met whom in rated games (the ranking's different opponents)
+    CREATE INDEX rating_updates_by_game ON rating_updates(game_id);
     """,
 )
 """The schema, one script per version; a new version appends a script, never edits one."""
@@ -297,6 +315,11 @@ class FinishedGame:
     record: dict[str, Any]
     winner: int | None
     results: tuple[SeatResult, ...]
+    earlier_quick_resigns: int = 0
+    """Games that ended in a quick resignation between keys of this game's players lately
+    (`ratscrew.server.rated.FARM_WINDOW_S`)."""
+    flagged: frozenset[str] = frozenset()
+    """This game's players under an integrity flag not cleared."""
 
 
 @dataclass(frozen=True)
@@ -308,6 +331,10 @@ class GameRating:
     places: dict[int, int]
     patterns: dict[int, dict[str, list[int]]]
     changes: dict[str, RatingChange]
+    unrated: str | None = None
+    """Why the game was not rated (`ratscrew.server.rated`), or ``None``."""
+    quick_resign: bool = False
+    """A keyed person resigned it quickly (counted against the same keys' later games)."""
 
 
 Rater = Callable[[FinishedGame, Mapping[str, Rating]], GameRating]
@@ -485,6 +512,27 @@ class Store(Protocol):
 
     def bot_reactions(self, limit: int = 500) -> dict[str, list[int]]:
         """Each bot level's latest slap reaction times (ms) in games stored here."""
+        ...
+
+    def game_players(self, game_id: int) -> list[tuple[str, str]]:
+        """Each keyed player of a finished game and the game's ruleset."""
+        ...
+
+    def integrity_flag(self, player_id: str) -> dict[str, Any] | None:
+        """The player's latest integrity flag (``rules``, ``since_game``, ``flagged_at``,
+        ``reasons``, ``checked_slaps``, ``cleared_at``), or ``None`` if never flagged."""
+        ...
+
+    def flag_player(self, player_id: str, rules_name: str, since_game: int, reasons: Sequence[str],
+                    checked_slaps: int) -> None:
+        """Flag a player, and in the same transaction take back the ratings of every game of
+        ``rules_name`` from ``since_game`` on (`ratscrew.server.ratings.catch_up` rates them
+        again, the flagged player's games now unrated)."""
+        ...
+
+    def clear_flag(self, player_id: str) -> bool:
+        """A moderator cleared the player's flag: mark it cleared and take back the ratings
+        from its evidence on (to be rated again); ``False`` if there was no flag to clear."""
         ...
 
 
@@ -887,7 +935,8 @@ class SqliteStore:
         results = tuple(seat_result(dict(r)) for r in db.execute(
             "SELECT * FROM results WHERE game_id = ? ORDER BY seat", (game_id,)))
         finished = FinishedGame(game_id, game["rules_name"], json.loads(game["record"] or "{}"),
-                                game["winner"], results)
+                                game["winner"], results,
+                                *rating_context(self._query, results, time.time()))
         names = sorted({p for p in map(participant, results) if p is not None})
         current = {r["participant"]: Rating(r["mu"], r["sigma"], r["games"]) for r in self._query(
             *ratings_query(finished.rules_name, names))}
@@ -915,6 +964,33 @@ class SqliteStore:
     def bot_reactions(self, limit: int = 500) -> dict[str, list[int]]:
         """Each bot level's latest slap reaction times in games stored here."""
         return bot_reaction_samples(self._query(BOT_REACTIONS_SQL, (BOT_GAMES_SCANNED,)), limit)
+
+    # ------------------------------------------------------------------ integrity (issue 30)
+
+    def game_players(self, game_id: int) -> list[tuple[str, str]]:
+        """Each keyed player of a finished game and the game's ruleset."""
+        return [(r["player_id"], r["rules"]) for r in self._query(GAME_PLAYERS_SQL, (game_id,))]
+
+    def integrity_flag(self, player_id: str) -> dict[str, Any] | None:
+        """The player's latest integrity flag, or ``None`` (see `Store.integrity_flag`)."""
+        rows = self._query(FLAG_SQL, (player_id,))
+        return flag_row(rows[0]) if rows else None
+
+    def flag_player(self, player_id: str, rules_name: str, since_game: int, reasons: Sequence[str],
+                    checked_slaps: int) -> None:
+        """Flag a player and take back the ratings since the evidence (see `Store.flag_player`)."""
+        self._write([(FLAG_INSERT_SQL, (player_id, rules_name, since_game, time.time(),
+                                        json.dumps(list(reasons)), checked_slaps)),
+                     *unrate_statements(rules_name, since_game)])
+
+    def clear_flag(self, player_id: str) -> bool:
+        """Clear the player's flag (see `Store.clear_flag`)."""
+        flag = self.integrity_flag(player_id)
+        if flag is None or flag["cleared_at"] is not None:
+            return False
+        self._write([(FLAG_CLEAR_SQL, (time.time(), player_id)),
+                     *unrate_statements(flag["rules"], flag["since_game"])])
+        return True
 
 
 def result_rows_query(rules_name: str | None, token_hash: str | None,
@@ -975,9 +1051,21 @@ RESULT_COLUMNS = ("game_id, seat, kind, name, token_hash, won, slaps, misslaps, 
                   "player_id, bot")
 """The columns `SqliteStore.finish_game` writes (place and patterns come with the rating)."""
 
+def ranked_sql(alias: str) -> str:
+    """SQL that is true when the rating row ``alias`` is *ranked* (issue 30): its player has
+    rated games in the ruleset against `ratscrew.server.rated.MIN_OPPONENTS` different
+    opponents and no integrity flag that is not cleared."""
+    return (f"(SELECT COUNT(DISTINCT o.participant) FROM rating_updates u JOIN rating_updates o "
+            f"ON o.game_id = u.game_id AND o.rules_name = u.rules_name AND o.participant <> u.participant "
+            f"WHERE u.participant = {alias}.participant AND u.rules_name = {alias}.rules_name) "
+            f">= {MIN_OPPONENTS} AND NOT EXISTS (SELECT 1 FROM integrity_flags f "
+            f"WHERE f.player_id = {alias}.participant AND f.cleared_at IS NULL)")
+
+
 LEADERBOARD_SQL = (
     "SELECT p.id AS player_id, p.name AS name, r.mu AS mu, r.sigma AS sigma, r.games AS rated "
     "FROM ratings r JOIN players p ON p.id = r.participant WHERE r.rules_name = ? "
+    f"AND {ranked_sql('r')} "
     "ORDER BY r.mu - 3 * r.sigma DESC, r.games DESC, p.id LIMIT ?")
 
 UNRATED_SQL = (
@@ -986,9 +1074,11 @@ UNRATED_SQL = (
 
 RATINGS_OF_SQL = (
     "SELECT r.rules_name AS rules, r.mu AS mu, r.sigma AS sigma, r.games AS games, "
-    "CASE WHEN EXISTS (SELECT 1 FROM players p WHERE p.id = r.participant) THEN "
-    "1 + (SELECT COUNT(*) FROM ratings o JOIN players q ON q.id = o.participant "
-    "     WHERE o.rules_name = r.rules_name AND o.mu - 3 * o.sigma > r.mu - 3 * r.sigma) "
+    "CASE WHEN EXISTS (SELECT 1 FROM players p WHERE p.id = r.participant) "
+    f"AND {ranked_sql('r')} THEN "
+    "1 + (SELECT COUNT(*) FROM ratings x JOIN players q ON q.id = x.participant "
+    "     WHERE x.rules_name = r.rules_name AND x.mu - 3 * x.sigma > r.mu - 3 * r.sigma "
+    f"    AND {ranked_sql('x')}) "
     "ELSE NULL END AS rank "
     "FROM ratings r WHERE r.participant = ? ORDER BY r.games DESC, r.rules_name")
 
@@ -998,6 +1088,7 @@ HISTORY_SQL = (
 
 PLAYER_GAMES_SQL = (
     "SELECT g.id AS id, g.rules_name AS rules, g.finished_at AS finished_at, r.place AS place, "
+    "r.seat AS seat, (SELECT q.unrated FROM rated_games q WHERE q.game_id = g.id) AS unrated, "
     "(SELECT COUNT(*) FROM results o WHERE o.game_id = g.id) AS players, r.won AS won, "
     "r.slaps AS slaps, r.misslaps AS misslaps, r.reactions AS reactions, r.patterns AS patterns "
     "FROM results r JOIN games g ON g.id = r.game_id "
@@ -1066,8 +1157,9 @@ def rating_statements(game: FinishedGame, current: Mapping[str, Rating], rating:
     """The writes of one game's rating (``mark``: ``?`` or ``%s``): its rated mark, each
     seat's place and patterns, each participant's update and new rating."""
     statements: list[tuple[str, Sequence[Any]]] = [
-        ("INSERT INTO rated_games (game_id, at, participants) VALUES (?, ?, ?)",
-         (game.game_id, now, len(rating.changes)))]
+        ("INSERT INTO rated_games (game_id, at, participants, unrated, quick_resign) "
+         "VALUES (?, ?, ?, ?, ?)",
+         (game.game_id, now, len(rating.changes), rating.unrated, int(rating.quick_resign)))]
     for seat, place in sorted(rating.places.items()):
         statements.append(("UPDATE results SET place = ?, patterns = ? WHERE game_id = ? AND seat = ?",
                            (place, json.dumps(rating.patterns.get(seat, {}), sort_keys=True),
@@ -1122,7 +1214,8 @@ def leaderboard_rows(rated: Sequence[Mapping[str, Any]],
 def player_game(row: Mapping[str, Any]) -> dict[str, Any]:
     """One `Store.player_games` row from its SQL row."""
     return {"id": int(row["id"]), "rules": row["rules"], "finished_at": row["finished_at"],
-            "place": row["place"], "players": int(row["players"]), "won": bool(row["won"]),
+            "seat": int(row["seat"]), "unrated": row["unrated"], "place": row["place"],
+            "players": int(row["players"]), "won": bool(row["won"]),
             "slaps": row["slaps"], "misslaps": row["misslaps"],
             "reactions": list(json.loads(row["reactions"])),
             "patterns": None if row["patterns"] is None else json.loads(row["patterns"])}
@@ -1136,3 +1229,67 @@ def bot_reaction_samples(rows: Sequence[Mapping[str, Any]], limit: int) -> dict[
         if len(times) < limit:
             times.extend(json.loads(row["reactions"])[: limit - len(times)])
     return {level: times for level, times in samples.items() if times}
+
+
+# ---------------------------------------------------------------------------------- integrity (issue 30)
+
+GAME_PLAYERS_SQL = (
+    "SELECT r.player_id AS player_id, g.rules_name AS rules FROM results r JOIN games g "
+    "ON g.id = r.game_id WHERE r.game_id = ? AND g.status = 'over' AND r.kind = 'human' "
+    "AND r.player_id IS NOT NULL ORDER BY r.seat")
+FLAG_SQL = ("SELECT rules_name, since_game, flagged_at, reasons, checked_slaps, cleared_at "
+            "FROM integrity_flags WHERE player_id = ?")
+FLAG_INSERT_SQL = (
+    "INSERT INTO integrity_flags (player_id, rules_name, since_game, flagged_at, reasons, "
+    "checked_slaps, cleared_at) VALUES (?, ?, ?, ?, ?, ?, NULL) ON CONFLICT (player_id) DO UPDATE SET "
+    "rules_name = excluded.rules_name, since_game = excluded.since_game, "
+    "flagged_at = excluded.flagged_at, reasons = excluded.reasons, "
+    "checked_slaps = excluded.checked_slaps, cleared_at = NULL")
+FLAG_CLEAR_SQL = "UPDATE integrity_flags SET cleared_at = ? WHERE player_id = ? AND cleared_at IS NULL"
+
+
+def flag_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """One `Store.integrity_flag` from its SQL row."""
+    return {"rules": row["rules_name"], "since_game": int(row["since_game"]),
+            "flagged_at": float(row["flagged_at"]), "reasons": list(json.loads(row["reasons"])),
+            "checked_slaps": int(row["checked_slaps"]),
+            "cleared_at": None if row["cleared_at"] is None else float(row["cleared_at"])}
+
+
+def unrate_statements(rules_name: str, since_game: int) -> list[tuple[str, Sequence[Any]]]:
+    """Take back the ratings of every game of ``rules_name`` from ``since_game`` on (``?``
+    marks): their updates and rated marks go, and each participant's rating is again the one
+    after their last update left (`ratscrew.server.ratings.catch_up` rates the games again)."""
+    return [
+        ("DELETE FROM rating_updates WHERE rules_name = ? AND game_id >= ?", (rules_name, since_game)),
+        ("DELETE FROM rated_games WHERE game_id >= ? AND game_id IN "
+         "(SELECT id FROM games WHERE rules_name = ?)", (since_game, rules_name)),
+        ("DELETE FROM ratings WHERE rules_name = ?", (rules_name,)),
+        ("INSERT INTO ratings (participant, rules_name, mu, sigma, games, updated_at) "
+         "SELECT u.participant, u.rules_name, u.mu_after, u.sigma_after, "
+         "(SELECT COUNT(*) FROM rating_updates c WHERE c.participant = u.participant "
+         " AND c.rules_name = u.rules_name), u.at FROM rating_updates u WHERE u.rules_name = ? "
+         "AND u.game_id = (SELECT MAX(m.game_id) FROM rating_updates m "
+         " WHERE m.participant = u.participant AND m.rules_name = u.rules_name)", (rules_name,)),
+    ]
+
+
+def rating_context(query: Callable[[str, Sequence[Any]], list[dict[str, Any]]],
+                   results: Sequence[SeatResult], now: float) -> tuple[int, frozenset[str]]:
+    """What a game's rating needs from the store besides the game (``query`` runs SQL with
+    ``?`` marks): earlier quick resignations between its keyed players within
+    `ratscrew.server.rated.FARM_WINDOW_S`, and which of them are flagged."""
+    keyed = sorted({r.player_id for r in results if r.kind == "human" and r.player_id})
+    if not keyed:
+        return 0, frozenset()
+    marks = _marks(len(keyed))
+    flagged = frozenset(str(r["player_id"]) for r in query(
+        f"SELECT player_id FROM integrity_flags WHERE cleared_at IS NULL AND player_id IN ({marks})",
+        keyed))
+    earlier = 0
+    if len(keyed) >= 2:
+        rows = query("SELECT COUNT(*) AS n FROM rated_games q WHERE q.quick_resign = 1 AND q.at > ? "
+                     f"AND (SELECT COUNT(DISTINCT r.player_id) FROM results r WHERE r.game_id = q.game_id "
+                     f"AND r.player_id IN ({marks})) >= 2", [now - FARM_WINDOW_S, *keyed])
+        earlier = int(rows[0]["n"]) if rows else 0
+    return earlier, flagged

@@ -13,10 +13,13 @@ import { importPlayer, playerId, playerKey, playerUrl } from "./identity.js";
  * @typedef {{game_id: number, at: string, rating_before: number, rating_after: number, mu: number, sigma: number}} HistoryPoint
  * @typedef {{rules: string, rating: number, mu: number, sigma: number, games: number, provisional: boolean,
  *            rank: number | null, history: HistoryPoint[]}} Rating
- * @typedef {{id: number, rules: string, finished_at: string, place: number, players: number, replay: string}} GameRow
+ * @typedef {{id: number, rules: string, finished_at: string, place: number, players: number, replay: string,
+ *            unrated?: string | null}} GameRow
+ * @typedef {{flagged: boolean, reasons: string[], checked_slaps: number}} Integrity
  * @typedef {{player_id: string, name: string, ratings: Rating[], games: GameRow[],
  *            reactions: {you: number[], bots: Record<string, number[]>},
- *            slaps: {pattern: string, won: number, lost: number, misslaps: number}[], export_hint?: string}} Player
+ *            slaps: {pattern: string, won: number, lost: number, misslaps: number}[], export_hint?: string,
+ *            integrity?: Integrity}} Player
  */
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -233,6 +236,19 @@ function renderSlaps(player) {
   byId("slaps-panel").hidden = false;
 }
 
+/**
+ * An integrity flag, when there is one: why, in the review's own sentences (issue 30).
+ * @param {Player} player
+ */
+function renderIntegrity(player) {
+  const integrity = player.integrity;
+  const flagged = integrity !== undefined && integrity.flagged;
+  byId("integrity-panel").hidden = !flagged;
+  if (!flagged) return;
+  byId("integrity-reasons").replaceChildren(...integrity.reasons.map((reason) => el("li", "", reason)));
+  byId("integrity-checked").textContent = `${integrity.checked_slaps} slaps checked.`;
+}
+
 /** @param {Player} player */
 function renderGames(player) {
   const body = byId("games");
@@ -243,8 +259,15 @@ function renderGames(player) {
     link.href = game.replay;
     link.setAttribute("aria-label", `Replay game ${game.id}`);
     cell.append(link);
+    const rules = el("td", "", game.rules);
+    if (game.unrated) {  // why the game changed no rating (issue 30)
+      const tag = el("span", "tag unrated", "unrated");
+      tag.title = game.unrated;
+      rules.append(" ", tag);
+      rules.dataset.unrated = game.unrated;
+    }
     tr.append(cell, el("td", game.place === 1 ? "first" : "", `${ordinal(game.place)} of ${game.players}`),
-      el("td", "", game.rules), el("td", "", shortDate(game.finished_at)));
+      rules, el("td", "", shortDate(game.finished_at)));
     return tr;
   }));
   byId("no-games").hidden = player.games.length > 0;
@@ -308,6 +331,7 @@ function showImport(mine) {
 function render() {
   if (!shown) return;
   renderSummary(shown);
+  renderIntegrity(shown);
   renderHistory(shown);
   renderReactions(shown);
   renderSlaps(shown);

@@ -415,7 +415,9 @@ function renderRoom() {
   const showLobby = room.phase === "lobby" || (over && page.afterGame === "lobby");
   document.body.dataset.phase = room.phase;
   byId("room-code").textContent = `Room ${room.code}`;
-  byId("rules-line").textContent = `${room.rules.name}: ${room.rules.summary}`;
+  // custom rules, even under a preset's name, are played unrated (issue 30)
+  byId("rules-line").textContent = `${room.rules.name}: ${room.rules.summary}` +
+    (room.rules.unrated ? ` · ${room.rules.unrated}` : "");
   byId("seeded-note").hidden = !room.settings.seeded;
   const expected = room.expected_length;  // from the lab's simulation of these rules, seats and bots
   byId("expected-length").textContent = expected

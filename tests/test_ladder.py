@@ -1,0 +1,369 @@
+"""A ladder you can trust (issue 30): look-alike rules, aborted and farmed games, seats played
+for an absent person, and the integrity flags with the moderator's command that clears them.
+
+Games are dealt from card notation and played action by action on the real engine; what a
+person sent is in the record's ``judging`` (as the room stores it), everything else a seat did
+was done for them (turn time-outs). They are stored and rated by the real store and rating."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from serving import ServerProcess
+from starlette.testclient import TestClient
+from test_server_app import new_room, receive
+
+from ratscrew.bots.agent import draw_reaction_ms
+from ratscrew.bots.profile import LEVELS
+from ratscrew.cards import parse_cards
+from ratscrew.cli import main
+from ratscrew.engine import Game
+from ratscrew.integrity import SlapSample, assess
+from ratscrew.patterns import find_slap
+from ratscrew.ruleset import Ruleset
+from ratscrew.server import ratings
+from ratscrew.server.app import create_app
+from ratscrew.server.rated import (
+    ABORTED,
+    CUSTOM_RULES,
+    FARMED,
+    FLAGGED,
+    Rated,
+    Unrated,
+    game_facts,
+    rating_verdict,
+)
+from ratscrew.server.store import SeatResult, SqliteStore, Store
+
+CLASSIC = Ruleset.preset("classic")
+ANN, BOB = "AnnPublic123", "BobPublic123"
+
+Move = tuple[int, str, int, bool]
+"""(seat, "play" | "resign" | "slap", at ms, sent by the person themselves)."""
+
+
+def played(hands: Sequence[str], moves: Sequence[Move], rules: Ruleset = CLASSIC) -> dict[str, Any]:
+    """The record of a game dealt ``hands`` (seat 0 leads) after ``moves``, with a judging entry
+    for each move the person sent (as the room records it)."""
+    game = Game(rules, hands=list(hands), leader=0)
+    judging = []
+    for seat, kind, at, own in moves:
+        if kind == "advance":  # time passing (a pile collected after its grace)
+            game.advance(at)
+            continue
+        getattr(game, kind)(seat, at)
+        if own:
+            judging.append({"seat": seat, "kind": kind, "judged_at": at, "accepted": True,
+                            "reaction_ms": None, "reported_ms": None, "link_ms": 0, "clamped": None})
+    record = game.to_record()
+    record["judging"] = judging
+    return record
+
+
+def alternate(first: int, count: int, start: int = 1000, gap: int = 1000,
+              own: Sequence[bool] = (True, True)) -> list[Move]:
+    """``count`` plays in turn between seats 0 and 1, ``first`` leading."""
+    return [((first + i) % 2, "play", start + i * gap, own[(first + i) % 2]) for i in range(count)]
+
+
+def a_store() -> SqliteStore:
+    store = SqliteStore(":memory:")
+    store.save_room("ABCDEF", {}, None, "over", 0, None, [])
+    for key, name, player_id in (("k-ann", "Ann", ANN), ("k-bob", "Bob", BOB)):
+        store.enter_player(key, name, player_id)
+    return store
+
+
+def finish(store: Store, record: dict[str, Any], winner: int | None, rules_name: str = "classic",
+           people: Sequence[str | None] = (ANN, BOB)) -> int:
+    """Store a finished game of ``people`` (player ids by seat) and rate it as the room does."""
+    game_id = store.start_game("ABCDEF", 1, rules_name, {}, 0.0)
+    results = [SeatResult(seat, "human", f"P{seat}", f"token-{seat}", winner == seat, 0, 0, (), player_id)
+               for seat, player_id in enumerate(people)]
+    store.finish_game(game_id, record, winner, "won", results)
+    ratings.rate_finished_game(store, game_id)
+    return game_id
+
+
+def verdict_of(store: Store, game_id: int) -> Any:
+    return next(g["unrated"] for g in store.player_games(ANN, 100) if g["id"] == game_id)
+
+
+# ------------------------------------------------------------------------ 1. the real rules
+
+
+def test_a_look_alike_rule_set_named_classic_is_custom_rules_and_unrated() -> None:
+    look_alike = dataclasses.replace(CLASSIC, slaps=("double",))  # says "classic"; one setting changed
+    assert look_alike.name == "classic"
+    store = a_store()
+    record = played(["2C 3C 4C 5C", "2D 3D 4D 5D"], alternate(0, 8), look_alike)
+    game_id = finish(store, record, None)
+    assert verdict_of(store, game_id) == CUSTOM_RULES == "custom rules (unrated)"
+    assert store.ratings_of(ANN) == [] and store.ratings_of(BOB) == []
+    # the same game under the real classic rules is rated
+    real = finish(store, played(["2C 3C 4C 5C", "2D 3D 4D 5D"], alternate(0, 8)), None)
+    assert verdict_of(store, real) is None and store.ratings_of(ANN)[0]["games"] == 1
+
+
+def test_the_room_and_the_records_say_custom_rules_unrated_for_a_look_alike(tmp_path: Path) -> None:
+    toml = CLASSIC.to_toml().replace('slaps = ["double", "sandwich"]', 'slaps = ["double"]')
+    assert 'name = "classic"' in toml and toml != CLASSIC.to_toml()
+    with TestClient(create_app(tmp_path / "ratscrew.db")) as client:
+        code = new_room(client, rules=toml, bots=["casual"], seed=3)
+        rules = client.get(f"/api/rooms/{code}").json()["rules"]
+        assert rules["name"] == "classic" and rules["preset"] is False
+        assert rules["unrated"] == "custom rules (unrated)"
+        real = client.get(f"/api/rooms/{new_room(client, bots=['casual'])}").json()["rules"]
+        assert real["preset"] is True and real["unrated"] is None
+        with client.websocket_connect(f"/ws/{code}") as ws:
+            ws.send_json({"type": "join", "name": "Ann", "player_key": "ann-key-" + "a" * 30})
+            ann = receive(ws, "welcome")["player_id"]
+            ws.send_json({"type": "start"})
+            receive(ws, "state")
+            ws.send_json({"type": "resign"})
+            over = receive(ws, "game_over")
+        assert client.get(over["record_url"]).json()["unrated"] == "custom rules (unrated)"
+        page = client.get(f"/api/players/{ann}").json()
+        assert page["ratings"] == [] and [g["unrated"] for g in page["games"]] == ["custom rules (unrated)"]
+
+
+# ------------------------------------------------------------------------ 2. aborted, farmed, absent
+
+
+def test_a_resignation_before_the_game_really_started_aborts_it_for_everyone() -> None:
+    store = a_store()
+    # Bob resigns at 4 s having played 2 of his own cards: aborted, nobody is rated
+    record = played(["2C 3C 4C 5C", "2D 3D 4D 5D"], [*alternate(0, 4), (1, "resign", 4500, True)])
+    early = finish(store, record, None)
+    assert verdict_of(store, early) == ABORTED and store.ratings_of(ANN) == store.ratings_of(BOB) == []
+
+
+def test_quick_resignations_between_two_keys_are_farmed_unrated_and_the_farmer_is_unranked() -> None:
+    store = a_store()
+    verdicts = []
+    for _ in range(4):  # Bob plays 3 cards, then resigns at 8 s: Ann wins, again and again
+        record = played(["2C 3C 4C 5C 6C", "2D 3D 4D 5D 6D"],
+                        [*alternate(0, 6), (1, "resign", 8000, True)])
+        verdicts.append(verdict_of(store, finish(store, record, None)))
+    assert verdicts == [None, FARMED, FARMED, FARMED]  # once may be someone called away
+    (classic,) = store.ratings_of(ANN)
+    assert classic["games"] == 1 and classic["rank"] is None  # one rated game, one opponent
+    assert store.leaderboard("classic") == []
+
+
+def test_a_seat_time_outs_played_for_gains_nothing_from_its_win_and_its_opponents_loss_counts() -> None:
+    store = a_store()
+    # Ann plays her first three cards herself, then leaves: time-outs play the rest, her king
+    # last; Bob has no card left to answer it, so Ann (absent) wins every card
+    hands = ["2C 3C 4C 5C 6C 7C 8C 9C TC KC", "5D 6D 7D 8D 9D TD 2D 3D 4D"]
+    game = Game(CLASSIC, hands=hands, leader=0)
+    moves: list[Move] = []
+    at = 1000
+    while not game.over:
+        seat = game.turn
+        if seat is None:
+            moves.append((0, "advance", at, False))
+            game.advance(at)
+        else:
+            ann_plays = sum(1 for m in moves if m[0] == 0 and m[1] == "play")
+            moves.append((seat, "play", at, seat == 1 or ann_plays < 3))
+            game.play(seat, at)
+        at += 1000 if at < 6000 else 5000
+    assert game.winner == 0
+    record = played(hands, moves)
+    facts = game_facts(record, [(0, ANN), (1, BOB)], rules_name="classic")
+    ann = facts.people[0]
+    assert ann.own_actions == 3 and ann.played_for_share > 0.5 and not ann.left_early
+    assert rating_verdict(facts) == Rated(frozenset({0}))
+    game_id = finish(store, record, 0)
+    assert verdict_of(store, game_id) is None
+    assert store.ratings_of(ANN) == []  # her win gained her nothing
+    (bob,) = store.rating_history(BOB, "classic")
+    assert bob["mu_after"] < bob["mu_before"]  # Bob's loss counts
+
+
+def test_the_verdict_names_one_reason_in_a_fixed_order() -> None:
+    record = played(["2C 3C 4C 5C", "2D 3D 4D 5D"], [*alternate(0, 4), (1, "resign", 4500, True)])
+    people = [(0, ANN), (1, BOB)]
+    assert rating_verdict(game_facts(record, people, flagged=[BOB])) == Unrated(FLAGGED)
+    assert rating_verdict(game_facts(record, people)) == Unrated(ABORTED)
+    record["rules"] = dataclasses.replace(CLASSIC, jokers=True).to_dict()
+    assert rating_verdict(game_facts(record, people, flagged=[BOB])) == Unrated(CUSTOM_RULES)
+
+
+# ------------------------------------------------------------------------ 3. integrity
+
+
+def slaps(reactions: Sequence[float]) -> list[SlapSample]:
+    return [SlapSample(r, r, 5.0) for r in reactions]
+
+
+def test_each_flag_fires_on_its_own_cheat_and_explains_itself() -> None:
+    assert [f.name for f in assess(slaps([40.0] * 20)).flags if f.fired] == ["floor"]
+    assert [f.name for f in assess(slaps([150.0, 155.0, 148.0, 152.0] * 5)).flags if f.fired] == [
+        "flat", "fast", "model"]
+    lag = [SlapSample(250.0, 0.0, 320.0, "link") for _ in range(12)]
+    verdict = assess(lag)
+    assert [f.name for f in verdict.flags if f.fired] == ["lag"] and verdict.checked_slaps == 12
+    assert "delays its pings" in verdict.reasons[0]
+
+
+def test_a_person_at_expert_speed_raises_no_flag_nor_does_one_anticipation_in_ten() -> None:
+    expert = [262.0, 301.0, 355.0, 280.0, 318.0, 410.0, 291.0, 340.0, 276.0, 388.0]
+    verdict = assess(slaps([*expert, 80.0] * 3))
+    assert not verdict.flagged and verdict.reasons == [] and verdict.checked_slaps == 33
+
+
+def a_flagged_player(tmp_path: Path) -> tuple[Path, str, list[int]]:
+    """A database where Ann slapped in 40 ms in three rated games against three bot levels."""
+    db = tmp_path / "ratscrew.db"
+    store = SqliteStore(db)
+    store.save_room("ABCDEF", {}, None, "over", 0, None, [])
+    store.enter_player("k-ann", "Ann", ANN)
+    games = []
+    for _ in range(3):
+        record = played(["2C 3C 4C 5C", "2D 3D 4D 5D", "2H 3H 4H 5H", "2S 3S 4S 5S"],
+                        [(seat, "play", 1000 * (seat + 1), True) for seat in range(4)])
+        record["judging"] += [{"seat": 0, "kind": "slap", "judged_at": 5000 + i, "accepted": True,
+                               "reaction_ms": 40 + i % 2, "reported_ms": 40 + i % 2, "link_ms": 3,
+                               "clamped": None} for i in range(6)]
+        game_id = store.start_game("ABCDEF", 1, "classic", {}, 0.0)
+        store.finish_game(game_id, record, 0, "won", [
+            SeatResult(0, "human", "Ann", "t", True, 6, 0, (40,) * 6, ANN),
+            *(SeatResult(seat, "bot", "Bot", None, False, 0, 0, (), bot=level)
+              for seat, level in enumerate(("casual", "skilled", "expert"), 1))])
+        ratings.rate_finished_game(store, game_id)
+        games.append(game_id)
+    store.close()
+    return db, ANN, games
+
+
+def test_a_flagged_players_games_since_the_evidence_are_unrated_until_the_admin_clears_the_flag(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db, ann, games = a_flagged_player(tmp_path)
+    store = SqliteStore(db)
+    flag = store.integrity_flag(ann)
+    assert flag is not None and flag["cleared_at"] is None and flag["since_game"] == games[0]
+    assert flag["checked_slaps"] == 18 and flag["reasons"][0].startswith("18 of 18 reactions were under")
+    assert [g["unrated"] for g in store.player_games(ann)] == [FLAGGED] * 3
+    assert store.ratings_of(ann) == [] and store.leaderboard("classic") == []
+    store.close()
+    assert main(["admin", "players", "clear-flag", ann, "--db", str(db)]) == 0
+    assert "cleared the integrity flag" in capsys.readouterr().out
+    store = SqliteStore(db)
+    assert store.integrity_flag(ann)["cleared_at"] is not None  # type: ignore[index]
+    assert [g["unrated"] for g in store.player_games(ann)] == [None] * 3  # rated again
+    assert store.ratings_of(ann)[0]["games"] == 3 and store.ratings_of(ann)[0]["rank"] == 1
+    store.close()
+    assert main(["admin", "players", "clear-flag", ann, "--db", str(db)]) == 1  # nothing left to clear
+
+
+def test_the_admin_command_says_what_is_wrong_without_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["admin", "players", "clear-flag", ANN, "--db", str(tmp_path / "none.db")]) == 2
+    assert "no database at" in capsys.readouterr().err
+    db, _, _ = a_flagged_player(tmp_path)
+    assert main(["admin", "players", "clear-flag", "NoSuchPlayer", "--db", str(db)]) == 2
+    assert "no player with the id" in capsys.readouterr().err
+    assert main(["admin", "players", "show-flag", ANN, "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "flagged in classic" in out and "18 slaps checked" in out
+
+
+def test_the_player_page_tells_a_flagged_player_why(tmp_path: Path) -> None:
+    db, ann, _ = a_flagged_player(tmp_path)
+    with TestClient(create_app(db)) as client:
+        integrity = client.get(f"/api/players/{ann}").json()["integrity"]
+    assert set(integrity) == {"flagged", "reasons", "checked_slaps"}
+    assert integrity["flagged"] is True and integrity["checked_slaps"] == 18
+    assert json.dumps(integrity["reasons"]).count("under 100 ms") == 1
+
+
+# ------------------------------------------------------------------------ over the real websocket
+
+
+class Slapper:
+    """One keyed client playing a game against each of ``levels`` in turn (a room of two): it
+    plays on its turn and slaps every slappable pile ``reaction()`` ms after it was shown,
+    reporting that reaction, and resigns each game once it has won ``wins`` slaps in it."""
+
+    def __init__(self, server: ServerProcess, name: str, reaction: Callable[[], float],
+                 levels: Sequence[str], wins: int) -> None:
+        self.server, self.name, self.reaction, self.wins = server, name, reaction, wins
+        self.levels = list(levels)
+        self.player_id = ""
+        self.over = False
+        self._next_game()
+
+    def _next_game(self) -> None:
+        code = self.server.new_room(seats=2, bots=[self.levels.pop(0)], pace="fast",
+                                    turn_timeout_ms=60_000)
+        self.player = self.server.player(code)
+        self.player_id = self.player.join(self.name, player_key=f"{self.name.lower()}-key-" + "k" * 30
+                                          )["player_id"]
+        self.won = 0
+        self.due: tuple[float, int, float] | None = None  # (monotonic time, version, reaction)
+        self.acted: set[int] = set()
+        self.resigned = False
+        self.player.send({"type": "start"})
+
+    def step(self) -> None:
+        """Read what came, act on what is due."""
+        if self.over:
+            return
+        message = self.player.poll(0.005)
+        if message is not None and message["type"] == "game_over":
+            self.player.close()
+            if self.levels:
+                self._next_game()
+            else:
+                self.over = True
+            return
+        if message is not None and message["type"] == "state":
+            seat = message["observation"]["seat"]
+            self.won += sum(1 for e in message["events"] if e["kind"] == "slap_won" and e["seat"] == seat)
+            pile = parse_cards(" ".join(message["observation"]["pile"]))
+            if find_slap(pile, CLASSIC.slaps, CLASSIC.pattern_options) is not None:
+                reaction = self.reaction()
+                self.due = (time.monotonic() + reaction / 1000.0, message["version"], reaction)
+            elif message["observation"]["turn"] == seat and message["version"] not in self.acted:
+                self.acted.add(message["version"])
+                self.player.send({"type": "play"})
+        if self.due is not None and time.monotonic() >= self.due[0]:
+            _, version, reaction = self.due
+            self.due = None
+            self.player.send({"type": "slap", "version": version, "reaction_ms": round(reaction)})
+        if self.won >= self.wins and not self.resigned:
+            self.resigned = True
+            self.player.send({"type": "resign"})
+
+
+def test_a_40_ms_slapper_is_flagged_within_30_slaps_and_off_the_board_while_a_bot_speed_player_is_not(
+        tmp_path: Path) -> None:
+    rng = random.Random(30)
+    levels = ["beginner", "casual", "skilled"]  # three different opponents: both would be ranked
+    with ServerProcess(tmp_path / "ratscrew.db") as server:
+        script = Slapper(server, "Script", lambda: 40.0, levels, wins=5)
+        honest = Slapper(server, "Honest", lambda: draw_reaction_ms(LEVELS["expert"], rng), levels, wins=5)
+        deadline = time.monotonic() + 300
+        while not (script.over and honest.over):
+            assert time.monotonic() < deadline, (script.levels, script.won, honest.levels, honest.won)
+            script.step()
+            honest.step()
+        flagged = server.get(f"/api/players/{script.player_id}").json()
+        fine = server.get(f"/api/players/{honest.player_id}").json()
+        board = server.get("/api/leaderboard?rules=classic").json()["players"]
+    assert flagged["integrity"]["flagged"] is True
+    assert 15 <= flagged["integrity"]["checked_slaps"] <= 30
+    assert any("under 100 ms" in reason for reason in flagged["integrity"]["reasons"])
+    assert flagged["ratings"] == [] and [g["unrated"] for g in flagged["games"]] == [FLAGGED] * 3
+    assert fine["integrity"]["flagged"] is False and fine["integrity"]["reasons"] == []
+    assert fine["integrity"]["checked_slaps"] >= 15  # enough slaps for every flag to have been checked
+    assert [p["player_id"] for p in board] == [honest.player_id]  # ranked after three opponents
