@@ -20,7 +20,8 @@ from starlette.testclient import TestClient
 from ratscrew.server.app import create_app
 from ratscrew.server.store import Store, open_store
 
-KEYS = {"Ann": "ann-key-" + "a" * 35, "Bob": "bob-key-" + "b" * 35}
+KEYS = {"Ann": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc", "Bob": "bob-key-Ub7Gs2Hn5Yq9Df3Xm8Ko1Ev"}
+"""Keys that look random, as the server asks of a new player's (docs/online.md, "Hostile input")."""
 
 
 def receive(ws: Any, kind: str) -> dict[str, Any]:
@@ -35,8 +36,8 @@ def receive(ws: Any, kind: str) -> dict[str, Any]:
 
 def play_and_resign(client: TestClient, name: str, bots: list[str], rules: str = "classic") -> None:
     """A game of keyed player ``name`` against ``bots``, which ``name`` resigns."""
-    response = client.post("/api/rooms", json={"rules": rules, "seats": 1 + len(bots), "bots": bots,
-                                               "seed": 3})
+    # unseeded: a seeded room's games are never rated
+    response = client.post("/api/rooms", json={"rules": rules, "seats": 1 + len(bots), "bots": bots})
     code = response.json()["code"]
     with client.websocket_connect(f"/ws/{code}") as ws:
         ws.send_json({"type": "join", "name": name, "player_key": KEYS[name]})
@@ -52,7 +53,8 @@ def played_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite database with finished, rated games of two keyed players against bots."""
     database = tmp_path_factory.mktemp("played") / "played.db"
     with TestClient(create_app(database)) as client:
-        play_and_resign(client, "Ann", ["casual"])
+        for level in ("beginner", "casual", "expert"):  # ranked after three different opponents
+            play_and_resign(client, "Ann", [level])
         play_and_resign(client, "Bob", ["expert"])
         play_and_resign(client, "Ann", ["expert"], rules="pagat")
         client.post("/api/rooms", json={"rules": "classic", "seats": 2})  # a room with no game
@@ -81,7 +83,7 @@ def seen(where: str | Path) -> dict[str, Any]:
         players = {p["player_id"]: store.player(p["player_id"]) for board in boards.values() for p in board
                    if p.get("player_id")}
         return {"boards": boards, "players": players, "games": store.game_count(),
-                "records": [store.game_record(n) for n in range(1, 5)],
+                "records": [store.game_record(n) for n in range(1, 7)],
                 "rooms": [(r["code"], r["phase"]) for r in store.list_rooms(include_closed=True)],
                 "server": store.server_id()}
     finally:
@@ -91,7 +93,7 @@ def seen(where: str | Path) -> dict[str, Any]:
 def test_db_copy_moves_everything_to_postgresql_and_back_with_counts(
         played: Path, postgres_cluster: PostgresCluster, tmp_path: Path) -> None:
     before = seen(played)
-    assert before["boards"]["classic"] and before["games"] == 3
+    assert before["boards"]["classic"] and before["games"] == 5
     url = postgres_cluster.create_database()
     there = ratscrew("admin", "db", "copy", str(played), url)
     assert there.returncode == 0, there.stderr
@@ -113,11 +115,11 @@ def test_db_copy_moves_everything_to_postgresql_and_back_with_counts(
 def test_rooms_are_listed_and_closed_from_the_command_line(played: Path) -> None:
     listed = ratscrew("admin", "rooms", "list", "--db", str(played))
     assert listed.returncode == 0, listed.stderr
-    assert listed.stdout.splitlines()[-1] == "4 rooms"
+    assert listed.stdout.splitlines()[-1] == "6 rooms"
     code = listed.stdout.splitlines()[1].split()[0]
     closed = ratscrew("admin", "rooms", "close", code.lower(), "--db", str(played))
     assert closed.returncode == 0 and f"room {code} closed" in closed.stdout
-    assert ratscrew("admin", "rooms", "list", "--db", str(played)).stdout.splitlines()[-1] == "3 rooms"
+    assert ratscrew("admin", "rooms", "list", "--db", str(played)).stdout.splitlines()[-1] == "5 rooms"
     everything = ratscrew("admin", "rooms", "list", "--all", "--db", str(played)).stdout
     assert f"{code}  closed" in everything
     again = ratscrew("admin", "rooms", "close", code, "--db", str(played))
