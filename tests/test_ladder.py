@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 from serving import ServerProcess
+
+KEY_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 from starlette.testclient import TestClient
 from test_server_app import new_room, receive
 
@@ -123,7 +125,7 @@ def test_the_room_and_the_records_say_custom_rules_unrated_for_a_look_alike(tmp_
         real = client.get(f"/api/rooms/{new_room(client, bots=['casual'])}").json()["rules"]
         assert real["preset"] is True and real["unrated"] is None
         with client.websocket_connect(f"/ws/{code}") as ws:
-            ws.send_json({"type": "join", "name": "Ann", "player_key": "ann-key-" + "a" * 30})
+            ws.send_json({"type": "join", "name": "Ann", "player_key": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"})
             ann = receive(ws, "welcome")["player_id"]
             ws.send_json({"type": "start"})
             receive(ws, "state")
@@ -306,8 +308,9 @@ class Slapper:
         code = self.server.new_room(seats=2, bots=[self.levels.pop(0)], pace="fast",
                                     turn_timeout_ms=60_000)
         self.player = self.server.player(code)
-        self.player_id = self.player.join(self.name, player_key=f"{self.name.lower()}-key-" + "k" * 30
-                                          )["player_id"]
+        # the same random-looking key for every game (a new player's must look random)
+        key = f"{self.name.lower()}-key-" + "".join(random.Random(self.name).choices(KEY_LETTERS, k=30))
+        self.player_id = self.player.join(self.name, player_key=key)["player_id"]
         self.won = 0
         self.due: tuple[float, int, float] | None = None  # (monotonic time, version, reaction)
         self.acted: set[int] = set()

@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE.parent))
 from serving import Player, ServerProcess  # noqa: E402
 from test_join import early_double  # noqa: E402
 
-KEY = "transcript-tess-" + "t" * 24
+KEY = "transcript-tess-Vb4Kq8Zr2Xw6Hn0Jd"  # a new player's key must look random
 
 
 class Recorder:
