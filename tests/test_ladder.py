@@ -17,8 +17,6 @@ from typing import Any
 
 import pytest
 from serving import ServerProcess
-
-KEY_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 from starlette.testclient import TestClient
 from test_server_app import new_room, receive
 
@@ -44,6 +42,7 @@ from ratscrew.server.rated import (
 )
 from ratscrew.server.store import SeatResult, SqliteStore, Store
 
+KEY_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 CLASSIC = Ruleset.preset("classic")
 ANN, BOB = "AnnPublic123", "BobPublic123"
 
