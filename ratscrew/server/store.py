@@ -496,9 +496,29 @@ def is_database_url(db: str | Path) -> bool:
     return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
 
 
+def check_database_name(db: str | Path) -> None:
+    """Raise `StoreError` when ``db`` is a URL that is not PostgreSQL's (a typo such as
+    ``postgresq://`` or another database's URL), instead of it becoming a SQLite file's path.
+
+    >>> check_database_name("postgresql://r@db/r"), check_database_name("games.db")
+    (None, None)
+    >>> try:
+    ...     check_database_name("mysql://r:pw@db/r")
+    ... except StoreError as error:
+    ...     print(error)
+    mysql://db/r is not a database ratscrew can use: give a SQLite file or a postgresql:// URL
+    """
+    if isinstance(db, str) and "://" in db and not is_database_url(db):
+        scheme, rest = db.split("://", 1)
+        shown = f"{scheme}://{rest.rsplit('@', 1)[-1]}"  # never a password in a message
+        raise StoreError(f"{shown} is not a database ratscrew can use: give a SQLite file or a "
+                         "postgresql:// URL")
+
+
 def open_store(db: str | Path) -> Store:
     """The store ``--db`` names: a ``postgresql://`` URL, or a SQLite file (``":memory:"`` for
     tests); `StoreError` when it cannot be used."""
+    check_database_name(db)
     if is_database_url(db):
         try:
             from ratscrew.server.pgstore import PostgresStore
