@@ -165,3 +165,18 @@ def test_a_url_that_is_not_postgresql_is_refused_instead_of_becoming_a_file(
     assert copied.stderr == ("ratscrew: error: postgresq://127.0.0.1/ratscrew is not a database "
                              "ratscrew can use: give a SQLite file or a postgresql:// URL\n")
     assert list(folder.iterdir()) == []  # no folder 'postgresq:' made for a SQLite file
+
+
+def test_a_database_a_server_holds_is_refused_with_advice_for_the_operator(
+        played: Path, tmp_path: Path) -> None:
+    server = open_store(played)  # as a running server holds it
+    try:
+        listed = ratscrew("admin", "rooms", "list", "--db", str(played))
+        copied = ratscrew("admin", "db", "copy", str(played), str(tmp_path / "copy.db"))
+    finally:
+        server.close()
+    assert listed.returncode == 2 and copied.returncode == 2
+    assert listed.stderr == (f"ratscrew: error: another ratscrew server is using {played}; stop it "
+                             "first: a SQLite database is used by one process at a time\n")
+    assert copied.stderr == (f"ratscrew: error: another ratscrew server is using {played}; stop it "
+                             "first: a copy needs both databases to itself\n")

@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ratscrew.server.store import Store, StoreError, check_database_name, is_database_url, open_store
+from ratscrew.server.store import (
+    Store,
+    StoreError,
+    StoreInUse,
+    check_database_name,
+    is_database_url,
+    open_store,
+)
 
 ORDER = ("rooms", "seats", "members", "kicked", "games", "actions", "judged", "results", "server_info",
          "players", "ratings", "rating_updates", "rated_games")
@@ -137,6 +144,9 @@ def copy_database(source: str, target: str) -> list[TableCount]:
     except StoreError as error:
         for store in held:
             store.close()
+        if isinstance(error, StoreInUse):
+            raise CopyError(f"{error.holder}; stop it first: a copy needs both databases to "
+                            "itself") from None
         raise CopyError(str(error)) from None
     descriptions = [store.description for store in held]
     try:

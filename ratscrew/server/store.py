@@ -177,6 +177,16 @@ class StoreError(Exception):
     """The database cannot be used; the message says why and what to do."""
 
 
+class StoreInUse(StoreError):
+    """Another server process holds the database (or this shard of it). ``holder`` says who,
+    without the advice for a server that the message adds (another file, another shard), which
+    ``ratscrew admin`` replaces with its own."""
+
+    def __init__(self, holder: str, advice: str) -> None:
+        super().__init__(f"{holder}; stop it first, {advice}")
+        self.holder = holder
+
+
 class StoreUnavailable(StoreError):
     """The database cannot be reached right now (it may come back): nothing was written."""
 
@@ -562,7 +572,7 @@ class SqliteStore:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise StoreError(f"another ratscrew server is using {self.path}; stop it first, "
+            raise StoreInUse(f"another ratscrew server is using {self.path}",
                              "or give this one its own file with --db") from None
         self._lock_file = fd
 
