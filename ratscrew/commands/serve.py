@@ -150,6 +150,9 @@ def run(args: argparse.Namespace) -> int:
         print("ratscrew: warning: the --db password shows in ps; put the URL in "
               "RATSCREW_DATABASE_URL or a --db-file instead", file=sys.stderr)
     args.db = resolve_database(args.db, args.db_file, default=str(DEFAULT_DB))
+    if not args.idle_room_hours > 0:  # 0, a negative number or nan would close every room at once
+        raise ValueError("--idle-room-hours is a number of hours above 0 (fractions allowed, e.g. "
+                         f"0.5), not {args.idle_room_hours:g}")
     if args.workers is not None:
         return run_workers(args)
     if args.nginx_config is not None:
