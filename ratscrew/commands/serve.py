@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 DEFAULT_DB = (Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
               / "ratscrew" / "ratscrew.db")
@@ -172,13 +173,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = open_store(db)
     except StoreError as error:
-        raise ValueError(str(error)) from None
+        _refuse_start(str(error))
     try:
         store.claim(shard)
         sock = _listen(args.host, args.port)
     except (ValueError, StoreError) as error:
         store.close()
-        raise ValueError(str(error)) from None
+        _refuse_start(str(error))
     port = sock.getsockname()[1]
     app = create_app(store, limits=limits, allowed_origins=_own_origins(args, port),
                      close_store=True, shard=shard, idle_room_hours=args.idle_room_hours,
@@ -215,6 +216,19 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def _refuse_start(message: str) -> NoReturn:
+    """Stop a start that cannot go on (status 2): a shard of ``--workers`` logs why in the log
+    format (time, level, shard; one JSON object with ``--log-format json``), since its supervisor
+    starts it again and its lines mix with the other shards'; otherwise one ``ratscrew: error:``
+    line for whoever typed the command."""
+    from ratscrew.server.supervisor import PARENT_ENV
+
+    if not os.environ.get(PARENT_ENV):
+        raise ValueError(message)
+    logging.getLogger("ratscrew.server").error("cannot start: %s", message)
+    raise SystemExit(2)
 
 
 def _limits(args: argparse.Namespace) -> tuple[Any, Any]:
