@@ -126,3 +126,14 @@ def test_a_supervisor_killed_with_sigkill_leaves_no_shard(fresh_database: str, t
     for port in (first, first + 1):
         with pytest.raises(httpx.HTTPError):
             httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+
+
+def test_workers_on_sqlite_say_how_to_give_postgresql_without_a_password_in_ps(tmp_path: Path) -> None:
+    environment = {key: value for key, value in os.environ.items() if key != "RATSCREW_DATABASE_URL"}
+    refused = subprocess.run([sys.executable, "-m", "ratscrew", "serve", "--workers", "2", "--db",
+                              str(tmp_path / "ratscrew.db")], capture_output=True, text=True,
+                             timeout=60, env=environment)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("ratscrew: error: --workers needs a shared PostgreSQL "
+                                     "database: set RATSCREW_DATABASE_URL="), refused.stderr
+    assert "--db-file" in refused.stderr and "Traceback" not in refused.stderr

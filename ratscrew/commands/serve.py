@@ -60,13 +60,14 @@ def register(subparsers: Any) -> None:
                              "a proxy that routes by code (deploy/, docs/online.md)")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="start N shard processes (letters A, B, C, ...) on ports PORT, "
-                             "PORT+1, ...; needs a postgresql:// --db. Front them with nginx: "
-                             "see --nginx-config")
+                             "PORT+1, ...; needs a PostgreSQL database (RATSCREW_DATABASE_URL, "
+                             "--db-file or --db). Front them with nginx: see --nginx-config")
     parser.add_argument("--nginx-config", type=Path, default=None, metavar="FILE",
                         help="with --workers: write the nginx routing to FILE (include it in "
-                             "nginx's http block) and its locations to FILE-locations.conf, at "
-                             "every start, and a server block that includes them to "
-                             "FILE-server.conf once (yours to edit: it is never overwritten)")
+                             "nginx's http block) and its locations beside it (routing.conf: "
+                             "routing-locations.conf), at every start, and a server block that "
+                             "includes them (routing-server.conf) once: yours to edit, it is "
+                             "never overwritten; include it in the http block too")
     parser.add_argument("--public-url", default=None, metavar="URL",
                         help="the address players use when a proxy fronts this server (e.g. "
                              "https://ers.example.org/): printed instead of this process's own "
@@ -288,8 +289,9 @@ def run_workers(args: argparse.Namespace) -> int:
     from ratscrew.server.supervisor import Supervisor, say
 
     if not is_database_url(args.db):
-        raise ValueError("--workers needs a shared database: --db postgresql://USER@HOST/DB "
-                         "(a SQLite file serves one process)")
+        raise ValueError("--workers needs a shared PostgreSQL database: set "
+                         "RATSCREW_DATABASE_URL=postgresql://USER:PASSWORD@HOST/DB (or give "
+                         "--db-file FILE holding the URL); a SQLite file serves one process")
     if args.shard is not None:
         raise ValueError("--workers gives each process its own --shard; leave --shard out")
     if args.port == 0:
