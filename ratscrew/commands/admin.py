@@ -35,7 +35,11 @@ def register(subparsers: Any) -> None:
                              description="List the rooms of a server's database, or close one.")
     rooms_actions = rooms.add_subparsers(dest="action", metavar="ACTION")
     rooms.set_defaults(run=lambda args: _usage(rooms))
-    listing = rooms_actions.add_parser("list", help="the rooms: code, phase, created, last change, games")
+    listing = rooms_actions.add_parser(
+        "list", help="the rooms: code, phase, created, last change, games",
+        description="List the database's rooms that are not closed: code, phase (lobby, playing, "
+                    "over), when made, last change and games played. A SQLite database is "
+                    "used by one process at a time: stop its server first (PostgreSQL: no need).")
     listing.add_argument("--all", action="store_true", help="closed rooms too")
     _database_options(listing)
     listing.set_defaults(run=list_rooms)
