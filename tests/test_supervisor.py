@@ -137,3 +137,25 @@ def test_workers_on_sqlite_say_how_to_give_postgresql_without_a_password_in_ps(t
     assert refused.stderr.startswith("ratscrew: error: --workers needs a shared PostgreSQL "
                                      "database: set RATSCREW_DATABASE_URL="), refused.stderr
     assert "--db-file" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_nginx_config_goes_into_a_folder_made_for_it_or_says_why_it_cannot(tmp_path: Path) -> None:
+    environment = {**os.environ, "RATSCREW_DATABASE_URL": "postgresql://ratscrew@127.0.0.1:1/ratscrew"}
+    command = [sys.executable, "-m", "ratscrew", "serve", "--workers", "2",
+               "--port", str(consecutive_free_ports())]
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder\n")
+    refused = subprocess.run([*command, "--nginx-config", str(blocked / "routing.conf")],
+                             capture_output=True, text=True, timeout=60, env=environment)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.stderr.startswith(f"ratscrew: error: --nginx-config: cannot write {blocked}"), \
+        refused.stderr
+    routing = tmp_path / "etc" / "nginx" / "ratscrew" / "routing.conf"  # as in docs/online.md
+    supervisor = subprocess.Popen([*command, "--nginx-config", str(routing)], env=environment,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: (routing.parent / "routing-server.conf").exists(), 30, "the nginx files")
+    finally:
+        supervisor.send_signal(signal.SIGTERM)
+        supervisor.wait(30)
+    assert "ratscrew_B" in routing.read_text()

@@ -302,7 +302,13 @@ def run_workers(args: argparse.Namespace) -> int:
     shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     if args.nginx_config is not None:
         shards = [(letter, f"{shown_host}:{port}") for letter, port in zip(letters, ports, strict=True)]
-        for line in write_split(args.nginx_config, shards, "8080"):
+        try:  # e.g. /etc/nginx/ratscrew/, which no package makes
+            args.nginx_config.parent.mkdir(parents=True, exist_ok=True)
+            written = write_split(args.nginx_config, shards, "8080")
+        except OSError as error:
+            raise ValueError(f"--nginx-config: cannot write {error.filename or args.nginx_config}: "
+                             f"{error.strerror}") from None
+        for line in written:
             say(line, sys.stdout)
     # the database goes in the shards' environment, not on their command lines
     passed = ["--host", args.host, "--log-level", args.log_level, "--log-format", args.log_format]
