@@ -80,8 +80,10 @@ def test_a_room_an_operator_closes_leaves_the_running_server_and_its_watchers_ar
                     if message["type"] == "ping":
                         watcher.send_json({"type": "pong", "id": message["id"]})
             assert closed.value.code == 4410
+            assert "or the site closed it" in closed.value.reason  # not only "nobody had been in it"
         assert code not in app.state.server.rooms
         assert client.get(f"/api/rooms/{code}").status_code == 410
+        assert "the site's operator closed it" in client.get(f"/r/{code}").text
 
 
 def test_ratscrew_join_says_a_closed_room_has_closed(tmp_path: Path) -> None:
