@@ -159,3 +159,16 @@ def test_nginx_config_goes_into_a_folder_made_for_it_or_says_why_it_cannot(tmp_p
         supervisor.send_signal(signal.SIGTERM)
         supervisor.wait(30)
     assert "ratscrew_B" in routing.read_text()
+
+
+def test_shards_keep_the_operators_warning_filters_and_quiet_the_lock_tracker(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from ratscrew.server.supervisor import QUIET_TRACKER, Supervisor
+
+    monkeypatch.setenv("PYTHONWARNINGS", "error::DeprecationWarning")
+    supervisor = Supervisor({"A": [sys.executable, "-c", "pass"]}, environment={"X": "1"})
+    shown = subprocess.run([sys.executable, "-c", "import os; print(os.environ['PYTHONWARNINGS'])"],
+                           env=supervisor._env, capture_output=True, text=True, timeout=30)
+    assert shown.stdout.strip() == f"error::DeprecationWarning,{QUIET_TRACKER}"
+    monkeypatch.delenv("PYTHONWARNINGS")
+    assert Supervisor({"A": ["true"]})._env["PYTHONWARNINGS"] == QUIET_TRACKER
