@@ -101,3 +101,16 @@ def test_the_compose_file_restarts_checks_hides_its_password_and_trusts_only_the
     trusted = re.findall(r'"--forwarded-allow-ips", "([^"]+)"', compose)
     assert trusted == [proxy.group(1)] * 2  # both shards, only nginx
     assert f"resolver {COMPOSE_RESOLVER}" in (ROOT / "deploy" / "nginx" / "ratscrew.conf").read_text()
+
+
+@pytest.mark.parametrize(("shards", "said"), [
+    (["A=10.0.0.11:8000", "A=10.0.0.12:8000"], "shard A given twice: one address per letter"),
+    (["O=10.0.0.11:8000"], "'O=10.0.0.11:8000': 'O' is not a room-code letter"),
+])
+def test_the_renderer_refuses_shards_nginx_could_not_route(
+        shards: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as refused:
+        main(["--server-only", *shards])
+    assert refused.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and said in captured.err

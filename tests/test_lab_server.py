@@ -128,3 +128,20 @@ def test_a_worker_that_dies_fails_its_job_and_is_replaced(client: TestClient) ->
     assert again.status_code == 202
     assert wait_for(client, again.json()["url"], lambda a: a["state"] in ("done", "failed"))[
         "state"] == "done"
+
+
+def test_a_server_stopping_mid_estimate_logs_nothing_about_it(caplog: pytest.LogCaptureFixture) -> None:
+    import asyncio
+    import logging
+
+    async def stop_while_estimating() -> None:
+        service = LabService()
+        seats = ("casual", "expert", None)
+        assert service.expected_length(Ruleset.preset("classic"), seats) is None  # computing
+        service.shutdown()  # the worker is ended mid-estimate, as when the server stops
+        await asyncio.sleep(1.0)  # the ended estimate's callback runs in the loop
+        assert service.expected_length(Ruleset.preset("pagat"), seats) is None  # none started
+
+    with caplog.at_level(logging.INFO, logger="ratscrew.server.lab"):
+        asyncio.run(stop_while_estimating())
+    assert [record.getMessage() for record in caplog.records] == []

@@ -5,11 +5,16 @@ shutdown is one line."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 from serving import ServerProcess
+
+from ratscrew.server.supervisor import PARENT_ENV
 
 TIME_WITH_ZONE = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d"
 
@@ -40,3 +45,21 @@ def test_text_logs_carry_the_time_zone_and_the_shard(tmp_path: Path) -> None:
     assert lines and all(re.match(TIME_WITH_ZONE + r" [A-Z]+ shard=B \S+: ", line) for line in lines), lines
     assert any(f"room {code} created" in line for line in lines)
     assert sum("shut down" in line for line in lines) == 1
+
+
+def test_a_supervised_shard_that_cannot_start_says_why_in_the_log_format() -> None:
+    unreachable = "postgresql://ratscrew@127.0.0.1:1/ratscrew"
+    command = [sys.executable, "-m", "ratscrew", "serve", "--shard", "A", "--port", "0",
+               "--log-format", "json"]
+    as_shard = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "RATSCREW_DATABASE_URL": unreachable,
+                                   PARENT_ENV: str(os.getpid())})
+    assert as_shard.returncode == 2  # what the supervisor retries after its back-off
+    entries = [json.loads(line) for line in as_shard.stderr.splitlines()]  # a log shipper's view
+    assert [(e["level"], e["shard"]) for e in entries] == [("ERROR", "A")]
+    assert entries[0]["message"].startswith("cannot start: cannot use the PostgreSQL database "
+                                            "postgresql://ratscrew@127.0.0.1:1/ratscrew")
+    typed = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "RATSCREW_DATABASE_URL": unreachable})
+    assert typed.returncode == 2  # typed by a person: one plain line
+    assert typed.stderr.startswith("ratscrew: error: cannot use the PostgreSQL database")

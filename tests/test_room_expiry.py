@@ -5,6 +5,8 @@ fraction of a second (the store side is in test_store_contract.py, on both datab
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -78,8 +80,10 @@ def test_a_room_an_operator_closes_leaves_the_running_server_and_its_watchers_ar
                     if message["type"] == "ping":
                         watcher.send_json({"type": "pong", "id": message["id"]})
             assert closed.value.code == 4410
+            assert "or the site closed it" in closed.value.reason  # not only "nobody had been in it"
         assert code not in app.state.server.rooms
         assert client.get(f"/api/rooms/{code}").status_code == 410
+        assert "the site's operator closed it" in client.get(f"/r/{code}").text
 
 
 def test_ratscrew_join_says_a_closed_room_has_closed(tmp_path: Path) -> None:
@@ -91,3 +95,21 @@ def test_ratscrew_join_says_a_closed_room_has_closed(tmp_path: Path) -> None:
             time.sleep(0.1)
         with pytest.raises(RoomUnavailable, match="has closed"):
             fetch_room(parse_room_address(f"{server.url}/r/{code}"))
+
+
+@pytest.mark.parametrize("hours", ["0", "-1", "nan"])
+def test_an_idle_time_that_would_close_every_room_at_once_is_refused(tmp_path: Path, hours: str) -> None:
+    database = tmp_path / "ratscrew.db"
+    store = SqliteStore(database)
+    store.save_room("AB23CD", {"rules": "classic"}, None, "lobby", 0, None, [])
+    store.close()
+    for workers in ([], ["--workers", "2"]):
+        refused = subprocess.run([sys.executable, "-m", "ratscrew", "serve", "--port", "0", "--db",
+                                  str(database), f"--idle-room-hours={hours}", *workers],
+                                 capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 2
+        assert refused.stderr.startswith("ratscrew: error: --idle-room-hours is a number of hours "
+                                         "above 0"), refused.stderr
+    store = SqliteStore(database)
+    assert [room["code"] for room in store.list_rooms(include_closed=False)] == ["AB23CD"]
+    store.close()

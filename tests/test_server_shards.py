@@ -61,11 +61,13 @@ def test_a_shard_makes_codes_of_its_letter_and_refuses_other_shards_rooms() -> N
         codes = [new_room(client) for _ in range(5)]
         assert all(code[0] == "K" and len(code) == 6 for code in codes)
         assert client.get(f"/api/rooms/{codes[0].lower()}").status_code == 200
-        for path in ("/api/rooms/BCDEFG", "/r/BCDEFG"):
-            response = client.get(path)
-            assert response.status_code == 421
-            assert response.json() == {"error": "room BCDEFG belongs to shard B, and this server is "
-                                                "shard K: the proxy sent it to the wrong server"}
+        response = client.get("/api/rooms/BCDEFG")
+        assert response.status_code == 421
+        assert response.json() == {"error": "room BCDEFG belongs to shard B, and this server is "
+                                            "shard K: the proxy sent it to the wrong server"}
+        page = client.get("/r/BCDEFG")  # a person's link: a page, not the API's JSON
+        assert page.status_code == 421 and page.headers["content-type"].startswith("text/html")
+        assert "This room is not available" in page.text and "Start a new room" in page.text
         with pytest.raises(WebSocketDisconnect) as closed, client.websocket_connect("/ws/BCDEFG") as ws:
             ws.receive_json()
         assert closed.value.code == 4421 and "belongs to shard B" in closed.value.reason

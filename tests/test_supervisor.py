@@ -126,3 +126,49 @@ def test_a_supervisor_killed_with_sigkill_leaves_no_shard(fresh_database: str, t
     for port in (first, first + 1):
         with pytest.raises(httpx.HTTPError):
             httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+
+
+def test_workers_on_sqlite_say_how_to_give_postgresql_without_a_password_in_ps(tmp_path: Path) -> None:
+    environment = {key: value for key, value in os.environ.items() if key != "RATSCREW_DATABASE_URL"}
+    refused = subprocess.run([sys.executable, "-m", "ratscrew", "serve", "--workers", "2", "--db",
+                              str(tmp_path / "ratscrew.db")], capture_output=True, text=True,
+                             timeout=60, env=environment)
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("ratscrew: error: --workers needs a shared PostgreSQL "
+                                     "database: set RATSCREW_DATABASE_URL="), refused.stderr
+    assert "--db-file" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_nginx_config_goes_into_a_folder_made_for_it_or_says_why_it_cannot(tmp_path: Path) -> None:
+    environment = {**os.environ, "RATSCREW_DATABASE_URL": "postgresql://ratscrew@127.0.0.1:1/ratscrew"}
+    command = [sys.executable, "-m", "ratscrew", "serve", "--workers", "2",
+               "--port", str(consecutive_free_ports())]
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder\n")
+    refused = subprocess.run([*command, "--nginx-config", str(blocked / "routing.conf")],
+                             capture_output=True, text=True, timeout=60, env=environment)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.stderr.startswith(f"ratscrew: error: --nginx-config: cannot write {blocked}"), \
+        refused.stderr
+    routing = tmp_path / "etc" / "nginx" / "ratscrew" / "routing.conf"  # as in docs/online.md
+    supervisor = subprocess.Popen([*command, "--nginx-config", str(routing)], env=environment,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: (routing.parent / "routing-server.conf").exists(), 30, "the nginx files")
+    finally:
+        supervisor.send_signal(signal.SIGTERM)
+        supervisor.wait(30)
+    assert "ratscrew_B" in routing.read_text()
+
+
+def test_shards_keep_the_operators_warning_filters_and_quiet_the_lock_tracker(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from ratscrew.server.supervisor import QUIET_TRACKER, Supervisor
+
+    monkeypatch.setenv("PYTHONWARNINGS", "error::DeprecationWarning")
+    supervisor = Supervisor({"A": [sys.executable, "-c", "pass"]}, environment={"X": "1"})
+    shown = subprocess.run([sys.executable, "-c", "import os; print(os.environ['PYTHONWARNINGS'])"],
+                           env=supervisor._env, capture_output=True, text=True, timeout=30)
+    assert shown.stdout.strip() == f"error::DeprecationWarning,{QUIET_TRACKER}"
+    monkeypatch.delenv("PYTHONWARNINGS")
+    assert Supervisor({"A": ["true"]})._env["PYTHONWARNINGS"] == QUIET_TRACKER

@@ -52,7 +52,7 @@ def fetch_room(address: RoomAddress, timeout: float = 10.0) -> dict[str, Any]:
         if error.code == 410:
             raise RoomUnavailable(
                 f"room {address.code} on {address.server} has closed (nobody had been in it for a "
-                f"while); create a new room at {address.server}/") from None
+                f"while, or the site closed it); create a new room at {address.server}/") from None
         raise RoomUnavailable(f"{address.server} answered {error.code} {error.reason} for room "
                               f"{address.code}: is it a ratscrew server?") from None
     except (urllib.error.URLError, OSError) as error:

@@ -39,7 +39,11 @@ def register(subparsers: Any) -> None:
                              description="List the rooms of a server's database, or close one.")
     rooms_actions = rooms.add_subparsers(dest="action", metavar="ACTION")
     rooms.set_defaults(run=lambda args: _usage(rooms))
-    listing = rooms_actions.add_parser("list", help="the rooms: code, phase, created, last change, games")
+    listing = rooms_actions.add_parser(
+        "list", help="the rooms: code, phase, created, last change, games",
+        description="List the database's rooms that are not closed: code, phase (lobby, playing, "
+                    "over), when made, last change and games played. A SQLite database is "
+                    "used by one process at a time: stop its server first (PostgreSQL: no need).")
     listing.add_argument("--all", action="store_true", help="closed rooms too")
     _database_options(listing)
     listing.set_defaults(run=list_rooms)
@@ -81,13 +85,16 @@ def _database_options(parser: argparse.ArgumentParser) -> None:
 
 def _open(args: argparse.Namespace) -> Any:
     from ratscrew.server.settings import resolve_database
-    from ratscrew.server.store import StoreError, is_database_url, open_store
+    from ratscrew.server.store import StoreError, StoreInUse, is_database_url, open_store
 
     where = resolve_database(args.db, args.db_file, default=str(DEFAULT_DB))
     if not is_database_url(where) and not Path(where).is_file():
         raise ValueError(f"{where}: no such database file")
     try:
         return open_store(where if is_database_url(where) else Path(where))
+    except StoreInUse as error:  # only a SQLite file is held by its server
+        raise ValueError(f"{error.holder}; stop it first: a SQLite database is used by one "
+                         "process at a time") from None
     except StoreError as error:
         raise ValueError(str(error)) from None
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import logging
 import os
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 DEFAULT_DB = (Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
               / "ratscrew" / "ratscrew.db")
@@ -60,13 +61,14 @@ def register(subparsers: Any) -> None:
                              "a proxy that routes by code (deploy/, docs/online.md)")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="start N shard processes (letters A, B, C, ...) on ports PORT, "
-                             "PORT+1, ...; needs a postgresql:// --db. Front them with nginx: "
-                             "see --nginx-config")
+                             "PORT+1, ...; needs a PostgreSQL database (RATSCREW_DATABASE_URL, "
+                             "--db-file or --db). Front them with nginx: see --nginx-config")
     parser.add_argument("--nginx-config", type=Path, default=None, metavar="FILE",
                         help="with --workers: write the nginx routing to FILE (include it in "
-                             "nginx's http block) and its locations to FILE-locations.conf, at "
-                             "every start, and a server block that includes them to "
-                             "FILE-server.conf once (yours to edit: it is never overwritten)")
+                             "nginx's http block) and its locations beside it (routing.conf: "
+                             "routing-locations.conf), at every start, and a server block that "
+                             "includes them (routing-server.conf) once: yours to edit, it is "
+                             "never overwritten; include it in the http block too")
     parser.add_argument("--public-url", default=None, metavar="URL",
                         help="the address players use when a proxy fronts this server (e.g. "
                              "https://ers.example.org/): printed instead of this process's own "
@@ -168,6 +170,9 @@ def run(args: argparse.Namespace) -> int:
         print("ratscrew: warning: the --db password shows in ps; put the URL in "
               "RATSCREW_DATABASE_URL or a --db-file instead", file=sys.stderr)
     args.db = resolve_database(args.db, args.db_file, default=str(DEFAULT_DB))
+    if not args.idle_room_hours > 0:  # 0, a negative number or nan would close every room at once
+        raise ValueError("--idle-room-hours is a number of hours above 0 (fractions allowed, e.g. "
+                         f"0.5), not {args.idle_room_hours:g}")
     if args.workers is not None:
         return run_workers(args)
     if args.nginx_config is not None:
@@ -188,13 +193,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         store = open_store(db)
     except StoreError as error:
-        raise ValueError(str(error)) from None
+        _refuse_start(str(error))
     try:
         store.claim(shard)
         sock = _listen(args.host, args.port)
     except (ValueError, StoreError) as error:
         store.close()
-        raise ValueError(str(error)) from None
+        _refuse_start(str(error))
     port = sock.getsockname()[1]
     app = create_app(store, limits=limits, allowed_origins=_own_origins(args, port),
                      close_store=True, shard=shard, idle_room_hours=args.idle_room_hours,
@@ -231,6 +236,19 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def _refuse_start(message: str) -> NoReturn:
+    """Stop a start that cannot go on (status 2): a shard of ``--workers`` logs why in the log
+    format (time, level, shard; one JSON object with ``--log-format json``), since its supervisor
+    starts it again and its lines mix with the other shards'; otherwise one ``ratscrew: error:``
+    line for whoever typed the command."""
+    from ratscrew.server.supervisor import PARENT_ENV
+
+    if not os.environ.get(PARENT_ENV):
+        raise ValueError(message)
+    logging.getLogger("ratscrew.server").error("cannot start: %s", message)
+    raise SystemExit(2)
 
 
 def _limits(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -290,8 +308,9 @@ def run_workers(args: argparse.Namespace) -> int:
     from ratscrew.server.supervisor import Supervisor, say
 
     if not is_database_url(args.db):
-        raise ValueError("--workers needs a shared database: --db postgresql://USER@HOST/DB "
-                         "(a SQLite file serves one process)")
+        raise ValueError("--workers needs a shared PostgreSQL database: set "
+                         "RATSCREW_DATABASE_URL=postgresql://USER:PASSWORD@HOST/DB (or give "
+                         "--db-file FILE holding the URL); a SQLite file serves one process")
     if args.shard is not None:
         raise ValueError("--workers gives each process its own --shard; leave --shard out")
     if args.port == 0:
@@ -302,7 +321,13 @@ def run_workers(args: argparse.Namespace) -> int:
     shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     if args.nginx_config is not None:
         shards = [(letter, f"{shown_host}:{port}") for letter, port in zip(letters, ports, strict=True)]
-        for line in write_split(args.nginx_config, shards, "8080"):
+        try:  # e.g. /etc/nginx/ratscrew/, which no package makes
+            args.nginx_config.parent.mkdir(parents=True, exist_ok=True)
+            written = write_split(args.nginx_config, shards, "8080")
+        except OSError as error:
+            raise ValueError(f"--nginx-config: cannot write {error.filename or args.nginx_config}: "
+                             f"{error.strerror}") from None
+        for line in written:
             say(line, sys.stdout)
     # the database goes in the shards' environment, not on their command lines
     passed = ["--host", args.host, "--log-level", args.log_level, "--log-format", args.log_format]

@@ -58,7 +58,7 @@ from ratscrew.server.protocol import (
     parse_room_request,
 )
 from ratscrew.server.room import SHOWN_VERSIONS, Room
-from ratscrew.server.shards import misdirected, new_room_code
+from ratscrew.server.shards import misdirected, misdirected_page, new_room_code
 from ratscrew.server.store import RateCounter, Store, StoreUnavailable, open_store
 
 log = logging.getLogger("ratscrew.server")
@@ -429,7 +429,8 @@ async def room_page(request: Request) -> Response:
     server = _server(request)
     wrong_shard = misdirected(code, server.shard)
     if wrong_shard is not None and server.store.room_exists(code):
-        return _error(421, wrong_shard)
+        log.warning("%s (or no shard %s runs; see ratscrew admin rooms list)", wrong_shard, code[:1])
+        return misdirected_page()
     room = server.room_lookup(request, code)
     if isinstance(room, str):
         return HTMLResponse("<!doctype html><meta charset=utf-8><title>Too many tries · ratscrew</title>"

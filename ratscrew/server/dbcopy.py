@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ratscrew.server.store import Store, StoreError, is_database_url, open_store
+from ratscrew.server.store import (
+    Store,
+    StoreError,
+    StoreInUse,
+    check_database_name,
+    is_database_url,
+    open_store,
+)
 
 ORDER = ("rooms", "seats", "members", "kicked", "games", "actions", "judged", "results", "server_info",
          "players", "ratings", "rating_updates", "rated_games")
@@ -112,6 +119,7 @@ class Database:
 
 def _held(where: str) -> Store:
     """The database opened (and migrated) as a server would, holding every room."""
+    check_database_name(where)
     if not is_database_url(where) and not Path(where).exists():
         Path(where).parent.mkdir(parents=True, exist_ok=True)
     store = open_store(where if is_database_url(where) else Path(where))
@@ -129,12 +137,16 @@ def copy_database(source: str, target: str) -> list[TableCount]:
         raise CopyError(f"{source}: no such database file")
     if source == target:
         raise CopyError("FROM and TO are the same database")
+    held: list[Store] = []
     try:
-        held = [_held(source)]
+        held.append(_held(source))
         held.append(_held(target))
     except StoreError as error:
         for store in held:
             store.close()
+        if isinstance(error, StoreInUse):
+            raise CopyError(f"{error.holder}; stop it first: a copy needs both databases to "
+                            "itself") from None
         raise CopyError(str(error)) from None
     descriptions = [store.description for store in held]
     try:

@@ -31,7 +31,8 @@ from ratscrew.server.store import StoreUnavailable
 
 log = logging.getLogger("ratscrew.server")
 
-CLOSED_MESSAGE = "this room has closed: nobody had been in it for a while. Start a new room"
+CLOSED_MESSAGE = ("this room has closed: nobody had been in it for a while, or the site closed it. "
+                  "Start a new room")
 CLOSED_WS_CODE = 4410
 """The websocket close code for a closed room (its reason: `CLOSED_MESSAGE`)."""
 
@@ -53,8 +54,8 @@ def closed_page() -> HTMLResponse:
         "<meta name=viewport content='width=device-width, initial-scale=1'>"
         "<link rel=stylesheet href=/static/css/ratscrew.css>"
         "<main class=notfound><h1>This room has closed</h1>"
-        "<p>Nobody had been in it for a while, so it was put away. Its finished games are still "
-        "on the leaderboard and in the players' pages.</p>"
+        "<p>Nobody had been in it for a while, or the site's operator closed it. Its finished "
+        "games are still on the leaderboard and in the players' pages.</p>"
         "<p><a href=/>Start a new room</a></p></main>",
         status_code=410)
 

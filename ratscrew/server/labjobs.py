@@ -188,11 +188,12 @@ class LabService:
     _length_waiters: dict[tuple[str, tuple[str, ...]], list[Callable[[], None]]] = field(
         default_factory=dict)
     _started: dict[str, deque[float]] = field(default_factory=dict)
+    _stopping: bool = False
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is not None and getattr(self._pool, "_broken", False):
             log.warning("the lab's worker process died; starting a new one")
-            self.shutdown()
+            self._end_worker()
         if self._pool is None:
             context = multiprocessing.get_context("spawn")
             self._progress = context.Queue()
@@ -204,6 +205,10 @@ class LabService:
     def shutdown(self) -> None:
         """Stop the worker at once: jobs still waiting are dropped and a running simulation is
         ended (the server is stopping; nobody will read its report)."""
+        self._stopping = True
+        self._end_worker()
+
+    def _end_worker(self) -> None:
         if self._pool is None:
             return
         processes = list((getattr(self._pool, "_processes", None) or {}).values())
@@ -213,6 +218,9 @@ class LabService:
         for process in processes:
             process.join(5)
         self._pool = None
+        if self._progress is not None:
+            self._progress.close()
+            self._progress = None
 
     # ------------------------------------------------------------------ lab jobs
 
@@ -297,7 +305,7 @@ class LabService:
             if known is None and on_ready is not None:
                 self._wait_for(key, on_ready)
             return known
-        if len(self._unfinished()) > self.max_waiting or len(key[1]) < 2:
+        if self._stopping or len(self._unfinished()) > self.max_waiting or len(key[1]) < 2:
             return None  # asked again on the next room update
         self.lengths[key] = None
         if on_ready is not None:
@@ -328,6 +336,8 @@ class LabService:
 
     def _length_known(self, key: tuple[str, tuple[str, ...]],
                       done: Future[dict[str, float]]) -> None:
+        if self._stopping:  # the worker was ended on purpose: nobody waits for the length
+            return
         if done.cancelled() or done.exception() is not None:
             log.warning("could not estimate a game's length: %s",
                         "cancelled" if done.cancelled() else done.exception())

@@ -24,6 +24,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ratscrew.server.room import CODE_ALPHABET
 from ratscrew.server.shards import check_shard
 
 ROUTED = r"^/(r|ws|api/rooms|api/lab/jobs)/"
@@ -148,7 +149,11 @@ def parse_shard(text: str) -> tuple[str, str]:
     letter, _, address = text.partition("=")
     if not address:
         raise ValueError(f"{text!r}: give a shard as LETTER=HOST:PORT")
-    return check_shard(letter), address
+    try:
+        return check_shard(letter), address
+    except ValueError:
+        raise ValueError(f"{text!r}: {letter!r} is not a room-code letter; use one of "
+                         f"{CODE_ALPHABET}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -167,6 +172,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         shards = [parse_shard(text) for text in args.shards]
     except ValueError as error:
         parser.error(str(error))
+    letters = [letter for letter, _ in shards]
+    twice = sorted({letter for letter in letters if letters.count(letter) > 1})
+    if twice:  # two upstreams of one name: nginx would refuse the file
+        parser.error(f"shard {', '.join(twice)} given twice: one address per letter (a room lives "
+                     "in exactly one process)")
     if args.server_only:
         sys.stdout.write(render_http(shards, args.listen, resolver=args.resolver))
     else:

@@ -68,6 +68,7 @@ from ratscrew.server.store import (
     SeatResult,
     SeatRow,
     StoreError,
+    StoreInUse,
     StoreUnavailable,
     bot_reaction_samples,
     flag_row,
@@ -362,7 +363,7 @@ class PostgresStore:
         if not taken:
             conn.close()
             self._shard_lock = None
-            raise StoreError(f"{who} ({self._shown}); stop it first, or give this one another --shard")
+            raise StoreInUse(f"{who} ({self._shown})", "or give this one another --shard")
 
     def reachable(self) -> bool:
         """Whether PostgreSQL answers (and this process still holds its shard); clears the

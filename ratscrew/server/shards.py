@@ -10,6 +10,8 @@ proxy) is refused with `misdirected`'s message, never served by a second copy of
 
 from __future__ import annotations
 
+from starlette.responses import HTMLResponse
+
 from ratscrew.server.room import CODE_ALPHABET, new_code
 from ratscrew.server.store import Store
 
@@ -53,6 +55,21 @@ def misdirected(code: str, shard: str | None) -> str | None:
         return None
     return (f"room {code} belongs to shard {code[:1]}, and this server is shard {shard}: "
             "the proxy sent it to the wrong server")
+
+
+def misdirected_page() -> HTMLResponse:
+    """The page a person opening another shard's room gets (421) instead of the API's JSON: the
+    room exists, but no server here takes it (a shard that is down or not run at all, such as the
+    rooms of a one-process database moved to shards, or a proxy that routes wrongly)."""
+    return HTMLResponse(
+        "<!doctype html><meta charset=utf-8><title>Room not available · ratscrew</title>"
+        "<meta name=viewport content='width=device-width, initial-scale=1'>"
+        "<link rel=stylesheet href=/static/css/ratscrew.css>"
+        "<main class=notfound><h1>This room is not available</h1>"
+        "<p>The server that keeps this room is not taking it just now. Try the link again in a "
+        "minute, or start a new room.</p>"
+        "<p><a href=/>Start a new room</a></p></main>",
+        status_code=421)
 
 
 def new_room_code(store: Store, shard: str | None) -> str:

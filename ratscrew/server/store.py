@@ -196,6 +196,16 @@ class StoreError(Exception):
     """The database cannot be used; the message says why and what to do."""
 
 
+class StoreInUse(StoreError):
+    """Another server process holds the database (or this shard of it). ``holder`` says who,
+    without the advice for a server that the message adds (another file, another shard), which
+    ``ratscrew admin`` replaces with its own."""
+
+    def __init__(self, holder: str, advice: str) -> None:
+        super().__init__(f"{holder}; stop it first, {advice}")
+        self.holder = holder
+
+
 class StoreUnavailable(StoreError):
     """The database cannot be reached right now (it may come back): nothing was written."""
 
@@ -545,9 +555,29 @@ def is_database_url(db: str | Path) -> bool:
     return isinstance(db, str) and db.startswith(("postgresql://", "postgres://"))
 
 
+def check_database_name(db: str | Path) -> None:
+    """Raise `StoreError` when ``db`` is a URL that is not PostgreSQL's (a typo such as
+    ``postgresq://`` or another database's URL), instead of it becoming a SQLite file's path.
+
+    >>> check_database_name("postgresql://r@db/r"), check_database_name("games.db")
+    (None, None)
+    >>> try:
+    ...     check_database_name("mysql://r:pw@db/r")
+    ... except StoreError as error:
+    ...     print(error)
+    mysql://db/r is not a database ratscrew can use: give a SQLite file or a postgresql:// URL
+    """
+    if isinstance(db, str) and "://" in db and not is_database_url(db):
+        scheme, rest = db.split("://", 1)
+        shown = f"{scheme}://{rest.rsplit('@', 1)[-1]}"  # never a password in a message
+        raise StoreError(f"{shown} is not a database ratscrew can use: give a SQLite file or a "
+                         "postgresql:// URL")
+
+
 def open_store(db: str | Path) -> Store:
     """The store ``--db`` names: a ``postgresql://`` URL, or a SQLite file (``":memory:"`` for
     tests); `StoreError` when it cannot be used."""
+    check_database_name(db)
     if is_database_url(db):
         try:
             from ratscrew.server.pgstore import PostgresStore
@@ -591,7 +621,7 @@ class SqliteStore:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise StoreError(f"another ratscrew server is using {self.path}; stop it first, "
+            raise StoreInUse(f"another ratscrew server is using {self.path}",
                              "or give this one its own file with --db") from None
         self._lock_file = fd
 

@@ -36,6 +36,11 @@ supervisor_log = logging.getLogger("ratscrew.supervisor")
 
 PARENT_ENV = "RATSCREW_SUPERVISOR_PID"
 """The environment variable through which a shard learns its supervisor's pid."""
+
+QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
+"""A warnings filter for the shards: after a shard is killed (``kill -9``, the OOM killer), the
+helper process Python started for its lab worker's locks frees them and would print a two-line
+"leaked semaphore objects" warning, outside the log format, about what it just cleaned up."""
 PR_SET_PDEATHSIG = 1
 STOP_TIMEOUT_S = 10.0
 
@@ -142,7 +147,9 @@ class Supervisor:
         self.poll_s = poll_s
         self.stopping = False
         self._pid = os.getpid()
-        self._env = {**os.environ, **(environment or {}), PARENT_ENV: str(self._pid)}
+        self._env = {**os.environ, **(environment or {}), PARENT_ENV: str(self._pid),
+                     "PYTHONWARNINGS": ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"),
+                                                              QUIET_TRACKER]))}
 
     def _start(self, shard: Shard) -> None:
         try:
