@@ -146,3 +146,39 @@ def test_a_postgresql_backup_restored_with_pg_restore_serves_the_same_leaderboar
     restored = postgres_cluster.create_database()
     subprocess.run([str(bindir / "pg_restore"), "--no-owner", f"--dbname={restored}", str(dump)], check=True)
     assert seen(restored) == seen(url) == seen(played)
+
+
+def test_db_copy_from_an_unreachable_postgresql_says_so_in_one_line(tmp_path: Path) -> None:
+    unreachable = "postgresql://ratscrew@127.0.0.1:1/ratscrew"
+    copied = ratscrew("admin", "db", "copy", unreachable, str(tmp_path / "back.db"))
+    assert copied.returncode == 2, copied.stderr
+    assert "Traceback" not in copied.stderr
+    assert copied.stderr.startswith("ratscrew: error: cannot use the PostgreSQL database")
+
+
+def test_a_url_that_is_not_postgresql_is_refused_instead_of_becoming_a_file(
+        played: Path, tmp_path: Path) -> None:
+    mistyped = "postgresq://ratscrew:secret@127.0.0.1/ratscrew"
+    folder = tmp_path / "here"
+    folder.mkdir()
+    copied = subprocess.run([sys.executable, "-m", "ratscrew", "admin", "db", "copy", str(played),
+                             mistyped], capture_output=True, text=True, timeout=120, cwd=folder)
+    assert copied.returncode == 2
+    assert copied.stderr == ("ratscrew: error: postgresq://127.0.0.1/ratscrew is not a database "
+                             "ratscrew can use: give a SQLite file or a postgresql:// URL\n")
+    assert list(folder.iterdir()) == []  # no folder 'postgresq:' made for a SQLite file
+
+
+def test_a_database_a_server_holds_is_refused_with_advice_for_the_operator(
+        played: Path, tmp_path: Path) -> None:
+    server = open_store(played)  # as a running server holds it
+    try:
+        listed = ratscrew("admin", "rooms", "list", "--db", str(played))
+        copied = ratscrew("admin", "db", "copy", str(played), str(tmp_path / "copy.db"))
+    finally:
+        server.close()
+    assert listed.returncode == 2 and copied.returncode == 2
+    assert listed.stderr == (f"ratscrew: error: another ratscrew server is using {played}; stop it "
+                             "first: a SQLite database is used by one process at a time\n")
+    assert copied.stderr == (f"ratscrew: error: another ratscrew server is using {played}; stop it "
+                             "first: a copy needs both databases to itself\n")
