@@ -262,6 +262,22 @@ async def test_the_host_at_a_terminal_starts_and_asks_for_a_rematch(
         await until(pilot, lambda: not isinstance(app.screen, RoomScreen), "the new game's table")
 
 
+async def test_the_lobby_says_the_time_limit_and_how_long_a_game_here_lasts(
+        server: ServerProcess, tmp_path: Path) -> None:
+    # as the browser's lobby does: a terminal player learns of the limit before the game ends on it
+    code = server.new_room(seats=2, bots=["casual"], pace="fast", time_limit_ms=600_000)
+    app = seated_app(server, code, SavedState(tmp_path / "online.json"), name="Tim")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RoomScreen) and app.room is not None, "the lobby")
+        await until(pilot, lambda: "Time limit: 10 min. When it is up, the player holding the most "
+                    "cards wins" in room_text(app), "the time limit in the lobby")
+        await until(pilot, lambda: room(app).get("expected_length") is not None,
+                    "the simulated length", timeout=120)
+        expected = room(app)["expected_length"]
+        await until(pilot, lambda: f"A game here lasts about {expected['median_minutes']} minutes"
+                    in room_text(app), "the expected length in the lobby")
+
+
 async def test_a_kicked_player_is_told_and_forgets_the_seat(server: ServerProcess, tmp_path: Path) -> None:
     code = server.new_room(seats=3)
     host = server.player(code)

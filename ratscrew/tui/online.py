@@ -85,6 +85,32 @@ def seat_name(seat: dict[str, Any]) -> str:
     return str(name) if name else ("open seat" if seat.get("kind") == "open" else "?")
 
 
+def length_lines(room: dict[str, Any]) -> list[str]:
+    """How long a game here may take, as the browser's lobby says it: the room's time limit, if
+    any, and the expected length the server simulated (once it is known).
+
+    >>> room = {"settings": {"time_limit_ms": 600000},
+    ...         "expected_length": {"median_minutes": 9.1, "p90_minutes": 25.4}}
+    >>> for line in length_lines(room): print(line[:53])
+    Time limit: 10 min. When it is up, the player holding
+    A game here lasts about 9.1 minutes (1 game in 10 las
+    >>> length_lines({"settings": {"time_limit_ms": 0}, "expected_length": None})
+    []
+    """
+    lines: list[str] = []
+    settings = room.get("settings")
+    limit_ms = settings.get("time_limit_ms") if isinstance(settings, dict) else None
+    if isinstance(limit_ms, int) and limit_ms > 0:
+        lines.append(f"Time limit: {round(limit_ms / 60000)} min. When it is up, the player holding "
+                     "the most cards wins (on a tie, the next of them to play).")
+    expected = room.get("expected_length")
+    if isinstance(expected, dict):
+        lines.append(f"A game here lasts about {expected.get('median_minutes')} minutes (1 game in "
+                     f"10 lasts over {expected.get('p90_minutes')} minutes), from simulated games "
+                     "with these rules and seats.")
+    return lines
+
+
 def seat_lines(room: dict[str, Any], you: int | None) -> list[str]:
     """The lobby: one line per seat saying who sits there, you marked.
 
@@ -554,6 +580,8 @@ class OnlineApp(App[None]):
         if rules.get("summary"):
             text.append(f": {rules['summary']}")
         phase = room.get("phase")
+        for line in length_lines(room):
+            text.append(f"\n{line}", style="dim")
         text.append(f"\n{self.headline()}\n\n", style="italic")
         text.append("\n".join(seat_lines(room, self.seat)) + "\n")
         waiting = [str(w.get("name")) + (" (you)" if w.get("you") else "")
