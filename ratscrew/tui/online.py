@@ -19,6 +19,7 @@ kept for this room (:mod:`ratscrew.client.saved`), so the seat comes back.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -109,6 +110,23 @@ def length_lines(room: dict[str, Any]) -> list[str]:
                      f"10 lasts over {expected.get('p90_minutes')} minutes), from simulated games "
                      "with these rules and seats.")
     return lines
+
+
+def time_left(room: dict[str, Any] | None, observation: Any, now_ms: float) -> str:
+    """The top bar's countdown of a game with a time limit, as the browser's status line has it.
+
+    >>> time_left({"settings": {"time_limit_ms": 300000}}, {"over": False}, 4200)
+    ' · 4:56 left'
+    >>> time_left({"settings": {"time_limit_ms": 0}}, {"over": False}, 4200)
+    ''
+    """
+    settings = room.get("settings") if room is not None else None
+    limit_ms = settings.get("time_limit_ms") if isinstance(settings, dict) else None
+    if not isinstance(limit_ms, int) or limit_ms <= 0 or not isinstance(observation, dict) \
+            or observation.get("over"):
+        return ""
+    seconds = max(0, math.ceil((limit_ms - now_ms) / 1000))
+    return f" · {seconds // 60}:{seconds % 60:02d} left"
 
 
 def seat_lines(room: dict[str, Any], you: int | None) -> list[str]:
@@ -565,6 +583,7 @@ class OnlineApp(App[None]):
         parts = ["ratscrew", f"room {self.address.code}", self.rules.name, who, session.phase or "",
                  self.status]
         clock = f"  {clock_label(int(self.now_ms))}" if self.state is not None else ""
+        clock += time_left(self.room, observation, self.now_ms)
         topbar.update(Text(" " + " · ".join(p for p in parts if p) + clock, no_wrap=True,
                            overflow="ellipsis"))
 
