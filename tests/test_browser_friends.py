@@ -236,7 +236,8 @@ def test_the_burned_cards_read_clearly_and_phones_show_no_key_hints(server: Serv
 
 
 def test_the_leaderboard_and_the_replay_viewer_fit_a_phone(server: ServerProcess, pages: Pages) -> None:
-    code = server.new_room(seats=2, bots=["expert"], seed=12, pace="fast")
+    # no seed: a seeded room's games are never rated (issue 29), and Ann is to be on the board
+    code = server.new_room(seats=2, bots=["expert"], pace="fast")
     host = friend(pages, f"{server.url}/r/{code}", "phone")
     join(host, "Ann")
     host.tap("[data-testid=start]")
