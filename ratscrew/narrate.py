@@ -1,6 +1,7 @@
 """Plain-English lines for engine events: the one place a game is put into words for people.
 
-Used by ``ratscrew watch``, the terminal game's log and replays.
+Used by ``ratscrew watch``, the terminal game's log and replays, and for the words of a refused
+action (`refusal_text`): the terminal game's status line and the server's ``illegal`` error.
 
 >>> from ratscrew.cards import Card
 >>> from ratscrew.events import CardPlayed
@@ -23,8 +24,10 @@ someone else just won pays nothing:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ratscrew.cards import Card
+from ratscrew.errors import GameOverError, NoCardsError, NotYourTurnError, SlapNotAllowedError
 from ratscrew.events import (
     CardPlayed,
     CardsBurned,
@@ -43,6 +46,7 @@ from ratscrew.events import (
     SlapTie,
     SlapWon,
 )
+from ratscrew.runtime import Rejection, TablePausedError
 
 _FACE_NAMES = {11: "Jack", 12: "Queen", 13: "King", 14: "Ace", 15: "Joker"}
 
@@ -181,3 +185,33 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
             return "The last cards ran out before the pile was won: nobody wins"
         return f"{who(event.seat)} {endings.get(event.reason, 'wins')}"
     return event.kind
+
+
+def refusal_text(rejection: Rejection, name: str, observation: dict[str, Any],
+                 names: Sequence[str]) -> str:
+    """Why the engine refused a person's key press or click, in words (the engine's reason, with
+    names instead of seat numbers): the terminal game's status line and the server's ``illegal``
+    error."""
+    error = rejection.error
+    if isinstance(error, TablePausedError):
+        return "The game is paused."
+    if isinstance(error, GameOverError):
+        return "The game is over."
+    status = observation["status"][rejection.seat]
+    if observation["hand_sizes"][rejection.seat] == 0 and rejection.intent.kind == "play":
+        if status == "out":
+            return f"{name}: you have no cards; win a valid slap to get back in."
+        return f"{name}: you have no cards and are out of the game."
+    if isinstance(error, NotYourTurnError):
+        turn = observation.get("turn")
+        if turn is None:
+            return f"{name}: wait, the pile is still to be collected."
+        return f"{name}: not your turn, {names[turn]} plays next."
+    if isinstance(error, NoCardsError):
+        return f"{name}: you have no cards to play."
+    if isinstance(error, SlapNotAllowedError):
+        why = {"locked": "locked out until someone else wins a pile",
+               "barred": "barred from slapping in", "eliminated": "out of the game",
+               "watching": "not allowed to slap in"}.get(status, "not allowed")
+        return f"{name} may not slap: {why}."
+    return f"{name}: {error}"

@@ -374,3 +374,26 @@ def test_every_state_of_a_phone_fits_a_finger_and_how_to_play_is_filled_before_j
     # nobody is ranked yet (a player is ranked after three different opponents): the page says so
     board.wait_for_selector("[data-testid=leaderboard-empty]:visible")
     fingers_fit(board, "the leaderboard")
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_log_ends_on_its_last_line_when_the_game_ends(
+        server: ServerProcess, pages: Pages, size: str) -> None:
+    # the results and the finished table change the grid around the log after its last lines
+    # came: the log, which was following, still shows the line that ended the game
+    code = server.new_room(seats=2, seed=7, turn_timeout_ms=1000)
+    ann = friend(pages, f"{server.url}/r/{code}", "desktop")
+    join(ann, "Ann")
+    bob = friend(pages, f"{server.url}/r/{code}", size)
+    join(bob, "Bob")
+    ann.wait_for_selector("[data-testid=lobby-seats] li[data-seat='1']:has-text('Bob')")
+    ann.click("[data-testid=start]")
+    resign_outside_a_challenge(ann)  # Bob's time-outs then play his cards to his first face card
+    bob.wait_for_selector("[data-testid=results]:visible", timeout=60_000)
+    bob.wait_for_selector("[data-testid=log] li:has-text('Bob holds every card and wins')")
+    bob.wait_for_timeout(300)
+    assert log_state(bob)["newestShown"], f"the game's last line is cut under the results ({size})"
+    bob.locator("[data-testid=see-table]").click()
+    bob.wait_for_selector("[data-testid=back-to-results]:visible")
+    bob.wait_for_timeout(300)
+    assert log_state(bob)["newestShown"], f"the game's last line is cut at the finished table ({size})"

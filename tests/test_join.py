@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -123,6 +124,10 @@ def seated_app(server: ServerProcess, code: str, saved: SavedState, name: str = 
 def logged(app: OnlineApp) -> str:
     """The game log's text, one line per row."""
     return "\n".join(strip.text for strip in app.table_screen.query_one(GameLog).lines)
+
+
+def top_bar(app: OnlineApp) -> str:
+    return str(app.table_screen.query_one("#topbar").render())
 
 
 def key_bar(app: OnlineApp) -> str:
@@ -260,6 +265,26 @@ async def test_the_host_at_a_terminal_starts_and_asks_for_a_rematch(
         await until(pilot, lambda: app.over is None and room(app).get("games_played") == 2
                     and room(app).get("phase") == "playing", "the rematch")
         await until(pilot, lambda: not isinstance(app.screen, RoomScreen), "the new game's table")
+
+
+async def test_the_lobby_says_the_time_limit_and_how_long_a_game_here_lasts_and_the_game_counts_down(
+        server: ServerProcess, tmp_path: Path) -> None:
+    # as the browser's lobby does: a terminal player learns of the limit before the game ends on it
+    code = server.new_room(seats=2, bots=["casual"], pace="fast", time_limit_ms=600_000)
+    app = seated_app(server, code, SavedState(tmp_path / "online.json"), name="Tim")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RoomScreen) and app.room is not None, "the lobby")
+        await until(pilot, lambda: "Time limit: 10 min. When it is up, the player holding the most "
+                    "cards wins" in room_text(app), "the time limit in the lobby")
+        await until(pilot, lambda: room(app).get("expected_length") is not None,
+                    "the simulated length", timeout=120)
+        expected = room(app)["expected_length"]
+        await until(pilot, lambda: f"A game here lasts about {expected['median_minutes']} minutes"
+                    in room_text(app), "the expected length in the lobby")
+        await pilot.press("s")  # Tim is the host; during the game the top bar counts down
+        await until(pilot, lambda: app.state is not None, "the game")
+        await until(pilot, lambda: re.search(r" · (9:5\d|10:00) left", top_bar(app)) is not None,
+                    "the time left in the top bar")
 
 
 async def test_a_kicked_player_is_told_and_forgets_the_seat(server: ServerProcess, tmp_path: Path) -> None:

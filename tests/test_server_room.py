@@ -349,3 +349,21 @@ def test_every_state_is_sent_only_after_the_actions_it_shows_are_stored() -> Non
     run_until(room, wall, 60_000)  # Ann never acts: her turns time out, the bots play on
     assert room.game is not None and room.game.action_count > 20
     assert ann.checked > 20 and watcher.checked == ann.checked
+
+
+def test_a_refused_action_is_told_in_words_with_names_not_seat_numbers() -> None:
+    # the engine's own reason counts seats from 0 ("seat 1 cannot play: it is seat 0's turn"),
+    # which a person in "seat 2" cannot read
+    room, wall = make_room(seats=2, hands=["2C 3C", "4D 5D"])
+    ann, bob = FakeConnection(room), FakeConnection(room)
+    ann.join("Ann")
+    bob.join("Bob")
+    ann.do(Start())
+    act(bob, wall, "play", 100)  # Ann leads
+    run_until(room, wall, 400)
+    assert bob.last("error") == {"type": "error", "code": "illegal",
+                                 "message": "Bob: not your turn, Ann plays next."}
+    act(ann, wall, "play", 500)
+    act(ann, wall, "play", 600)  # twice in a row
+    run_until(room, wall, 900)
+    assert ann.last("error")["message"] == "Ann: not your turn, Bob plays next."

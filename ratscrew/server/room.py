@@ -34,6 +34,7 @@ from ratscrew.bots.agent import BotAgent
 from ratscrew.bots.profile import LEVELS, paced
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, Event
+from ratscrew.narrate import refusal_text
 from ratscrew.rulebook import explain, pattern_examples
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
@@ -616,8 +617,10 @@ class Room:
         if rejection.intent.note != SUBMITTED:
             return  # a stand-in's planned action: nobody to tell
         conn = self.seats[rejection.seat].conn
-        if conn is not None:
-            conn.send({"type": "error", "code": "illegal", "message": rejection.reason})
+        if conn is not None and self.game is not None:  # in words, with names, not seat indices
+            message = refusal_text(rejection, self._names[rejection.seat], self.game.observe(None),
+                                   self._names)
+            conn.send({"type": "error", "code": "illegal", "message": message})
 
     def _on_events(self, events: Sequence[Event]) -> None:
         """After every step the engine accepted: store it, then show it."""

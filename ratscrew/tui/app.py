@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from rich.text import Text
 from textual.app import App
@@ -31,14 +31,9 @@ from textual.worker import Worker
 from ratscrew.bots.agent import BotAgent
 from ratscrew.bots.profile import LEVELS, paced
 from ratscrew.engine import Game
-from ratscrew.errors import (
-    GameOverError,
-    NoCardsError,
-    NotYourTurnError,
-    SlapNotAllowedError,
-)
 from ratscrew.events import Event, GameOver
-from ratscrew.runtime import ActionKind, Agent, HumanAgent, Rejection, Table, TablePausedError
+from ratscrew.narrate import refusal_text
+from ratscrew.runtime import ActionKind, Agent, HumanAgent, Rejection, Table
 from ratscrew.sim.summary import game_seed
 from ratscrew.tui.gamelog import GameLog, clock_label, verdict
 from ratscrew.tui.keys import SeatKeys, key_label
@@ -79,35 +74,6 @@ def key_bar_text(names: Sequence[str], keys: Sequence[SeatKeys]) -> str:
     else:
         players = "keys: see names"
     return f"{players} │ {APP_KEYS}"
-
-
-def refusal_text(rejection: Rejection, name: str, observation: dict[str, Any],
-                 names: Sequence[str]) -> str:
-    """Why the engine refused a person's key press, in words (the engine's reason, with names
-    instead of seat numbers)."""
-    error = rejection.error
-    if isinstance(error, TablePausedError):
-        return "The game is paused."
-    if isinstance(error, GameOverError):
-        return "The game is over."
-    status = observation["status"][rejection.seat]
-    if observation["hand_sizes"][rejection.seat] == 0 and rejection.intent.kind == "play":
-        if status == "out":
-            return f"{name}: you have no cards; win a valid slap to get back in."
-        return f"{name}: you have no cards and are out of the game."
-    if isinstance(error, NotYourTurnError):
-        turn = observation.get("turn")
-        if turn is None:
-            return f"{name}: wait, the pile is still to be collected."
-        return f"{name}: not your turn, {names[turn]} plays next."
-    if isinstance(error, NoCardsError):
-        return f"{name}: you have no cards to play."
-    if isinstance(error, SlapNotAllowedError):
-        why = {"locked": "locked out until someone else wins a pile",
-               "barred": "barred from slapping in", "eliminated": "out of the game",
-               "watching": "not allowed to slap in"}.get(status, "not allowed")
-        return f"{name} may not slap: {why}."
-    return f"{name}: {error}"
 
 
 class GameScreen(TableScreen):

@@ -19,6 +19,7 @@ kept for this room (:mod:`ratscrew.client.saved`), so the seat comes back.
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -83,6 +84,49 @@ def seat_name(seat: dict[str, Any]) -> str:
     """
     name = seat.get("name")
     return str(name) if name else ("open seat" if seat.get("kind") == "open" else "?")
+
+
+def length_lines(room: dict[str, Any]) -> list[str]:
+    """How long a game here may take, as the browser's lobby says it: the room's time limit, if
+    any, and the expected length the server simulated (once it is known).
+
+    >>> room = {"settings": {"time_limit_ms": 600000},
+    ...         "expected_length": {"median_minutes": 9.1, "p90_minutes": 25.4}}
+    >>> for line in length_lines(room): print(line[:53])
+    Time limit: 10 min. When it is up, the player holding
+    A game here lasts about 9.1 minutes (1 game in 10 las
+    >>> length_lines({"settings": {"time_limit_ms": 0}, "expected_length": None})
+    []
+    """
+    lines: list[str] = []
+    settings = room.get("settings")
+    limit_ms = settings.get("time_limit_ms") if isinstance(settings, dict) else None
+    if isinstance(limit_ms, int) and limit_ms > 0:
+        lines.append(f"Time limit: {round(limit_ms / 60000)} min. When it is up, the player holding "
+                     "the most cards wins (on a tie, the next of them to play).")
+    expected = room.get("expected_length")
+    if isinstance(expected, dict):
+        lines.append(f"A game here lasts about {expected.get('median_minutes')} minutes (1 game in "
+                     f"10 lasts over {expected.get('p90_minutes')} minutes), from simulated games "
+                     "with these rules and seats.")
+    return lines
+
+
+def time_left(room: dict[str, Any] | None, observation: Any, now_ms: float) -> str:
+    """The top bar's countdown of a game with a time limit, as the browser's status line has it.
+
+    >>> time_left({"settings": {"time_limit_ms": 300000}}, {"over": False}, 4200)
+    ' · 4:56 left'
+    >>> time_left({"settings": {"time_limit_ms": 0}}, {"over": False}, 4200)
+    ''
+    """
+    settings = room.get("settings") if room is not None else None
+    limit_ms = settings.get("time_limit_ms") if isinstance(settings, dict) else None
+    if not isinstance(limit_ms, int) or limit_ms <= 0 or not isinstance(observation, dict) \
+            or observation.get("over"):
+        return ""
+    seconds = max(0, math.ceil((limit_ms - now_ms) / 1000))
+    return f" · {seconds // 60}:{seconds % 60:02d} left"
 
 
 def seat_lines(room: dict[str, Any], you: int | None) -> list[str]:
@@ -539,6 +583,7 @@ class OnlineApp(App[None]):
         parts = ["ratscrew", f"room {self.address.code}", self.rules.name, who, session.phase or "",
                  self.status]
         clock = f"  {clock_label(int(self.now_ms))}" if self.state is not None else ""
+        clock += time_left(self.room, observation, self.now_ms)
         topbar.update(Text(" " + " · ".join(p for p in parts if p) + clock, no_wrap=True,
                            overflow="ellipsis"))
 
@@ -554,6 +599,8 @@ class OnlineApp(App[None]):
         if rules.get("summary"):
             text.append(f": {rules['summary']}")
         phase = room.get("phase")
+        for line in length_lines(room):
+            text.append(f"\n{line}", style="dim")
         text.append(f"\n{self.headline()}\n\n", style="italic")
         text.append("\n".join(seat_lines(room, self.seat)) + "\n")
         waiting = [str(w.get("name")) + (" (you)" if w.get("you") else "")

@@ -308,6 +308,18 @@ function drawLog(items) {
   if (atBottom) log.scrollTop = log.scrollHeight;
 }
 
+// The table around the log changes size after lines came (the results, the finished table, a
+// phone's rows): a log that was following its newest line keeps it in view; one scrolled back stays.
+let logFollowing = true;
+byId("log").addEventListener("scroll", () => {
+  const log = byId("log");
+  logFollowing = log.scrollHeight - log.scrollTop - log.clientHeight < 24;
+});
+new ResizeObserver(() => {
+  const log = byId("log");
+  if (logFollowing) log.scrollTop = log.scrollHeight;
+}).observe(byId("log"));
+
 // ------------------------------------------------------------------ beside the pile
 
 /** Update the lines beside the pile from a state's events (a card clears them). @param {Message} state */
