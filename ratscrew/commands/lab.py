@@ -18,7 +18,7 @@ from rich.table import Table as RichTable
 
 from ratscrew.bots.spec import parse_bot_spec
 from ratscrew.cli import CommandError
-from ratscrew.commands.sim import progress_bar
+from ratscrew.commands.sim import progress_bar, seat_bot_specs
 from ratscrew.ruleset import Ruleset
 from ratscrew.sim.lab import LabRun, describe_bot, run_lab
 from ratscrew.sim.runner import KernelUnavailableError, default_workers
@@ -62,19 +62,7 @@ def register(subparsers: Any) -> None:
 def lab_run_from(args: argparse.Namespace) -> LabRun:
     """The run the options ask for; bad input is a `ValueError` with a one-line message."""
     rules = Ruleset.load(args.rules)
-    specs: list[str] = args.bots
-    players = args.players if args.players is not None else (len(specs) if len(specs) > 1 else 4)
-    if not 2 <= players <= rules.max_players:
-        raise ValueError(f"--players must be between 2 and {rules.max_players} for {rules.name}")
-    if len(specs) == 1:
-        specs = specs * players
-    elif len(specs) != players:
-        raise ValueError(f"give one bot for every seat or one for all: {len(specs)} bots for "
-                         f"{players} players")
-    if args.games < 1:
-        raise ValueError("--games must be at least 1")
-    if args.workers is not None and args.workers < 1:
-        raise ValueError("--workers must be at least 1")
+    specs = seat_bot_specs(args, rules, default_players=4)
     return LabRun(rules, tuple(parse_bot_spec(spec) for spec in specs), args.games, args.seed,
                   workers=args.workers)
 

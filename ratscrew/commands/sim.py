@@ -75,8 +75,20 @@ def resolve_setup(args: argparse.Namespace) -> tuple[Ruleset, list[BotProfile]]:
     """The ruleset and one bot profile per seat from the shared options; bad input is a
     `ValueError` with a one-line message."""
     rules = Ruleset.load(args.rules)
+    specs = seat_bot_specs(args, rules, default_players=2)
+    if args.max_cards < 1:
+        raise ValueError("--max-cards must be at least 1")
+    return rules, [parse_bot_spec(spec) for spec in specs]
+
+
+def seat_bot_specs(args: argparse.Namespace, rules: Ruleset, *, default_players: int) -> list[str]:
+    """One bot spec per seat from ``--players`` and ``--bots`` (one level for all, or one per
+    seat), with ``--games`` and ``--workers`` checked: the options ``ratscrew sim`` and
+    ``ratscrew lab`` share. Bad input is a `ValueError` with a one-line message."""
     specs: list[str] = args.bots
-    players = args.players if args.players is not None else (len(specs) if len(specs) > 1 else 2)
+    players = args.players
+    if players is None:
+        players = len(specs) if len(specs) > 1 else default_players
     if not 2 <= players <= rules.max_players:
         raise ValueError(f"--players must be between 2 and {rules.max_players} for {rules.name}")
     if len(specs) == 1:
@@ -88,9 +100,7 @@ def resolve_setup(args: argparse.Namespace) -> tuple[Ruleset, list[BotProfile]]:
         raise ValueError("--games must be at least 1")
     if args.workers is not None and args.workers < 1:
         raise ValueError("--workers must be at least 1")
-    if args.max_cards < 1:
-        raise ValueError("--max-cards must be at least 1")
-    return rules, [parse_bot_spec(spec) for spec in specs]
+    return specs
 
 
 class GameProgress:
