@@ -9,29 +9,17 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from postgres import PostgresCluster
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
+from test_server_app import receive
 
 from ratscrew.server.app import create_app
 from ratscrew.server.metrics import parse_trusted
 from ratscrew.server.pgstore import PostgresStore
-
-
-def receive(ws: Any, kind: str, where: Callable[[dict[str, Any]], bool] = lambda m: True,
-            limit: int = 300) -> dict[str, Any]:
-    """The next message of type ``kind`` (that passes ``where``), answering pings on the way."""
-    for _ in range(limit):
-        message: dict[str, Any] = ws.receive_json()
-        if message["type"] == "ping" and kind != "ping":
-            ws.send_json({"type": "pong", "id": message["id"]})
-        if message["type"] == kind and where(message):
-            return message
-    raise AssertionError(f"no {kind} message in {limit}")
 
 
 def readiness_becomes(client: TestClient, status: int, timeout: float = 30.0) -> dict[str, Any]:
