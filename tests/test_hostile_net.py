@@ -259,28 +259,28 @@ async def read_frames_until(reader: asyncio.StreamReader, needle: bytes, timeout
 # ------------------------------------------------------------------ 4. room codes
 
 
-def finished_game(server: ServerProcess) -> tuple[str, int]:
-    """A room in which Ann resigned against a bot: its code and the finished game's id."""
+def finished_game(server: ServerProcess) -> tuple[str, int, str]:
+    """A room in which Ann resigned against a bot: its code, the finished game's id and Ann's
+    public player id."""
     code = server.new_room(bots=["casual"])
     ann = server.player(code)
-    ann.join("Ann", player_key=secrets.token_urlsafe(32))
+    player_id = str(ann.join("Ann", player_key=secrets.token_urlsafe(32))["player_id"])
     ann.send({"type": "start"})
     ann.wait_for("state")
     ann.send({"type": "resign"})
     over = ann.wait_for("game_over")
     ann.close()
-    return code, int(str(over["record_url"]).split("/")[3])
+    return code, int(str(over["record_url"]).split("/")[3]), player_id
 
 
 def test_public_records_do_not_name_the_room(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "r.db") as server:
-        code, game_id = finished_game(server)
+        code, game_id, player_id = finished_game(server)
         record = server.get(f"/api/games/{game_id}/record")
         assert record.status_code == 200
         assert record.json()["room"]["seats"] == [{"kind": "human", "bot": None},
                                                   {"kind": "bot", "bot": "casual"}]
-        board = server.get("/api/leaderboard?rules=classic").json()["players"]
-        player_id = next(p["player_id"] for p in board)
+        # (Ann is not ranked after one opponent, issue 30: her page is found by her id)
         for path in (f"/api/games/{game_id}/record", f"/api/games/{game_id}/replay", f"/games/{game_id}",
                      f"/api/players/{player_id}", f"/players/{player_id}", "/api/leaderboard?rules=classic"):
             answer = server.get(path)

@@ -269,7 +269,7 @@ def test_a_flagged_players_games_since_the_evidence_are_unrated_until_the_admin_
 def test_the_admin_command_says_what_is_wrong_without_a_traceback(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["admin", "players", "clear-flag", ANN, "--db", str(tmp_path / "none.db")]) == 2
-    assert "no database at" in capsys.readouterr().err
+    assert "none.db: no such database file" in capsys.readouterr().err
     db, _, _ = a_flagged_player(tmp_path)
     assert main(["admin", "players", "clear-flag", "NoSuchPlayer", "--db", str(db)]) == 2
     assert "no player with the id" in capsys.readouterr().err
