@@ -180,6 +180,26 @@ def play_cards(seats: dict[int, Player], cards: int, timeout: float = 60.0) -> N
                          "cards were played in time")
 
 
+def resign(seats: dict[int, Player], seat: int, tries: int = 20) -> None:
+    """``seat`` resigns; while the engine refuses it (a resignation is refused at some moments,
+    e.g. with no cards in hand), the players play a card and ``seat`` tries again. A random deal
+    decides where the game stands when a test resigns, so a test must not count on the moment."""
+    for _ in range(tries):
+        seats[seat].send({"type": "resign"})
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            message = seats[seat].poll(deadline - time.monotonic())
+            if message is None:
+                break
+            if message["type"] == "error":
+                break
+            if message["type"] == "game_over" or (
+                    message["type"] == "state" and message["observation"]["status"][seat] != "in"):
+                return
+        play_cards(seats, cards=1)
+    raise AssertionError(f"seat {seat} could not resign in {tries} tries")
+
+
 def public(observation: dict[str, Any]) -> dict[str, Any]:
     """What every seat sees alike."""
     return {k: observation[k] for k in ("pile", "burned", "penalty_pile", "hand_sizes", "turn",

@@ -23,7 +23,7 @@ import httpx
 import pytest
 from nginx import COMPOSE_RESOLVER, COMPOSE_SHARDS, DEPLOY, SHIPPED_NGINX, NginxProxy, shipped_routing
 from postgres import free_port, unavailable
-from serving import Player, ServerProcess, latest, play_cards, public
+from serving import Player, ServerProcess, latest, play_cards, public, resign
 
 from ratscrew.server.nginx import render_http, render_locations, render_routing
 
@@ -117,7 +117,7 @@ def test_through_nginx_rooms_on_two_shards_play_to_the_end_and_share_what_is_fin
     for letter, code in codes.items():
         seats, _ = start_two(proxy, code)
         play_cards(seats, cards=8)
-        seats[1].send({"type": "resign"})  # Bob gives up; Ann plays on until she has every card
+        resign(seats, 1)  # Bob gives up; Ann plays on until she has every card
         play_cards(seats, cards=200)
         over[letter] = seats[0].wait_for("game_over")
         assert proxy.get(f"/api/rooms/{code}").json()["code"] == code  # routed to its owner
