@@ -120,8 +120,8 @@ def test_through_nginx_rooms_on_two_shards_play_to_the_end_and_share_what_is_fin
         resign(seats, 1)  # Bob gives up; Ann plays on until she has every card
         play_cards(seats, cards=200)
         # (the resignation may end the game while the players play on: its game_over was read then)
-        ended = [m for m in seats[0].messages if m["type"] == "game_over"]
-        over[letter] = ended[0] if ended else seats[0].wait_for("game_over")
+        finished = [m for m in seats[0].messages if m["type"] == "game_over"]
+        over[letter] = finished[0] if finished else seats[0].wait_for("game_over")
         assert proxy.get(f"/api/rooms/{code}").json()["code"] == code  # routed to its owner
         for player in seats.values():
             player.close()
