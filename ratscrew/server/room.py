@@ -41,6 +41,7 @@ from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
 from ratscrew.server import names, players  # issue 17: keys; issue 29: names
 from ratscrew.server.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.agents import RemoteSeat, Shown
+from ratscrew.server.dispatch import OUTSIDE_A_GAME, PHASES, Route, Who, check, route_for
 from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
 from ratscrew.server.labjobs import LabService
@@ -83,7 +84,7 @@ from ratscrew.server.store import RoomRow, SeatResult, Store
 from ratscrew.server.tally import ContestTally
 from ratscrew.sim.summary import game_seed
 
-__all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "SHOWN_VERSIONS", "Connection", "Member",
+__all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSIONS", "Connection", "Member",
            "PendingAction", "Room", "RoomClock", "RoomSettings", "Seat", "hash_token", "new_code"]
 
 log = logging.getLogger("ratscrew.server")
@@ -262,39 +263,36 @@ class Room:
             self._broadcast_room()
 
     def handle(self, conn: Connection, message: ClientMessage) -> None:
-        """Take one validated message; a refusal is a `ProtocolError` (nothing changed)."""
-        if isinstance(message, Pong):
-            if conn.pinger.pong(message.id, time.monotonic() * 1000.0) is not None:
-                self._maybe_update_room()
-            return
-        if self.paused is not None:
-            raise ProtocolError("unavailable", self.paused)
-        if isinstance(message, Join):
-            self._join(conn, message)
-        elif isinstance(message, Watch):
-            self._watch(conn)
-        else:
-            member = self.connections.get(conn)
-            if member is None:
-                raise ProtocolError("not_seated", "send join or watch first")
-            if isinstance(message, Act):
-                self._act(conn, member, message)
-            elif isinstance(message, HistoryRequest):
-                self.publisher.answer_history(conn, message.since)
-            elif isinstance(message, Ready):
-                seat = self.lobby.own_seat(member, "ready")
-                seat.ready = message.ready
-                self._broadcast_room()
-            elif isinstance(message, Stand):
-                self.lobby.stand(conn, member)
-                self.save()
-                self._broadcast_room()
-            else:
-                self._host_command(member, message)
+        """Take one validated message; a refusal is a `ProtocolError` (nothing changed).
 
-    def _join(self, conn: Connection, message: Join) -> None:
+        The message's route in :data:`ROUTES` says who may send it and when
+        (`ratscrew.server.dispatch`); a type with no route is refused, never guessed at."""
+        route = route_for(ROUTES, message)
+        member = self.connections.get(conn)
+        what = message.kind if isinstance(message, Act) else route.name
+        check(route, what, member=member, host=member is not None and self.lobby.is_host(member.token_hash),
+              seated=member is not None and member.seat is not None, phase=self.phase, paused=self.paused)
+        route.handler(self, conn, member, message)
+
+    def _pong(self, conn: Connection, member: Member | None, message: Pong) -> None:
+        if conn.pinger.pong(message.id, time.monotonic() * 1000.0) is not None:
+            self._maybe_update_room()
+
+    def _history(self, conn: Connection, member: Member, message: HistoryRequest) -> None:
+        self.publisher.answer_history(conn, message.since)
+
+    def _ready(self, conn: Connection, member: Member, message: Ready) -> None:
+        seat = self.lobby.own_seat(member, "ready")
+        seat.ready = message.ready
+        self._broadcast_room()
+
+    def _stand(self, conn: Connection, member: Member, message: Stand) -> None:
+        self.lobby.stand(conn, member)
+        self.save()
+        self._broadcast_room()
+
+    def _join(self, conn: Connection, known: Member | None, message: Join) -> None:
         lobby = self.lobby
-        known = self.connections.get(conn)
         if known is not None and lobby.status(known) != "watching":
             raise ProtocolError("wrong_phase", "this connection has already joined")
         if message.token is not None:  # a token refused changes nothing, the key's name included
@@ -367,37 +365,40 @@ class Room:
         self._broadcast_room()
         self._send_current_state(conn)
 
-    def _watch(self, conn: Connection) -> None:
-        if conn in self.connections:
+    def _watch(self, conn: Connection, member: Member | None, message: Watch) -> None:
+        if member is not None:
             raise ProtocolError("wrong_phase", "this connection has already joined")
         self._welcome(conn, Member(None, None, None), None)
 
     # ------------------------------------------------------------------ the host
 
-    def _host_command(self, member: Member, message: ClientMessage) -> None:
-        lobby = self.lobby
-        if not lobby.is_host(member.token_hash):
-            raise ProtocolError("not_host", "only the host can do that")
-        if isinstance(message, Kick):
-            self._kick(member, message.seat)
-        elif isinstance(message, Start):
-            if self.phase != "lobby":
-                raise ProtocolError("wrong_phase", "the game has already started; use rematch after it ends")
-            lobby.fill_or_remove_open_seats(message)
-            self._start_game()
-        elif isinstance(message, Rematch):
-            if self.phase != "over":
-                raise ProtocolError("wrong_phase", "a rematch comes after a game has ended")
-            self._seat_the_waiting()
-            self._start_game()
-        elif self.phase == "playing":
-            raise ProtocolError("wrong_phase", "settings cannot change during a game")
-        elif isinstance(message, Configure):
-            lobby.configure(self.settings, message)
-        elif isinstance(message, SetSeat):
-            lobby.set_seat(message)
-        elif isinstance(message, MoveSeat):
-            lobby.move_seat(message)
+    def _start(self, conn: Connection, member: Member, message: Start) -> None:
+        self.lobby.fill_or_remove_open_seats(message)
+        self._start_game()
+        self._changed_by_host()
+
+    def _rematch(self, conn: Connection, member: Member, message: Rematch) -> None:
+        self._seat_the_waiting()
+        self._start_game()
+        self._changed_by_host()
+
+    def _configure(self, conn: Connection, member: Member, message: Configure) -> None:
+        self.lobby.configure(self.settings, message)
+        self._changed_by_host()
+
+    def _set_seat(self, conn: Connection, member: Member, message: SetSeat) -> None:
+        self.lobby.set_seat(message)
+        self._changed_by_host()
+
+    def _move_seat(self, conn: Connection, member: Member, message: MoveSeat) -> None:
+        self.lobby.move_seat(message)
+        self._changed_by_host()
+
+    def _kick_command(self, conn: Connection, member: Member, message: Kick) -> None:
+        self._kick(member, message.seat)
+        self._changed_by_host()
+
+    def _changed_by_host(self) -> None:
         self.save()
         self._broadcast_room()
 
@@ -559,7 +560,7 @@ class Room:
 
     def _act(self, conn: Connection, member: Member, message: Act) -> None:
         seat = self.lobby.own_seat(member, message.kind)
-        if self.phase != "playing" or self.game is None:
+        if self.game is None:
             raise ProtocolError("wrong_phase", f"{message.kind}: no game is being played")
         if seat.conn is not conn:
             raise ProtocolError("not_seated", "this connection no longer holds the seat")
@@ -879,3 +880,27 @@ class Room:
     def _broadcast(self, message: dict[str, Any]) -> None:
         self.publisher.broadcast(message, self.connections)
 
+
+ROUTES: dict[type[Any], Route] = {
+    Pong: Route("pong", Who.ANYONE, PHASES, Room._pong, while_paused=True),
+    Join: Route("join", Who.ANYONE, PHASES, Room._join),
+    Watch: Route("watch", Who.ANYONE, PHASES, Room._watch),
+    HistoryRequest: Route("history", Who.MEMBER, PHASES, Room._history),
+    Stand: Route("stand", Who.MEMBER, PHASES, Room._stand),
+    Ready: Route("ready", Who.SEATED, PHASES, Room._ready),
+    Act: Route("play, slap, resign", Who.SEATED, frozenset({"playing"}), Room._act,
+               "no game is being played"),
+    Kick: Route("kick", Who.HOST, PHASES, Room._kick_command),
+    Start: Route("start", Who.HOST, frozenset({"lobby"}), Room._start,
+                 "the game has already started; use rematch after it ends"),
+    Rematch: Route("rematch", Who.HOST, frozenset({"over"}), Room._rematch,
+                   "a rematch comes after a game has ended"),
+    Configure: Route("configure", Who.HOST, OUTSIDE_A_GAME, Room._configure,
+                     "settings cannot change during a game"),
+    SetSeat: Route("set_seat", Who.HOST, OUTSIDE_A_GAME, Room._set_seat,
+                   "settings cannot change during a game"),
+    MoveSeat: Route("move_seat", Who.HOST, OUTSIDE_A_GAME, Room._move_seat,
+                    "settings cannot change during a game"),
+}
+"""Every client message type: who may send it, when, and the room's handler
+(`ratscrew.server.dispatch`; docs/online.md "Inside a room" lists it)."""

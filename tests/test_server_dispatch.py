@@ -1,0 +1,152 @@
+"""The room's dispatch table: every client message has one route (who may send it, when), each
+kind of precondition refuses with the protocol's error code and changes nothing, and a message
+type the table does not know is refused instead of reaching the host's commands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, get_args
+
+import pytest
+from online import FakeConnection, make_room
+
+from ratscrew.server.dispatch import PHASES, Who
+from ratscrew.server.protocol import (
+    Act,
+    ClientMessage,
+    Configure,
+    HistoryRequest,
+    Join,
+    Kick,
+    MoveSeat,
+    Pong,
+    ProtocolError,
+    Ready,
+    Rematch,
+    SetSeat,
+    Stand,
+    Start,
+    Watch,
+)
+from ratscrew.server.room import ROUTES, Room
+
+ONE_OF_EACH: dict[type[Any], Any] = {
+    Join: Join("Zed"), Watch: Watch(), Ready: Ready(True), Configure: Configure(pace="fast"),
+    SetSeat: SetSeat(2, "casual"), MoveSeat: MoveSeat(0, 2), Kick: Kick(1), Start: Start(),
+    Stand: Stand(), Rematch: Rematch(), Act: Act("slap"), Pong: Pong(1),
+    HistoryRequest: HistoryRequest(None)}
+"""A message of every client type."""
+
+
+def stored(room: Room) -> Any:
+    """Everything the store keeps of the room."""
+    return room.store.load_room(room.code)
+
+
+def test_every_client_message_type_has_exactly_one_route_and_the_table_nothing_else() -> None:
+    message_types = set(get_args(ClientMessage))
+    assert set(ROUTES) == message_types
+    assert len(ROUTES) == len(message_types) == len(ONE_OF_EACH)
+
+
+@dataclass(frozen=True)
+class Reaction:
+    """A message type the room has no route for (say, a spectator's reaction, not built yet)."""
+
+    emoji: str
+
+
+def test_a_message_type_the_table_does_not_know_is_refused_and_never_reaches_the_host_commands() -> None:
+    room, _ = make_room(seats=3)
+    ann = FakeConnection(room)
+    ann.join("Ann")  # the host, outside a game: a host command would save and broadcast
+    before, sent = stored(room), len(ann.sent)
+    with pytest.raises(ProtocolError) as refused:
+        room.handle(ann, Reaction("🐀"))  # type: ignore[arg-type]
+    assert refused.value.code == "bad_message" and "Reaction" in str(refused.value)
+    assert stored(room) == before and len(ann.sent) == sent
+
+
+def _room_with_host_player_and_watcher() -> tuple[Room, FakeConnection, FakeConnection, FakeConnection]:
+    room, _ = make_room(seats=3)
+    ann, bob, eve = FakeConnection(room), FakeConnection(room), FakeConnection(room)
+    ann.join("Ann")
+    bob.join("Bob")
+    eve.join("Eve")
+    eve.do(Stand())  # Eve watches
+    return room, ann, bob, eve
+
+
+@pytest.mark.parametrize("kind", [kind for kind, route in ROUTES.items() if route.who is Who.HOST],
+                         ids=lambda kind: ROUTES[kind].name)
+def test_a_player_who_is_not_the_host_sending_a_host_command_is_refused_not_host(kind: type[Any]) -> None:
+    room, _, bob, _ = _room_with_host_player_and_watcher()
+    before = stored(room)
+    with pytest.raises(ProtocolError) as refused:
+        bob.do(ONE_OF_EACH[kind])
+    assert refused.value.code == "not_host" and stored(room) == before
+
+
+@pytest.mark.parametrize("kind", [kind for kind, route in ROUTES.items() if route.who is Who.SEATED],
+                         ids=lambda kind: ROUTES[kind].name)
+def test_a_watcher_sending_what_only_a_seated_player_may_is_refused_not_seated(kind: type[Any]) -> None:
+    room, ann, _, eve = _room_with_host_player_and_watcher()
+    ann.do(Start())
+    with pytest.raises(ProtocolError) as refused:
+        eve.do(ONE_OF_EACH[kind])
+    assert refused.value.code == "not_seated" and "only a seated player" in str(refused.value)
+    assert room.game is not None and room.game.action_count == 0
+
+
+@pytest.mark.parametrize("kind", [kind for kind, route in ROUTES.items() if route.who is not Who.ANYONE],
+                         ids=lambda kind: ROUTES[kind].name)
+def test_a_connection_that_neither_joined_nor_watches_may_only_join_watch_or_pong(kind: type[Any]) -> None:
+    room, _, _, _ = _room_with_host_player_and_watcher()
+    stranger = FakeConnection(room)
+    room.connect(stranger)
+    before = stored(room)
+    with pytest.raises(ProtocolError, match="send join or watch first") as refused:
+        stranger.do(ONE_OF_EACH[kind])
+    assert refused.value.code == "not_seated" and stored(room) == before and stranger.sent == []
+
+
+@pytest.mark.parametrize("kind", [kind for kind, route in ROUTES.items() if route.phases != PHASES],
+                         ids=lambda kind: ROUTES[kind].name)
+def test_a_message_outside_its_phases_is_refused_wrong_phase(kind: type[Any]) -> None:
+    room, ann, bob, _ = _room_with_host_player_and_watcher()
+    route = ROUTES[kind]
+    if "lobby" in route.phases:
+        ann.do(Start())  # now playing
+    # otherwise the room is in the lobby, a phase none of the others has
+    assert room.phase not in route.phases
+    sender = ann if route.who is Who.HOST else bob
+    before = stored(room)
+    with pytest.raises(ProtocolError) as refused:
+        sender.do(ONE_OF_EACH[kind])
+    assert refused.value.code == "wrong_phase" and stored(room) == before
+
+
+def test_a_paused_room_refuses_everything_but_pong_as_unavailable() -> None:
+    room, ann, _, _ = _room_with_host_player_and_watcher()
+    room.paused = "the database is away"
+    for message in ONE_OF_EACH.values():
+        if isinstance(message, Pong):
+            ann.do(message)  # a pong is only the link's measure: still taken
+            continue
+        with pytest.raises(ProtocolError) as refused:
+            ann.do(message)
+        assert refused.value.code == "unavailable"
+
+
+def test_a_kicked_token_cannot_rejoin_and_its_holder_only_watches() -> None:
+    room, ann, bob, _ = _room_with_host_player_and_watcher()
+    token = bob.last("welcome")["token"]
+    ann.do(Kick(1))
+    assert bob.last("kicked") and bob.last("room")["you"]["status"] == "watching"
+    again = FakeConnection(room)
+    with pytest.raises(ProtocolError, match="the host removed this player") as refused:
+        again.join("Bob", token=token)
+    assert refused.value.code == "bad_token" and room.seats[1].kind == "open"
+    with pytest.raises(ProtocolError) as acting:
+        bob.do(Ready(True))  # the kicked connection stays, as a watcher
+    assert acting.value.code == "not_seated"
