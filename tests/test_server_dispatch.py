@@ -1,6 +1,7 @@
 """The room's dispatch table: every client message has one route (who may send it, when), each
 kind of precondition refuses with the protocol's error code and changes nothing, and a message
-type the table does not know is refused instead of reaching the host's commands."""
+type the table does not know is refused instead of reaching the host's commands. And the room's
+lifecycle: reloaded in place from its store after an outage."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, get_args
 
 import pytest
-from online import FakeConnection, make_room
+from online import FakeConnection, make_room, move_to, run_until
 
 from ratscrew.server.dispatch import PHASES, Who
 from ratscrew.server.protocol import (
@@ -150,3 +151,38 @@ def test_a_kicked_token_cannot_rejoin_and_its_holder_only_watches() -> None:
     with pytest.raises(ProtocolError) as acting:
         bob.do(Ready(True))  # the kicked connection stays, as a watcher
     assert acting.value.code == "not_seated"
+
+
+class FixedLengths:
+    """The lab's expected game length, already computed (`ratscrew.server.labjobs.LabService`)."""
+
+    def expected_length(self, rules: object, bots: object, on_ready: object) -> dict[str, float]:
+        return {"median": 6.0, "p90": 11.0}
+
+
+def test_a_room_reloaded_after_an_outage_is_the_same_object_with_its_people_and_plays_on() -> None:
+    room, wall = make_room(seats=3, bots=["expert"], seed=8, turn_timeout_ms=1000)
+    ann, bob, eve = FakeConnection(room), FakeConnection(room), FakeConnection(room)
+    ann.join("Ann")
+    bob.join("Bob")
+    room.handle(eve, Watch())
+    ann.do(Start())
+    run_until(room, wall, 20_000)
+    assert room.game is not None and room.game.cards_played > 5 and not room.game.over
+    stored_state = room.game.observe(None)
+    lab, publisher, clock = FixedLengths(), room.publisher, room.clock
+    room.expected_lengths = lab  # type: ignore[assignment]  # what the server wired stays wired
+    room.pause_for_store()
+    room.reload()
+    assert room.paused is None and room.game is not None
+    assert room.game.observe(None) == stored_state
+    assert room.publisher is publisher and room.clock is clock
+    assert room.summary()["expected_length"] == {"median": 6.0, "p90": 11.0}
+    assert [(m.seat, m.name) for m in room.connections.values()] == [(0, "Ann"), (1, "Bob"), (None, None)]
+    assert room.seats[0].conn is ann and room.seats[1].conn is bob
+    for person in (ann, bob, eve):
+        assert person.last("notice")["code"] == "resumed"
+    cards = room.game.cards_played
+    move_to(room, wall, room.clock.now())
+    run_until(room, wall, room.clock.now() + 20_000)
+    assert room.game.cards_played > cards

@@ -114,11 +114,19 @@ class Room:
         """How a game is dealt from (rules, seats, seed): ``Game.deal``, or a fixed deal in tests."""
         self.game_id: int | None = None
         self.lobby = Lobby(seats, host_hash=host_hash, phase=phase, members=members, kicked=kicked)
+        self.publisher = Publisher(self.clock.now)
+        self.expected_lengths: LabService | None = None
+        """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
+        self.absence_times = absence or AbsenceTimes()
+        self._new_game_parts()
+
+    def _new_game_parts(self) -> None:
+        """The parts that hold a game's state, empty: at creation, and when :meth:`reload`
+        rebuilds the room from its store (the room's settings, seats and people are set apart)."""
         self.driver = GameDriver(self.clock, self._settle_window)
         self.tally = ContestTally(0)
         """The slaps on each pile state, the judgements, every seat's figures (one per game)."""
-        self.publisher = Publisher(self.clock.now)
-        self.recorder = RoomRecorder(store, code)
+        self.recorder = RoomRecorder(self.store, self.code)
         self.paused: str | None = None
         """Why the room takes no actions now (its store is unavailable), or ``None``."""
         self._names: list[str] = []
@@ -128,9 +136,6 @@ class Room:
         self._tracked_actions = 0
         self._shown_pile: list[str] = []  # the live pile as of the last step shown
         self._finished = False
-        self.expected_lengths: LabService | None = None
-        """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
-        self.absence_times = absence or AbsenceTimes()
         self.absence = AbsenceWatch(self.absence_times)
         """Who of the game's people is gone, and for whom a stand-in bot plays (issue 26)."""
         self.play_count = PlayCount((), 0)
@@ -225,13 +230,19 @@ class Room:
     @classmethod
     def _from_row(cls, row: RoomRow, store: Store, **options: Any) -> Room:
         """The room as stored, its game (if any) not rebuilt yet."""
+        room = cls(row.code, RoomSettings.from_json(row.settings), [], store, **options)
+        room._take_stored(row)
+        return room
+
+    def _take_stored(self, row: RoomRow) -> None:
+        """Take the stored room's settings, seats, people and games (its game not rebuilt yet)."""
         seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash, player_id=s.player_id)
                  for s in row.seats]
-        room = cls(row.code, RoomSettings.from_json(row.settings), seats, store,
-                   host_hash=row.host_hash, phase=row.phase, games_played=row.games_played,
-                   members=row.members, kicked=row.kicked, **options)
-        room.game_id = row.game_id
-        return room
+        self.settings = RoomSettings.from_json(row.settings)
+        self.lobby = Lobby(seats, host_hash=row.host_hash, phase=row.phase, members=row.members,
+                           kicked=row.kicked)
+        self.games_played = row.games_played
+        self.game_id = row.game_id
 
     def _resume_stored_game(self) -> None:
         if self.phase != "playing" or self.game_id is None:
@@ -529,13 +540,11 @@ class Room:
             return
         # Start again from the stored room, in place, keeping what the people connected to it
         # know: the connections, the versions they have seen, the clock their sends are
-        # stamped with, the history (all in the publisher).
-        fresh = Room._from_row(row, self.store, wall=self.clock.wall, drive=self.drive,
-                               deal=self.deal, absence=self.absence_times)
-        connections, clock, publisher = self.connections, self.clock, self.publisher
-        self.__dict__.update(fresh.__dict__)
-        self.clock, self.publisher = clock, publisher
-        self.driver = GameDriver(clock, self._settle_window)
+        # stamped with, the history (all in the publisher), and the room's own wiring (its
+        # code, store, clock, deal, the lab it asks for expected lengths).
+        connections = dict(self.connections)
+        self._take_stored(row)
+        self._new_game_parts()
         self._resume_stored_game()
         for conn, member in connections.items():
             index = member.seat
@@ -552,8 +561,8 @@ class Room:
         self._broadcast_room()
         if self.game is not None:
             self._publish([])
-        if self.phase == "over" and publisher.game_over is not None:
-            self._broadcast(publisher.game_over)
+        if self.phase == "over" and self.publisher.game_over is not None:
+            self._broadcast(self.publisher.game_over)
         self.start_driving()
 
     # ------------------------------------------------------------------ judging and the engine
