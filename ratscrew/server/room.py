@@ -45,17 +45,9 @@ from ratscrew.server.dispatch import OUTSIDE_A_GAME, PHASES, Route, Who, check, 
 from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
 from ratscrew.server.labjobs import LabService
-from ratscrew.server.lobby import (
-    CODE_ALPHABET,
-    CODE_LENGTH,
-    DEFAULT_BOT,
-    Lobby,
-    Member,
-    RoomSettings,
-    Seat,
-    hash_token,
-    new_code,
-)
+from ratscrew.server.lifecycle import Presence, RoomHooks
+from ratscrew.server.lobby import CODE_ALPHABET, CODE_LENGTH, DEFAULT_BOT, Lobby, RoomSettings, Seat, new_code
+from ratscrew.server.membership import Member, Membership, hash_token
 from ratscrew.server.metrics import TALLY
 from ratscrew.server.persistence import RoomRecorder
 from ratscrew.server.protocol import (
@@ -94,6 +86,14 @@ def _deal(rules: Ruleset, players: int, seed: int) -> Game:
     return Game.deal(rules, players=players, seed=seed)
 
 
+def _membership(seats: Sequence[Seat], host_hash: str | None, known: dict[str, str] | None,
+                kicked: Iterable[str]) -> Membership:
+    """A room's membership as created or stored: its host, tokens and kicks, and the keyed
+    players in its seats."""
+    return Membership(host_hash=host_hash, known=known, kicked=kicked, player_ids={
+        s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id})
+
+
 class Room:
     """One room (see the module docstring). ``drive=False`` leaves moving the game to whoever
     calls :meth:`tick` (tests with a fake clock); otherwise a task does it while a game runs."""
@@ -113,11 +113,16 @@ class Room:
         self.deal = deal or _deal
         """How a game is dealt from (rules, seats, seed): ``Game.deal``, or a fixed deal in tests."""
         self.game_id: int | None = None
-        self.lobby = Lobby(seats, host_hash=host_hash, phase=phase, members=members, kicked=kicked)
+        self.lobby = Lobby(seats, members=_membership(seats, host_hash, members, kicked), phase=phase)
         self.publisher = Publisher(self.clock.now)
         self.expected_lengths: LabService | None = None
         """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
         self.absence_times = absence or AbsenceTimes()
+        self.absence = AbsenceWatch(self.absence_times)
+        """Who of the game's people is gone, and for whom a stand-in bot plays (issue 26); it
+        hears of people leaving and coming back through its hooks."""
+        self.hooks: list[RoomHooks] = [self.absence]
+        """Who hears of the room's lifecycle (`ratscrew.server.lifecycle`)."""
         self._new_game_parts()
 
     def _new_game_parts(self) -> None:
@@ -136,8 +141,6 @@ class Room:
         self._tracked_actions = 0
         self._shown_pile: list[str] = []  # the live pile as of the last step shown
         self._finished = False
-        self.absence = AbsenceWatch(self.absence_times)
-        """Who of the game's people is gone, and for whom a stand-in bot plays (issue 26)."""
         self.play_count = PlayCount((), 0)
         """Each seat's actions in the current game, and those made for its person."""
 
@@ -154,9 +157,14 @@ class Room:
         return self.lobby.phase
 
     @property
+    def members(self) -> Membership:
+        """Who belongs to the room: tokens, host, kicks, connections (the lobby's)."""
+        return self.lobby.members
+
+    @property
     def connections(self) -> dict[Connection, Member]:
         """Every connection that joined or watches, and who it is."""
-        return self.lobby.connections
+        return self.lobby.members.connections
 
     @property
     def waiting(self) -> list[str]:
@@ -166,7 +174,7 @@ class Room:
     @property
     def known_members(self) -> dict[str, str]:
         """Every token given out in this room (hash) and the name its holder chose."""
-        return self.lobby.known_members
+        return self.lobby.members.known
 
     @property
     def game(self) -> Game | None:
@@ -239,8 +247,8 @@ class Room:
         seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash, player_id=s.player_id)
                  for s in row.seats]
         self.settings = RoomSettings.from_json(row.settings)
-        self.lobby = Lobby(seats, host_hash=row.host_hash, phase=row.phase, members=row.members,
-                           kicked=row.kicked)
+        self.lobby = Lobby(seats, members=_membership(seats, row.host_hash, row.members, row.kicked),
+                           phase=row.phase)
         self.games_played = row.games_played
         self.game_id = row.game_id
 
@@ -265,13 +273,51 @@ class Room:
 
     def disconnect(self, conn: Connection) -> None:
         """A connection went away; its seat stays its player's (during a game, a stand-in bot
-        plays it if they stay away: `ratscrew.server.absence`)."""
+        plays it if they stay away: `ratscrew.server.absence` hears of it)."""
         member = self.connections.get(conn)
-        if self.lobby.leave(conn):
-            if self.phase == "playing" and member is not None and member.seat is not None:
-                self.absence.left(member.seat, self.clock.wall())
+        held_seat = self.lobby.leave(conn)
+        playing = self.phase == "playing" and held_seat and member is not None
+        self._leave(conn, member, member.seat if playing and member is not None else None)
+        if held_seat:
+            if playing:
                 self.driver.poke()
             self._broadcast_room()
+
+    def add_hooks(self, hooks: RoomHooks) -> None:
+        """``hooks`` hears of this room's lifecycle from now on (`ratscrew.server.lifecycle`)."""
+        self.hooks.append(hooks)
+
+    def _presence(self, conn: Connection, member: Member, seat_in_game: int | None) -> Presence:
+        return Presence(self.code, conn, member, len(self.connections), seat_in_game, self.clock.wall())
+
+    def _leave(self, conn: Connection, member: Member | None, seat_in_game: int | None = None) -> None:
+        """Tell the hooks ``conn`` (who was ``member``, if anyone) is gone from the room."""
+        if member is not None:
+            presence = self._presence(conn, member, seat_in_game)
+            for hooks in self.hooks:
+                hooks.on_leave(presence)
+
+    def _joined(self, conn: Connection, member: Member) -> None:
+        """Tell the hooks ``conn`` is in the room as ``member``."""
+        presence = self._presence(conn, member, member.seat if self.phase == "playing" else None)
+        for hooks in self.hooks:
+            hooks.on_join(presence)
+
+    async def dispose(self, close_code: int = 1001, reason: str = "") -> None:
+        """The room is closed for good: stop its game's task, close its connections (with
+        ``close_code`` and ``reason``), tell the hooks, and let go of its game, people and
+        listeners, so that nothing keeps the room alive."""
+        await self.driver.stop()
+        for conn in list(self.connections):
+            conn.close(close_code, reason)
+        self.connections.clear()
+        for seat in self.seats:
+            seat.conn = None
+        for hooks in self.hooks:
+            hooks.on_dispose(self.code)
+        self.hooks.clear()
+        self.expected_lengths = None
+        self._new_game_parts()  # the game, its table and agents, the tally: let go
 
     def handle(self, conn: Connection, message: ClientMessage) -> None:
         """Take one validated message; a refusal is a `ProtocolError` (nothing changed).
@@ -303,72 +349,66 @@ class Room:
         self._broadcast_room()
 
     def _join(self, conn: Connection, known: Member | None, message: Join) -> None:
-        lobby = self.lobby
+        lobby, members = self.lobby, self.members
         if known is not None and lobby.status(known) != "watching":
             raise ProtocolError("wrong_phase", "this connection has already joined")
-        if message.token is not None:  # a token refused changes nothing, the key's name included
-            token_hash = hash_token(message.token)
-            if token_hash in lobby.kicked:
-                raise ProtocolError("bad_token", "the host removed this player from the room")
-            if not lobby.knows(token_hash):
-                raise ProtocolError("bad_token", "that token is not from this room; join without it")
-        own_hash = hash_token(message.token) if message.token is not None else (
-            known.token_hash if known is not None else None)
+        # a token refused changes nothing, the key's name included
+        returning = None if message.token is None else members.authenticate(message.token, self.seats)
+        if returning is not None:
+            for hooks in self.hooks:
+                hooks.on_auth(self.code, returning)
+        own_hash = returning if returning is not None else (known.token_hash if known is not None else None)
         own_player = players.known_player_id(self.store, message.player_key)
         if (taken := names.same_name_as(message.name, lobby.names_in_use(own_hash, own_player))) is not None:
             looks = "" if taken == message.name else f", which looks the same as {message.name!r}"
             raise ProtocolError("name_taken", f"Someone in this room already goes by {taken!r}"
                                 f"{looks}; choose another name")  # issue 29
         player_id = players.enter(self.store, message.player_key, message.name)  # issue 17
-        if message.token is None and known is not None and known.token_hash is not None:
+        if returning is None and known is not None and known.token_hash is not None:
             # someone who stood up to watch sits down again as themselves (the host stays host)
-            self.connections.pop(conn)
-            lobby.note_player(known.token_hash, player_id)  # issue 17
+            members.release(conn)
+            members.note_player(known.token_hash, player_id)  # issue 17
             seat = lobby.seat_person(known.token_hash, message.name, conn)
-            lobby.known_members[known.token_hash] = message.name
+            members.known[known.token_hash] = message.name
             self.save()
             self._welcome(conn, Member(None if seat is None else seat.index, known.token_hash,
-                                       message.name, lobby.player_ids.get(known.token_hash)), None)
+                                       message.name, members.player_ids.get(known.token_hash)), None)
             return
-        if message.token is not None:
-            token_hash = hash_token(message.token)
-            token = message.token
-            lobby.note_player(token_hash, player_id)  # issue 17
+        token: str | None
+        if returning is not None:
+            token_hash, token = returning, message.token
+            members.note_player(token_hash, player_id)  # issue 17
             seat = lobby.seat_of(token_hash)
             if seat is not None:
                 if seat.conn is not None and seat.conn is not conn:
                     old = seat.conn
-                    self.connections.pop(old, None)
+                    self._leave(old, members.release(old))
                     old.send({"type": "replaced", "message": "this seat was taken over by a "
                               "newer connection with the same token"})
                     old.close(4001, "replaced")
                 seat.conn = conn
                 seat.name = message.name
-                seat.player_id = lobby.player_ids.get(token_hash)  # issue 17
+                seat.player_id = members.player_ids.get(token_hash)  # issue 17
                 self._present(seat)
             else:
-                lobby.known_members[token_hash] = message.name
+                members.known[token_hash] = message.name
                 seat = lobby.seat_person(token_hash, message.name, conn)
             self.save()
         else:
-            token = secrets.token_urlsafe(24)
-            token_hash = hash_token(token)
-            if lobby.host_hash is None:
-                lobby.host_hash = token_hash
-            lobby.known_members[token_hash] = message.name
-            lobby.note_player(token_hash, player_id)  # issue 17
+            token, token_hash = members.issue(message.name, player_id)
             self.recorder.add_member(token_hash, message.name)
             seat = lobby.seat_person(token_hash, message.name, conn)
             self.save()
             log.info("room %s: %s joined %s", self.code, message.name,
                      f"seat {seat.index}" if seat is not None else "and waits for the next game")
         self._welcome(conn, Member(None if seat is None else seat.index, token_hash, message.name,
-                                   lobby.player_ids.get(token_hash)), token)
+                                   members.player_ids.get(token_hash)), token)
 
     def _welcome(self, conn: Connection, member: Member, token: str | None) -> None:
         """Take ``conn`` in as ``member``: ``welcome`` (the token only to its owner), the room
         for everyone, then the game so far for this page."""
-        self.connections[conn] = member
+        self.members.admit(conn, member)
+        self._joined(conn, member)
         conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
                    "seat": member.seat, "token": token, "host": self.lobby.is_host(member.token_hash),
                    "name": member.name, "status": self.lobby.status(member),
@@ -536,7 +576,7 @@ class Room:
         if row is None:  # never stored: the room was being created when the store went away
             for conn in list(self.connections):
                 conn.close(4404, "this room was lost with the database")
-            self.connections.clear()
+                self._leave(conn, self.members.release(conn))
             return
         # Start again from the stored room, in place, keeping what the people connected to it
         # know: the connections, the versions they have seen, the clock their sends are
@@ -551,10 +591,12 @@ class Room:
             seat = self.seats[index] if index is not None and index < len(self.seats) else None
             if seat is not None and seat.token_hash == member.token_hash:
                 seat.conn = conn
-                self.connections[conn] = member
+                self.members.admit(conn, member)
                 self._present(seat)
             else:
-                self.connections[conn] = Member(None, member.token_hash, member.name)
+                member = Member(None, member.token_hash, member.name)
+                self.members.admit(conn, member)
+            self._joined(conn, member)
         log.info("room %s: the store is back; resumed", self.code)
         self._broadcast({"type": "notice", "code": "resumed",
                          "message": "the database is back: the game goes on from its last stored move"})
@@ -720,7 +762,7 @@ class Room:
 
     def _present(self, seat: Seat) -> None:
         """The person in ``seat`` is connected again: a stand-in gives the seat back."""
-        if self.phase != "playing" or not self.absence.back(seat.index) or self.table is None:
+        if self.phase != "playing" or seat.stand_in is None or self.table is None:
             return
         seat.stand_in = None
         self.table.replace_agent(seat.index, Shown(RemoteSeat(self.settings.turn_timeout_ms),
