@@ -1,10 +1,13 @@
 """The room's dispatch table: every client message has one route (who may send it, when), each
 kind of precondition refuses with the protocol's error code and changes nothing, and a message
 type the table does not know is refused instead of reaching the host's commands. And the room's
-lifecycle: reloaded in place from its store after an outage."""
+lifecycle: the hooks that hear people arrive and leave (the idle-room sweep among them), a room
+disposed of and freed, a room reloaded in place from its store after an outage."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -12,6 +15,8 @@ import pytest
 from online import FakeConnection, make_room, move_to, run_until
 
 from ratscrew.server.dispatch import PHASES, Who
+from ratscrew.server.expiry import IdleRooms
+from ratscrew.server.lifecycle import Presence, RoomHooks
 from ratscrew.server.protocol import (
     Act,
     ClientMessage,
@@ -186,3 +191,82 @@ def test_a_room_reloaded_after_an_outage_is_the_same_object_with_its_people_and_
     move_to(room, wall, room.clock.now())
     run_until(room, wall, room.clock.now() + 20_000)
     assert room.game.cards_played > cards
+
+
+class Diary(RoomHooks):
+    """Writes down every hook the room calls."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[Any, ...]] = []
+
+    def on_auth(self, code: str, token_hash: str) -> None:
+        self.lines.append(("auth",))
+
+    def on_join(self, presence: Presence) -> None:
+        self.lines.append(("join", presence.member.name, presence.present, presence.seat_in_game))
+
+    def on_leave(self, presence: Presence) -> None:
+        self.lines.append(("leave", presence.member.name, presence.present, presence.seat_in_game))
+
+    def on_dispose(self, code: str) -> None:
+        self.lines.append(("dispose",))
+
+
+async def test_the_hooks_hear_people_join_leave_come_back_and_the_room_disposed_of() -> None:
+    room, _ = make_room(seats=2)
+    diary = Diary()
+    room.add_hooks(diary)
+    ann, bob, eve = FakeConnection(room), FakeConnection(room), FakeConnection(room)
+    ann.join("Ann")
+    token = bob.join("Bob")["token"]
+    room.handle(eve, Watch())
+    ann.do(Start())
+    room.disconnect(bob)  # Bob's page closes during the game
+    back = FakeConnection(room)
+    back.join("Bob", token=token)
+    newer = FakeConnection(room)
+    newer.join("Bob", token=token)  # a second page with Bob's token takes over the seat
+    await room.dispose(4410, "closed")
+    assert diary.lines == [
+        ("join", "Ann", 1, None), ("join", "Bob", 2, None), ("join", None, 3, None),
+        ("leave", "Bob", 2, 1),  # he left his seat of the game being played
+        ("auth",), ("join", "Bob", 3, 1),
+        ("auth",), ("leave", "Bob", 2, None), ("join", "Bob", 3, 1),  # the seat never left
+        ("dispose",)]
+    assert back.closed == (4001, "replaced")
+    assert all(conn.closed == (4410, "closed") for conn in (ann, eve, newer))
+
+
+def test_the_idle_room_sweep_hears_through_the_hooks_when_the_last_person_left() -> None:
+    room, wall = make_room(seats=2)
+    idle = IdleRooms(idle_s=60.0, wall=wall)
+    room.add_hooks(idle)
+    assert idle.due([room.code], wall()) == []  # just created: its idle time starts now
+    ann, eve = FakeConnection(room), FakeConnection(room)
+    ann.join("Ann")
+    room.handle(eve, Watch())
+    wall.t += 120
+    room.disconnect(ann)
+    assert idle.due([room.code], wall()) == []  # Eve still watches
+    wall.t += 120
+    room.disconnect(eve)
+    wall.t += 59
+    assert idle.due([room.code], wall()) == []
+    wall.t += 1
+    assert idle.due([room.code], wall()) == [room.code]
+
+
+async def test_a_disposed_room_lets_go_of_its_game_and_people_and_nothing_else_holds_it() -> None:
+    room, wall = make_room(seats=3, bots=["expert"], seed=8)
+    ann = FakeConnection(room)
+    ann.join("Ann")
+    ann.do(Start())
+    run_until(room, wall, 20_000)
+    assert room.game is not None and room.game.cards_played > 0
+    gone = weakref.ref(room)
+    await room.dispose(4410, "closed")
+    assert room.connections == {} and room.game is None and room.seats[0].conn is None
+    del room
+    ann.room = None  # type: ignore[assignment]  # the page let go of it too
+    gc.collect()
+    assert gone() is None
