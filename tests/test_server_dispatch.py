@@ -262,7 +262,8 @@ async def test_a_disposed_room_lets_go_of_its_game_and_people_and_nothing_else_h
     ann.join("Ann")
     ann.do(Start())
     run_until(room, wall, 20_000)
-    assert room.game is not None and room.game.cards_played > 0
+    game = room.game
+    assert game is not None and game.cards_played > 0
     gone = weakref.ref(room)
     await room.dispose(4410, "closed")
     assert room.connections == {} and room.game is None and room.seats[0].conn is None
