@@ -9,12 +9,13 @@ from __future__ import annotations
 import gc
 import weakref
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
 from online import FakeConnection, make_room, move_to, run_until
 
-from ratscrew.server.dispatch import PHASES, Who
+from ratscrew.server.dispatch import PHASES, Who, routes_table
 from ratscrew.server.expiry import IdleRooms
 from ratscrew.server.lifecycle import Presence, RoomHooks
 from ratscrew.server.protocol import (
@@ -53,6 +54,12 @@ def test_every_client_message_type_has_exactly_one_route_and_the_table_nothing_e
     message_types = set(get_args(ClientMessage))
     assert set(ROUTES) == message_types
     assert len(ROUTES) == len(message_types) == len(ONE_OF_EACH)
+
+
+def test_the_table_in_docs_online_md_is_the_rooms_table() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "online.md").read_text()
+    inside = page[page.index("### Inside a room"):page.index("## Past one process")]
+    assert routes_table(ROUTES) in inside
 
 
 @dataclass(frozen=True)

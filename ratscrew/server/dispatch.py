@@ -62,11 +62,24 @@ class Route:
     while_paused: bool = False
     """Whether it is taken while the room is paused for its store (only ``pong``)."""
 
-    def describe(self) -> str:
-        """The precondition in words, for docs/online.md's table: e.g. ``host; lobby, over``."""
-        phases = "any phase" if self.phases == PHASES else ", ".join(
-            phase for phase in ("lobby", "playing", "over") if phase in self.phases)
-        return f"{self.who.value}; {phases}" + ("; also while paused" if self.while_paused else "")
+    def phases_in_words(self) -> str:
+        """``any`` or the phases, in the order a room goes through them: e.g. ``lobby, over``."""
+        if self.phases == PHASES:
+            return "any"
+        return ", ".join(phase for phase in ("lobby", "playing", "over") if phase in self.phases)
+
+
+def routes_table(routes: Mapping[type[Any], Route]) -> str:
+    """The table of docs/online.md "Inside a room": each message, who may send it, in which
+    phases, and its handler (a test holds the page to it)."""
+    lines = ["| message | who may send it | phases | while paused | handler |",
+             "| --- | --- | --- | --- | --- |"]
+    for route in routes.values():
+        types = ", ".join(f"`{name}`" for name in route.name.split(", "))
+        lines.append(f"| {types} | {route.who.value} | {route.phases_in_words()} | "
+                     f"{'taken' if route.while_paused else 'refused'} | "
+                     f"`{route.handler.__qualname__}` |")
+    return "\n".join(lines) + "\n"
 
 
 def route_for(routes: Mapping[type[Any], Route], message: ClientMessage) -> Route:
