@@ -3,9 +3,10 @@
 A person who joins a room is given a token (``secrets.token_urlsafe``); the room keeps only its
 SHA-256 (:func:`hash_token`), compares hashes in constant time, and sends the token to its owner
 alone. The first token issued is the host's. A token the host kicked no longer counts here.
-Authentication is :meth:`Membership.authenticate`: a ``join`` with a token is its holder coming
-back (to their seat, or to the waiting list), one without a token is a new person (or, from a
-connection that stood up to watch, the same person sitting down again).
+Authentication is :meth:`Membership.authenticate`, and :meth:`Membership.arrival` says what a
+``join`` is: with a token, its holder coming back (to their seat, or to the waiting list); without
+one, a new person (or, from a connection that stood up to watch, the same person sitting down
+again).
 
 Seats and the waiting list are the lobby's (`ratscrew.server.lobby.Lobby`); what a member may do
 when is the dispatch table's (`ratscrew.server.dispatch`). Nothing here sends anything.
@@ -28,7 +29,7 @@ import hmac
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
 from ratscrew.server.protocol import ProtocolError
 
@@ -56,6 +57,11 @@ class Member:
     name: str | None
     player_id: str | None = None
     """The public id of the key this person joined with (``None``: a guest; issue 17)."""
+
+
+Arrival = Literal["new", "returning", "sitting_down"]
+"""What a ``join`` is: a new person, a token's holder coming back, or someone who stood up to
+watch sitting down again (with the token their connection holds)."""
 
 
 class HoldsToken(Protocol):
@@ -136,6 +142,29 @@ class Membership:
         for conn, member in self.connections.items():
             if member.token_hash is not None and hmac.compare_digest(member.token_hash, token_hash):
                 self.connections[conn] = Member(None, None, None)
+
+    # ------------------------------------------------------------------ joining and watching
+
+    def arrival(self, conn: Connection, token: str | None, seats: Iterable[HoldsToken], *,
+                watching: bool) -> tuple[Arrival, str | None]:
+        """What a ``join`` from ``conn`` with ``token`` is, and the token hash it comes with
+        (``None`` for a new person: `issue` gives one once the room took them). ``watching``:
+        whether ``conn`` only watches now (or has not joined); a player or someone waiting
+        cannot join again. A refusal changes nothing."""
+        current = self.connections.get(conn)
+        if current is not None and not watching:
+            raise ProtocolError("wrong_phase", "this connection has already joined")
+        if token is not None:
+            return "returning", self.authenticate(token, seats)
+        if current is not None and current.token_hash is not None:
+            return "sitting_down", current.token_hash
+        return "new", None
+
+    def watcher(self, conn: Connection) -> Member:
+        """Who ``conn`` is once it watches (it must not have joined or watched yet)."""
+        if conn in self.connections:
+            raise ProtocolError("wrong_phase", "this connection has already joined")
+        return Member(None, None, None)
 
     # ------------------------------------------------------------------ connections
 

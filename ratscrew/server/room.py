@@ -350,59 +350,66 @@ class Room:
 
     def _join(self, conn: Connection, known: Member | None, message: Join) -> None:
         lobby, members = self.lobby, self.members
-        if known is not None and lobby.status(known) != "watching":
-            raise ProtocolError("wrong_phase", "this connection has already joined")
-        # a token refused changes nothing, the key's name included
-        returning = None if message.token is None else members.authenticate(message.token, self.seats)
-        if returning is not None:
+        # a refusal changes nothing, the key's name included
+        arrival, token_hash = members.arrival(conn, message.token, self.seats,
+                                              watching=known is None or lobby.status(known) == "watching")
+        if arrival == "returning":
+            assert token_hash is not None
             for hooks in self.hooks:
-                hooks.on_auth(self.code, returning)
-        own_hash = returning if returning is not None else (known.token_hash if known is not None else None)
-        own_player = players.known_player_id(self.store, message.player_key)
-        if (taken := names.same_name_as(message.name, lobby.names_in_use(own_hash, own_player))) is not None:
+                hooks.on_auth(self.code, token_hash)
+        in_use = lobby.names_in_use(token_hash, players.known_player_id(self.store, message.player_key))
+        if (taken := names.same_name_as(message.name, in_use)) is not None:
             looks = "" if taken == message.name else f", which looks the same as {message.name!r}"
             raise ProtocolError("name_taken", f"Someone in this room already goes by {taken!r}"
                                 f"{looks}; choose another name")  # issue 29
         player_id = players.enter(self.store, message.player_key, message.name)  # issue 17
-        if returning is None and known is not None and known.token_hash is not None:
-            # someone who stood up to watch sits down again as themselves (the host stays host)
-            members.release(conn)
-            members.note_player(known.token_hash, player_id)  # issue 17
-            seat = lobby.seat_person(known.token_hash, message.name, conn)
-            members.known[known.token_hash] = message.name
-            self.save()
-            self._welcome(conn, Member(None if seat is None else seat.index, known.token_hash,
-                                       message.name, members.player_ids.get(known.token_hash)), None)
-            return
-        token: str | None
-        if returning is not None:
-            token_hash, token = returning, message.token
-            members.note_player(token_hash, player_id)  # issue 17
-            seat = lobby.seat_of(token_hash)
-            if seat is not None:
-                if seat.conn is not None and seat.conn is not conn:
-                    old = seat.conn
-                    self._leave(old, members.release(old))
-                    old.send({"type": "replaced", "message": "this seat was taken over by a "
-                              "newer connection with the same token"})
-                    old.close(4001, "replaced")
-                seat.conn = conn
-                seat.name = message.name
-                seat.player_id = members.player_ids.get(token_hash)  # issue 17
-                self._present(seat)
-            else:
-                members.known[token_hash] = message.name
-                seat = lobby.seat_person(token_hash, message.name, conn)
-            self.save()
+        token: str | None = None
+        if arrival == "sitting_down":
+            assert token_hash is not None
+            seat = self._sit_down_again(conn, token_hash, message.name, player_id)
+        elif arrival == "returning":
+            assert token_hash is not None
+            token = message.token
+            seat = self._come_back(conn, token_hash, message.name, player_id)
         else:
             token, token_hash = members.issue(message.name, player_id)
             self.recorder.add_member(token_hash, message.name)
             seat = lobby.seat_person(token_hash, message.name, conn)
-            self.save()
             log.info("room %s: %s joined %s", self.code, message.name,
                      f"seat {seat.index}" if seat is not None else "and waits for the next game")
+        self.save()
         self._welcome(conn, Member(None if seat is None else seat.index, token_hash, message.name,
                                    members.player_ids.get(token_hash)), token)
+
+    def _sit_down_again(self, conn: Connection, token_hash: str, name: str,
+                        player_id: str | None) -> Seat | None:
+        """Someone who stood up to watch sits down again as themselves (the host stays host)."""
+        self.members.release(conn)
+        self.members.note_player(token_hash, player_id)  # issue 17
+        seat = self.lobby.seat_person(token_hash, name, conn)
+        self.members.known[token_hash] = name
+        return seat
+
+    def _come_back(self, conn: Connection, token_hash: str, name: str, player_id: str | None) -> Seat | None:
+        """A token's holder is back: to their seat (a connection holding it already is replaced),
+        or else seated or waiting as a person who joins."""
+        members = self.members
+        members.note_player(token_hash, player_id)  # issue 17
+        seat = self.lobby.seat_of(token_hash)
+        if seat is None:
+            members.known[token_hash] = name
+            return self.lobby.seat_person(token_hash, name, conn)
+        if seat.conn is not None and seat.conn is not conn:
+            old = seat.conn
+            self._leave(old, members.release(old))
+            old.send({"type": "replaced", "message": "this seat was taken over by a "
+                      "newer connection with the same token"})
+            old.close(4001, "replaced")
+        seat.conn = conn
+        seat.name = name
+        seat.player_id = members.player_ids.get(token_hash)  # issue 17
+        self._present(seat)
+        return seat
 
     def _welcome(self, conn: Connection, member: Member, token: str | None) -> None:
         """Take ``conn`` in as ``member``: ``welcome`` (the token only to its owner), the room
@@ -417,9 +424,7 @@ class Room:
         self._send_current_state(conn)
 
     def _watch(self, conn: Connection, member: Member | None, message: Watch) -> None:
-        if member is not None:
-            raise ProtocolError("wrong_phase", "this connection has already joined")
-        self._welcome(conn, Member(None, None, None), None)
+        self._welcome(conn, self.members.watcher(conn), None)
 
     # ------------------------------------------------------------------ the host
 
