@@ -795,7 +795,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         watcher = asyncio.create_task(watch_store(server.store, server.rooms))
         send_watch = asyncio.create_task(watch_sends(server.connections, server.limits))
         expiry = (None if idle is None
-                  else asyncio.create_task(close_idle_rooms(server, idle, idle_room_hours or 0.0)))
+                  else asyncio.create_task(close_idle_rooms(server, idle)))
         yield
         watcher.cancel()
         send_watch.cancel()

@@ -133,9 +133,10 @@ async def close_room(server: Any, code: str, why: str) -> bool:
     return True
 
 
-async def close_idle_rooms(server: Any, idle: IdleRooms, idle_hours: float) -> None:
+async def close_idle_rooms(server: Any, idle: IdleRooms) -> None:
     """Close idle rooms, and rooms an operator closed, until cancelled (see the module docstring);
     ``idle`` hears of every room of ``server`` through its hooks."""
+    idle_hours = idle.idle_s / 3600.0
     while True:
         await asyncio.sleep(sweep_interval(idle.idle_s))
         try:
