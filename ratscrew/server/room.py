@@ -3,6 +3,10 @@ played in it. The room is the only writer of its game.
 
 The room wires its parts together, each with one job:
 
+- :data:`ROUTES` (checked by :mod:`ratscrew.server.dispatch`): who may send which message when,
+  and the handler each message goes to;
+- :class:`~ratscrew.server.membership.Membership`: tokens, the host, kicks, who each connection
+  is;
 - :class:`~ratscrew.server.lobby.Lobby`: who sits where, who waits, who watches, what the
   host may change;
 - :class:`~ratscrew.server.driver.GameDriver`: the game at its table, the settling window and
@@ -11,11 +15,13 @@ The room wires its parts together, each with one job:
   judgements of contested ones;
 - :class:`~ratscrew.server.publisher.Publisher`: what is sent, encoded once per audience, with
   its versions and numbered history;
-- :class:`~ratscrew.server.persistence.RoomRecorder`: what is stored.
+- :class:`~ratscrew.server.persistence.RoomRecorder`: what is stored;
+- :class:`~ratscrew.server.lifecycle.RoomHooks`: who hears of people arriving and leaving and of
+  the room's end (the absence watch, the idle-room sweep).
 
-A person's message comes in through :meth:`Room.handle`; an action is judged
-(:func:`ratscrew.server.judging.judge_action`) and queued with the driver, which feeds it to the
-engine when the settling window has passed. After each step the engine accepted, the room first
+A person's message comes in through :meth:`Room.handle`, which checks its route's precondition
+and calls its handler; an action is judged (:func:`ratscrew.server.judging.judge_action`) and
+queued with the driver, which feeds it to the engine when the settling window has passed. After each step the engine accepted, the room first
 appends the new actions to the store, then sends every connection its own view:
 ``game.observe(seat)`` for a seat, ``observe(None)`` for a spectator, the step's events and the
 words for them. Nothing else about the game leaves the room.
