@@ -21,10 +21,10 @@ The room wires its parts together, each with one job:
 
 A person's message comes in through :meth:`Room.handle`, which checks its route's precondition
 and calls its handler; an action is judged (:func:`ratscrew.server.judging.judge_action`) and
-queued with the driver, which feeds it to the engine when the settling window has passed. After each step the engine accepted, the room first
-appends the new actions to the store, then sends every connection its own view:
-``game.observe(seat)`` for a seat, ``observe(None)`` for a spectator, the step's events and the
-words for them. Nothing else about the game leaves the room.
+queued with the driver, which feeds it to the engine when the settling window has passed. After
+each step the engine accepted, the room first appends the new actions to the store, then sends
+every connection its own view: ``game.observe(seat)`` for a seat, ``observe(None)`` for a
+spectator, the step's events and the words for them. Nothing else about the game leaves the room.
 """
 
 from __future__ import annotations
