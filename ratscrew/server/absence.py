@@ -8,9 +8,11 @@ abandoned: no winner, unrated. The clock of someone gone starts when their conne
 or when the game starts (or is resumed after a restart) without them, so a room reloaded from
 the store whose people never return does not play on forever.
 
-:class:`AbsenceWatch` only keeps the times and says what is due; the room swaps the agents, tells
-the table and ends the game. :class:`SeatPlay` counts, per seat, the game's actions and those a
-stand-in bot or a turn time-out made for a person (the ``seat_actions`` of a game's record).
+:class:`AbsenceWatch` only keeps the times and says what is due; it hears of people leaving and
+coming back through the room's lifecycle hooks (`ratscrew.server.lifecycle`), and the room swaps
+the agents, tells the table and ends the game. :class:`SeatPlay` counts, per seat, the game's
+actions and those a stand-in bot or a turn time-out made for a person (the ``seat_actions`` of a
+game's record).
 
 >>> watch = AbsenceWatch(AbsenceTimes(away_after_s=120, abandon_after_s=300))
 >>> watch.begin(people=[0, 1], present=[0], now=1000.0)
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ratscrew.runtime import SUBMITTED, Intent
+from ratscrew.server.lifecycle import Presence, RoomHooks
 
 STAND_IN_BOT = "casual"
 """The bot level that plays for a person who is away (docs/bots.md describes the levels)."""
@@ -48,7 +51,7 @@ class AbsenceTimes:
     abandon_after_s: float = ABANDON_AFTER_S
 
 
-class AbsenceWatch:
+class AbsenceWatch(RoomHooks):
     """Who of one game's people is gone, since when (wall-clock seconds), and for whom a stand-in
     bot plays (see the module docstring)."""
 
@@ -80,6 +83,16 @@ class AbsenceWatch:
             self.stand_ins.discard(seat)
             return True
         return False
+
+    def on_leave(self, presence: Presence) -> None:
+        """A hook: the person who plays a seat of the game left (`left`)."""
+        if presence.seat_in_game is not None:
+            self.left(presence.seat_in_game, presence.at)
+
+    def on_join(self, presence: Presence) -> None:
+        """A hook: the person who plays a seat of the game is connected again (`back`)."""
+        if presence.seat_in_game is not None:
+            self.back(presence.seat_in_game)
 
     def drop(self, seat: int) -> None:
         """``seat`` is no person's any more (the host removed them): forget it."""

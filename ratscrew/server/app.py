@@ -38,10 +38,18 @@ from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server import players, ratings
 from ratscrew.server.absence import AbsenceTimes
-from ratscrew.server.expiry import CLOSED_MESSAGE, CLOSED_WS_CODE, close_idle_rooms, closed_page, room_closed
+from ratscrew.server.expiry import (
+    CLOSED_MESSAGE,
+    CLOSED_WS_CODE,
+    IdleRooms,
+    close_idle_rooms,
+    closed_page,
+    room_closed,
+)
 from ratscrew.server.health import healthz, readyz
 from ratscrew.server.labjobs import LabService
 from ratscrew.server.labroutes import ROUTES as LAB_ROUTES
+from ratscrew.server.lifecycle import RoomHooks
 from ratscrew.server.limits import CrossSiteGuard, OpenConnections, UnknownCodes, is_own_origin
 from ratscrew.server.link import Pinger
 from ratscrew.server.metrics import TALLY, instrument_store, metrics
@@ -315,6 +323,8 @@ class Server:
     """The house-rule lab's worker and jobs; lobbies ask it for their expected game length."""
     absence: AbsenceTimes = field(default_factory=AbsenceTimes)
     """When a stand-in bot plays for someone away, and when a game everyone left is abandoned."""
+    room_hooks: list[RoomHooks] = field(default_factory=list)
+    """What hears of every room's lifecycle (the idle-room sweep: `ratscrew.server.expiry`)."""
 
     def __post_init__(self) -> None:
         # counted in the database when several processes share it, else in memory
@@ -339,12 +349,18 @@ class Server:
             except Exception:
                 log.exception("room %s could not be restored; it stays closed", row.code)
                 continue
-            self.rooms[row.code] = room
-            room.expected_lengths = self.lab
+            self.add_room(room)
             room.start_driving()
         if self.rooms:
             playing = sum(1 for room in self.rooms.values() if room.phase == "playing")
             log.info("restored %d rooms (%d with a game in progress)", len(self.rooms), playing)
+
+    def add_room(self, room: Room) -> None:
+        """Hold ``room`` (created or restored) and wire it to the server's lab and hooks."""
+        room.expected_lengths = self.lab
+        for hooks in self.room_hooks:
+            room.add_hooks(hooks)
+        self.rooms[room.code] = room
 
     def origin_allowed(self, websocket: WebSocket) -> bool:
         """A browser's websocket must come from the server's own origin (or one allowed by
@@ -484,8 +500,7 @@ async def create_room(request: Request) -> JSONResponse:
                            "try again later")
     room = Room.create(request_data, server.store, code=new_room_code(server.store, server.shard),
                        absence=server.absence)
-    room.expected_lengths = server.lab
-    server.rooms[room.code] = room
+    server.add_room(room)
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
 
 
@@ -765,8 +780,10 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
     shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after
     ``Server.run`` never runs: the close must happen here)."""
     owned = close_store or isinstance(store, (str, Path))
+    idle = None if idle_room_hours is None else IdleRooms(idle_room_hours * 3600.0)
     server = Server(instrument_store(open_store(store) if isinstance(store, (str, Path)) else store),
-                    limits or Limits(), allowed_origins, shard=shard, absence=absence or AbsenceTimes())
+                    limits or Limits(), allowed_origins, shard=shard, absence=absence or AbsenceTimes(),
+                    room_hooks=[] if idle is None else [idle])
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -777,8 +794,8 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         server.restore_rooms()
         watcher = asyncio.create_task(watch_store(server.store, server.rooms))
         send_watch = asyncio.create_task(watch_sends(server.connections, server.limits))
-        expiry = (None if idle_room_hours is None
-                  else asyncio.create_task(close_idle_rooms(server, idle_room_hours)))
+        expiry = (None if idle is None
+                  else asyncio.create_task(close_idle_rooms(server, idle)))
         yield
         watcher.cancel()
         send_watch.cancel()

@@ -6,10 +6,13 @@ rooms, and `save_room` never reopens one). Its link then answers a "this room ha
 ``GET /api/rooms/CODE`` a 410 with ``{"error": "room_closed", ...}`` and its websocket a close
 with code 4410 (docs/protocol.md).
 
-"Nobody has been in it": no connection, player or watcher, for the whole time. `close_idle_rooms`
-looks every `sweep_interval` seconds; a room's idle time starts when this process last saw a
-connection in it, or when it created or loaded the room (so a restart gives every room its full
-time again: a room is never closed early). The same sweep also drops rooms an operator closed
+"Nobody has been in it": no connection, player or watcher, for the whole time. `IdleRooms` hears
+of connections joining and leaving through each room's lifecycle hooks
+(`ratscrew.server.lifecycle`), never looking into a room; `close_idle_rooms` looks every
+`sweep_interval` seconds. A room's idle time starts when its last connection left, or when this
+process created or loaded the room (so a restart gives every room its full time again: a room is
+never closed early). Closing disposes of the room (`ratscrew.server.room.Room.dispose`), which
+lets go of everything it held. The same sweep also drops rooms an operator closed
 with ``ratscrew admin rooms close CODE`` while this process held them.
 """
 
@@ -22,10 +25,12 @@ import gc
 import logging
 import sys
 import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from starlette.responses import HTMLResponse
 
+from ratscrew.server.lifecycle import Presence, RoomHooks
 from ratscrew.server.metrics import TALLY
 from ratscrew.server.store import StoreUnavailable
 
@@ -69,25 +74,45 @@ def sweep_interval(idle_s: float) -> float:
     return max(0.05, min(60.0, idle_s / 10))
 
 
-class IdleRooms:
-    """When each room of a server was last seen with somebody in it."""
+class IdleRooms(RoomHooks):
+    """When each room of a server was last seen with somebody in it: the lifecycle hooks of
+    every room the server holds (`ratscrew.server.app.Server.add_room`)."""
 
-    def __init__(self, idle_s: float) -> None:
+    def __init__(self, idle_s: float, wall: Callable[[], float] = time.monotonic) -> None:
         self.idle_s = idle_s
+        self.wall = wall
         self.last_seen: dict[str, float] = {}
+        """When each room was last seen with somebody in it (or created, or loaded)."""
+        self.present: dict[str, int] = {}
+        """How many connections each room has, as its hooks said."""
 
-    def due(self, rooms: dict[str, Any], now: float) -> list[str]:
-        """The codes of the rooms idle for `idle_s` at ``now`` (and forget rooms that are gone)."""
-        seen = self.last_seen
-        for code in [code for code in seen if code not in rooms]:
-            del seen[code]
+    def on_join(self, presence: Presence) -> None:
+        """Somebody is in the room."""
+        self.present[presence.code] = presence.present
+        self.last_seen[presence.code] = self.wall()
+
+    def on_leave(self, presence: Presence) -> None:
+        """Somebody left; with the last one gone, the room's idle time starts now."""
+        self.present[presence.code] = presence.present
+        self.last_seen[presence.code] = self.wall()
+
+    def on_dispose(self, code: str) -> None:
+        """The room is gone: forget it."""
+        self.present.pop(code, None)
+        self.last_seen.pop(code, None)
+
+    def due(self, rooms: Iterable[str], now: float) -> list[str]:
+        """The codes among ``rooms`` idle for `idle_s` at ``now`` (and forget rooms that are gone)."""
+        codes = set(rooms)
+        for code in [code for code in self.last_seen if code not in codes]:
+            self.on_dispose(code)
         due = []
-        for code, room in rooms.items():
-            if room.connections:
-                seen[code] = now
-            elif now - seen.setdefault(code, now) >= self.idle_s:
+        for code in codes:
+            if self.present.get(code, 0):
+                self.last_seen[code] = now
+            elif now - self.last_seen.setdefault(code, now) >= self.idle_s:
                 due.append(code)
-        return due
+        return sorted(due)
 
 
 async def close_room(server: Any, code: str, why: str) -> bool:
@@ -102,20 +127,18 @@ async def close_room(server: Any, code: str, why: str) -> bool:
     except StoreUnavailable:
         return False
     server.rooms.pop(code, None)
-    for conn in list(room.connections):
-        conn.close(CLOSED_WS_CODE, CLOSED_MESSAGE)
-    await room.stop()
+    await room.dispose(CLOSED_WS_CODE, CLOSED_MESSAGE)
     TALLY.rooms_closed += 1
     log.info("room %s closed: %s", code, why)
     return True
 
 
-async def close_idle_rooms(server: Any, idle_hours: float) -> None:
-    """Close idle rooms, and rooms an operator closed, until cancelled (see the module docstring)."""
-    idle_s = idle_hours * 3600.0
-    idle = IdleRooms(idle_s)
+async def close_idle_rooms(server: Any, idle: IdleRooms) -> None:
+    """Close idle rooms, and rooms an operator closed, until cancelled (see the module docstring);
+    ``idle`` hears of every room of ``server`` through its hooks."""
+    idle_hours = idle.idle_s / 3600.0
     while True:
-        await asyncio.sleep(sweep_interval(idle_s))
+        await asyncio.sleep(sweep_interval(idle.idle_s))
         try:
             await _sweep(server, idle, idle_hours)
         except StoreUnavailable:
@@ -129,7 +152,7 @@ async def _sweep(server: Any, idle: IdleRooms, idle_hours: float) -> None:
     for code in closed:
         await close_room(server, code, "closed by an operator")
     closed_now = 0
-    for code in idle.due(server.rooms, time.monotonic()):
+    for code in idle.due(server.rooms, idle.wall()):
         if not await close_room(server, code, f"nobody had been in it for {idle_hours:g} hours"):
             break
         closed_now += 1

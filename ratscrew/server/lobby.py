@@ -1,8 +1,9 @@
 """A room's lobby: who sits where, who waits and who watches, and what the host may change.
 
-The lobby knows the seats (open, a person's, a bot's), the people connected to the room and the
-token each holds, the people waiting for the next game, the host, and the room's phase
-(``lobby``, ``playing``, ``over``). It refuses what the protocol forbids with a
+The lobby knows the seats (open, a person's, a bot's), the people waiting for the next game and
+the room's phase (``lobby``, ``playing``, ``over``); who the people connected to the room are
+(their tokens, the host, the people removed) is its
+:class:`~ratscrew.server.membership.Membership`. It refuses what the protocol forbids with a
 :class:`~ratscrew.server.protocol.ProtocolError` and changes nothing then. It neither runs a game
 nor sends anything: the room (:mod:`ratscrew.server.room`) asks it and tells the people.
 
@@ -16,14 +17,13 @@ nor sends anything: the room (:mod:`ratscrew.server.room`) asks it and tells the
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ratscrew.ruleset import Ruleset
+from ratscrew.server.membership import Member, Membership
 from ratscrew.server.names import bot_name
 from ratscrew.server.protocol import (
     Configure,
@@ -58,11 +58,6 @@ def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
-def hash_token(token: str) -> str:
-    """What the server keeps of a token: its SHA-256, so a stolen database holds no tokens."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 @dataclass
 class Seat:
     """One seat: ``open`` (waiting for a person), ``human`` or ``bot``."""
@@ -83,18 +78,6 @@ class Seat:
         """What the store keeps of the seat."""
         return SeatRow(self.index, self.kind, self.name, self.bot, self.token_hash,
                        self.player_id if self.kind == "human" else None)
-
-
-@dataclass
-class Member:
-    """Who a connection is: a seat (or ``None``), and the token hash it holds (``None`` for
-    someone who only watches)."""
-
-    seat: int | None
-    token_hash: str | None
-    name: str | None
-    player_id: str | None = None
-    """The public id of the key this person joined with (``None``: a guest; issue 17)."""
 
 
 @dataclass
@@ -129,45 +112,31 @@ class RoomSettings:
 class Lobby:
     """The seats and the people of one room (see the module docstring)."""
 
-    def __init__(self, seats: list[Seat], *, host_hash: str | None = None, phase: str = "lobby",
-                 members: dict[str, str] | None = None, kicked: Iterable[str] = ()) -> None:
+    def __init__(self, seats: list[Seat], *, members: Membership | None = None,
+                 phase: str = "lobby") -> None:
         self.seats = seats
-        self.host_hash = host_hash
+        self.members = members or Membership(player_ids={
+            s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id})
+        """The room's tokens, host, kicks and connections (`ratscrew.server.membership`)."""
         self.phase = phase
         """``lobby`` (no game yet), ``playing`` or ``over`` (a game ended; a rematch may follow)."""
-        self.known_members: dict[str, str] = dict(members or {})  # token hash -> name
-        self.kicked: set[str] = set(kicked)
-        self.connections: dict[Connection, Member] = {}
         self.waiting: list[str] = []
         """Token hashes of people waiting to be dealt into the next game, first come first."""
-        self.player_ids: dict[str, str] = {
-            s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id}
-        """Token hash -> public id of the keyed people who joined (issue 17)."""
-
-    def note_player(self, token_hash: str, player_id: str | None) -> None:
-        """The holder of this token plays as ``player_id`` (a join with a player key)."""
-        if player_id is not None:
-            self.player_ids[token_hash] = player_id
 
     # ------------------------------------------------------------------ who is who
 
-    def seat_of(self, token_hash: str) -> Seat | None:
-        """The seat a token holds, compared in constant time with every seat's."""
-        found = None
-        for seat in self.seats:
-            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, token_hash):
-                found = seat
-        return found
+    @property
+    def connections(self) -> dict[Connection, Member]:
+        """Every connection that joined or watches, and who it is (the membership's)."""
+        return self.members.connections
 
-    def knows(self, token_hash: str) -> bool:
-        """Whether the token was given out in this room (to someone seated or not)."""
-        return self.seat_of(token_hash) is not None or any(
-            hmac.compare_digest(token_hash, known) for known in self.known_members)
+    def seat_of(self, token_hash: str) -> Seat | None:
+        """The seat a token holds (`Membership.seat_of`)."""
+        return self.members.seat_of(self.seats, token_hash)
 
     def is_host(self, token_hash: str | None) -> bool:
         """Whether ``token_hash`` is the host's."""
-        return (token_hash is not None and self.host_hash is not None
-                and hmac.compare_digest(token_hash, self.host_hash))
+        return self.members.is_host(token_hash)
 
     def status(self, member: Member) -> str:
         """``player``, ``waiting`` (for the next game) or ``watching``."""
@@ -194,9 +163,9 @@ class Lobby:
                 return True
             if token_hash is not None and hmac.compare_digest(known, token_hash):
                 return False
-            return player_id is None or self.player_ids.get(known) != player_id
+            return player_id is None or self.members.player_ids.get(known) != player_id
 
-        people = [name for known, name in self.known_members.items() if someone_else(known)]
+        people = [name for known, name in self.members.known.items() if someone_else(known)]
         return people + [seat.name for seat in self.seats if seat.name and someone_else(seat.token_hash)]
 
     def names(self) -> list[str]:
@@ -222,7 +191,7 @@ class Lobby:
             self.waiting.remove(token_hash)
         seat.kind, seat.name, seat.bot, seat.token_hash, seat.conn = "human", name, None, token_hash, conn
         seat.ready = False
-        seat.player_id = self.player_ids.get(token_hash)
+        seat.player_id = self.members.player_ids.get(token_hash)
         self.name_bots()
         return seat
 
@@ -238,8 +207,8 @@ class Lobby:
         seats they took."""
         taken: list[Seat] = []
         for token_hash in list(self.waiting):
-            conn = next((c for c, m in self.connections.items() if m.token_hash == token_hash), None)
-            seat = self.seat_person(token_hash, self.known_members.get(token_hash, "Player"), conn)
+            conn = self.members.holder(token_hash)
+            seat = self.seat_person(token_hash, self.members.known.get(token_hash, "Player"), conn)
             if seat is None:
                 break
             if conn is not None:
@@ -258,7 +227,7 @@ class Lobby:
             seat = self.seats[member.seat]
             seat.kind, seat.name, seat.token_hash, seat.conn, seat.ready = "open", None, None, None, False
             if member.token_hash is not None:
-                self.known_members[member.token_hash] = member.name or "Player"
+                self.members.known[member.token_hash] = member.name or "Player"
         elif member.token_hash in self.waiting:
             self.waiting.remove(member.token_hash)
         self.connections[conn] = Member(None, member.token_hash, member.name)
@@ -266,7 +235,7 @@ class Lobby:
 
     def leave(self, conn: Connection) -> bool:
         """A connection went away (its seat stays its player's); whether it held a seat."""
-        member = self.connections.pop(conn, None)
+        member = self.members.release(conn)
         if member is None or member.seat is None or self.seats[member.seat].conn is not conn:
             return False
         self.seats[member.seat].conn = None
@@ -283,11 +252,9 @@ class Lobby:
         seat = self.seats[index]
         token_hash = seat.token_hash
         assert token_hash is not None
-        self.kicked.add(token_hash)
+        self.members.kick(token_hash)
         if token_hash in self.waiting:
             self.waiting.remove(token_hash)
-        if seat.conn is not None:
-            self.connections[seat.conn] = Member(None, None, None)
         seat.token_hash, seat.ready = None, False
         return seat, token_hash
 
@@ -404,7 +371,7 @@ class Lobby:
         return {
             "spectators": sum(1 for m in self.connections.values()
                               if m.seat is None and m.token_hash not in self.waiting),
-            "waiting": [{"name": self.known_members.get(token_hash, "Player")}
+            "waiting": [{"name": self.members.known.get(token_hash, "Player")}
                         for token_hash in self.waiting],
             "open_seats": sum(1 for seat in self.seats if seat.kind == "open"),
         }

@@ -46,7 +46,7 @@ class RoomRecorder:
     def save_room(self, settings: RoomSettings, lobby: Lobby, games_played: int,
                   game_id: int | None) -> None:
         """Write the room's settings, phase and seats."""
-        self.store.save_room(self.code, settings.to_json(), lobby.host_hash, lobby.phase,
+        self.store.save_room(self.code, settings.to_json(), lobby.members.host_hash, lobby.phase,
                              games_played, game_id, [seat.row() for seat in lobby.seats])
 
     def add_member(self, token_hash: str, name: str) -> None:

@@ -3,6 +3,10 @@ played in it. The room is the only writer of its game.
 
 The room wires its parts together, each with one job:
 
+- :data:`ROUTES` (checked by :mod:`ratscrew.server.dispatch`): who may send which message when,
+  and the handler each message goes to;
+- :class:`~ratscrew.server.membership.Membership`: tokens, the host, kicks, who each connection
+  is;
 - :class:`~ratscrew.server.lobby.Lobby`: who sits where, who waits, who watches, what the
   host may change;
 - :class:`~ratscrew.server.driver.GameDriver`: the game at its table, the settling window and
@@ -11,14 +15,16 @@ The room wires its parts together, each with one job:
   judgements of contested ones;
 - :class:`~ratscrew.server.publisher.Publisher`: what is sent, encoded once per audience, with
   its versions and numbered history;
-- :class:`~ratscrew.server.persistence.RoomRecorder`: what is stored.
+- :class:`~ratscrew.server.persistence.RoomRecorder`: what is stored;
+- :class:`~ratscrew.server.lifecycle.RoomHooks`: who hears of people arriving and leaving and of
+  the room's end (the absence watch, the idle-room sweep).
 
-A person's message comes in through :meth:`Room.handle`; an action is judged
-(:func:`ratscrew.server.judging.judge_action`) and queued with the driver, which feeds it to the
-engine when the settling window has passed. After each step the engine accepted, the room first
-appends the new actions to the store, then sends every connection its own view:
-``game.observe(seat)`` for a seat, ``observe(None)`` for a spectator, the step's events and the
-words for them. Nothing else about the game leaves the room.
+A person's message comes in through :meth:`Room.handle`, which checks its route's precondition
+and calls its handler; an action is judged (:func:`ratscrew.server.judging.judge_action`) and
+queued with the driver, which feeds it to the engine when the settling window has passed. After
+each step the engine accepted, the room first appends the new actions to the store, then sends
+every connection its own view: ``game.observe(seat)`` for a seat, ``observe(None)`` for a
+spectator, the step's events and the words for them. Nothing else about the game leaves the room.
 """
 
 from __future__ import annotations
@@ -41,20 +47,13 @@ from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
 from ratscrew.server import names, players  # issue 17: keys; issue 29: names
 from ratscrew.server.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.agents import RemoteSeat, Shown
+from ratscrew.server.dispatch import OUTSIDE_A_GAME, PHASES, Route, Who, check, route_for
 from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
 from ratscrew.server.labjobs import LabService
-from ratscrew.server.lobby import (
-    CODE_ALPHABET,
-    CODE_LENGTH,
-    DEFAULT_BOT,
-    Lobby,
-    Member,
-    RoomSettings,
-    Seat,
-    hash_token,
-    new_code,
-)
+from ratscrew.server.lifecycle import Presence, RoomHooks
+from ratscrew.server.lobby import CODE_ALPHABET, CODE_LENGTH, DEFAULT_BOT, Lobby, RoomSettings, Seat, new_code
+from ratscrew.server.membership import Member, Membership, hash_token
 from ratscrew.server.metrics import TALLY
 from ratscrew.server.persistence import RoomRecorder
 from ratscrew.server.protocol import (
@@ -83,7 +82,7 @@ from ratscrew.server.store import RoomRow, SeatResult, Store
 from ratscrew.server.tally import ContestTally
 from ratscrew.sim.summary import game_seed
 
-__all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "SHOWN_VERSIONS", "Connection", "Member",
+__all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSIONS", "Connection", "Member",
            "PendingAction", "Room", "RoomClock", "RoomSettings", "Seat", "hash_token", "new_code"]
 
 log = logging.getLogger("ratscrew.server")
@@ -91,6 +90,14 @@ log = logging.getLogger("ratscrew.server")
 
 def _deal(rules: Ruleset, players: int, seed: int) -> Game:
     return Game.deal(rules, players=players, seed=seed)
+
+
+def _membership(seats: Sequence[Seat], host_hash: str | None, known: dict[str, str] | None,
+                kicked: Iterable[str]) -> Membership:
+    """A room's membership as created or stored: its host, tokens and kicks, and the keyed
+    players in its seats."""
+    return Membership(host_hash=host_hash, known=known, kicked=kicked, player_ids={
+        s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id})
 
 
 class Room:
@@ -112,12 +119,25 @@ class Room:
         self.deal = deal or _deal
         """How a game is dealt from (rules, seats, seed): ``Game.deal``, or a fixed deal in tests."""
         self.game_id: int | None = None
-        self.lobby = Lobby(seats, host_hash=host_hash, phase=phase, members=members, kicked=kicked)
+        self.lobby = Lobby(seats, members=_membership(seats, host_hash, members, kicked), phase=phase)
+        self.publisher = Publisher(self.clock.now)
+        self.expected_lengths: LabService | None = None
+        """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
+        self.absence_times = absence or AbsenceTimes()
+        self.absence = AbsenceWatch(self.absence_times)
+        """Who of the game's people is gone, and for whom a stand-in bot plays (issue 26); it
+        hears of people leaving and coming back through its hooks."""
+        self.hooks: list[RoomHooks] = [self.absence]
+        """Who hears of the room's lifecycle (`ratscrew.server.lifecycle`)."""
+        self._new_game_parts()
+
+    def _new_game_parts(self) -> None:
+        """The parts that hold a game's state, empty: at creation, and when :meth:`reload`
+        rebuilds the room from its store (the room's settings, seats and people are set apart)."""
         self.driver = GameDriver(self.clock, self._settle_window)
         self.tally = ContestTally(0)
         """The slaps on each pile state, the judgements, every seat's figures (one per game)."""
-        self.publisher = Publisher(self.clock.now)
-        self.recorder = RoomRecorder(store, code)
+        self.recorder = RoomRecorder(self.store, self.code)
         self.paused: str | None = None
         """Why the room takes no actions now (its store is unavailable), or ``None``."""
         self._names: list[str] = []
@@ -127,11 +147,6 @@ class Room:
         self._tracked_actions = 0
         self._shown_pile: list[str] = []  # the live pile as of the last step shown
         self._finished = False
-        self.expected_lengths: LabService | None = None
-        """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
-        self.absence_times = absence or AbsenceTimes()
-        self.absence = AbsenceWatch(self.absence_times)
-        """Who of the game's people is gone, and for whom a stand-in bot plays (issue 26)."""
         self.play_count = PlayCount((), 0)
         """Each seat's actions in the current game, and those made for its person."""
 
@@ -148,9 +163,14 @@ class Room:
         return self.lobby.phase
 
     @property
+    def members(self) -> Membership:
+        """Who belongs to the room: tokens, host, kicks, connections (the lobby's)."""
+        return self.lobby.members
+
+    @property
     def connections(self) -> dict[Connection, Member]:
         """Every connection that joined or watches, and who it is."""
-        return self.lobby.connections
+        return self.lobby.members.connections
 
     @property
     def waiting(self) -> list[str]:
@@ -160,7 +180,7 @@ class Room:
     @property
     def known_members(self) -> dict[str, str]:
         """Every token given out in this room (hash) and the name its holder chose."""
-        return self.lobby.known_members
+        return self.lobby.members.known
 
     @property
     def game(self) -> Game | None:
@@ -224,13 +244,19 @@ class Room:
     @classmethod
     def _from_row(cls, row: RoomRow, store: Store, **options: Any) -> Room:
         """The room as stored, its game (if any) not rebuilt yet."""
+        room = cls(row.code, RoomSettings.from_json(row.settings), [], store, **options)
+        room._take_stored(row)
+        return room
+
+    def _take_stored(self, row: RoomRow) -> None:
+        """Take the stored room's settings, seats, people and games (its game not rebuilt yet)."""
         seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash, player_id=s.player_id)
                  for s in row.seats]
-        room = cls(row.code, RoomSettings.from_json(row.settings), seats, store,
-                   host_hash=row.host_hash, phase=row.phase, games_played=row.games_played,
-                   members=row.members, kicked=row.kicked, **options)
-        room.game_id = row.game_id
-        return room
+        self.settings = RoomSettings.from_json(row.settings)
+        self.lobby = Lobby(seats, members=_membership(seats, row.host_hash, row.members, row.kicked),
+                           phase=row.phase)
+        self.games_played = row.games_played
+        self.game_id = row.game_id
 
     def _resume_stored_game(self) -> None:
         if self.phase != "playing" or self.game_id is None:
@@ -253,113 +279,149 @@ class Room:
 
     def disconnect(self, conn: Connection) -> None:
         """A connection went away; its seat stays its player's (during a game, a stand-in bot
-        plays it if they stay away: `ratscrew.server.absence`)."""
+        plays it if they stay away: `ratscrew.server.absence` hears of it)."""
         member = self.connections.get(conn)
-        if self.lobby.leave(conn):
-            if self.phase == "playing" and member is not None and member.seat is not None:
-                self.absence.left(member.seat, self.clock.wall())
+        held_seat = self.lobby.leave(conn)
+        playing = self.phase == "playing" and held_seat and member is not None
+        self._leave(conn, member, member.seat if playing and member is not None else None)
+        if held_seat:
+            if playing:
                 self.driver.poke()
             self._broadcast_room()
 
-    def handle(self, conn: Connection, message: ClientMessage) -> None:
-        """Take one validated message; a refusal is a `ProtocolError` (nothing changed)."""
-        if isinstance(message, Pong):
-            if conn.pinger.pong(message.id, time.monotonic() * 1000.0) is not None:
-                self._maybe_update_room()
-            return
-        if self.paused is not None:
-            raise ProtocolError("unavailable", self.paused)
-        if isinstance(message, Join):
-            self._join(conn, message)
-        elif isinstance(message, Watch):
-            self._watch(conn)
-        else:
-            member = self.connections.get(conn)
-            if member is None:
-                raise ProtocolError("not_seated", "send join or watch first")
-            if isinstance(message, Act):
-                self._act(conn, member, message)
-            elif isinstance(message, HistoryRequest):
-                self.publisher.answer_history(conn, message.since)
-            elif isinstance(message, Ready):
-                seat = self.lobby.own_seat(member, "ready")
-                seat.ready = message.ready
-                self._broadcast_room()
-            elif isinstance(message, Stand):
-                self.lobby.stand(conn, member)
-                self.save()
-                self._broadcast_room()
-            else:
-                self._host_command(member, message)
+    def add_hooks(self, hooks: RoomHooks) -> None:
+        """``hooks`` hears of this room's lifecycle from now on (`ratscrew.server.lifecycle`)."""
+        self.hooks.append(hooks)
 
-    def _join(self, conn: Connection, message: Join) -> None:
-        lobby = self.lobby
-        known = self.connections.get(conn)
-        if known is not None and lobby.status(known) != "watching":
-            raise ProtocolError("wrong_phase", "this connection has already joined")
-        if message.token is not None:  # a token refused changes nothing, the key's name included
-            token_hash = hash_token(message.token)
-            if token_hash in lobby.kicked:
-                raise ProtocolError("bad_token", "the host removed this player from the room")
-            if not lobby.knows(token_hash):
-                raise ProtocolError("bad_token", "that token is not from this room; join without it")
-        own_hash = hash_token(message.token) if message.token is not None else (
-            known.token_hash if known is not None else None)
-        own_player = players.known_player_id(self.store, message.player_key)
-        if (taken := names.same_name_as(message.name, lobby.names_in_use(own_hash, own_player))) is not None:
+    def _presence(self, conn: Connection, member: Member, seat_in_game: int | None) -> Presence:
+        return Presence(self.code, conn, member, len(self.connections), seat_in_game, self.clock.wall())
+
+    def _leave(self, conn: Connection, member: Member | None, seat_in_game: int | None = None) -> None:
+        """Tell the hooks ``conn`` (who was ``member``, if anyone) is gone from the room."""
+        if member is not None:
+            presence = self._presence(conn, member, seat_in_game)
+            for hooks in self.hooks:
+                hooks.on_leave(presence)
+
+    def _joined(self, conn: Connection, member: Member) -> None:
+        """Tell the hooks ``conn`` is in the room as ``member``."""
+        presence = self._presence(conn, member, member.seat if self.phase == "playing" else None)
+        for hooks in self.hooks:
+            hooks.on_join(presence)
+
+    async def dispose(self, close_code: int = 1001, reason: str = "") -> None:
+        """The room is closed for good: stop its game's task, close its connections (with
+        ``close_code`` and ``reason``), tell the hooks, and let go of its game, people and
+        listeners, so that nothing keeps the room alive."""
+        await self.driver.stop()
+        for conn in list(self.connections):
+            conn.close(close_code, reason)
+        self.connections.clear()
+        for seat in self.seats:
+            seat.conn = None
+        for hooks in self.hooks:
+            hooks.on_dispose(self.code)
+        self.hooks.clear()
+        self.expected_lengths = None
+        self._new_game_parts()  # the game, its table and agents, the tally: let go
+
+    def handle(self, conn: Connection, message: ClientMessage) -> None:
+        """Take one validated message; a refusal is a `ProtocolError` (nothing changed).
+
+        The message's route in :data:`ROUTES` says who may send it and when
+        (`ratscrew.server.dispatch`); a type with no route is refused, never guessed at."""
+        route = route_for(ROUTES, message)
+        member = self.connections.get(conn)
+        what = message.kind if isinstance(message, Act) else route.name
+        check(route, what, member=member, host=member is not None and self.lobby.is_host(member.token_hash),
+              seated=member is not None and member.seat is not None, phase=self.phase, paused=self.paused)
+        route.handler(self, conn, member, message)
+
+    def _pong(self, conn: Connection, member: Member | None, message: Pong) -> None:
+        if conn.pinger.pong(message.id, time.monotonic() * 1000.0) is not None:
+            self._maybe_update_room()
+
+    def _history(self, conn: Connection, member: Member, message: HistoryRequest) -> None:
+        self.publisher.answer_history(conn, message.since)
+
+    def _ready(self, conn: Connection, member: Member, message: Ready) -> None:
+        seat = self.lobby.own_seat(member, "ready")
+        seat.ready = message.ready
+        self._broadcast_room()
+
+    def _stand(self, conn: Connection, member: Member, message: Stand) -> None:
+        self.lobby.stand(conn, member)
+        self.save()
+        self._broadcast_room()
+
+    def _join(self, conn: Connection, known: Member | None, message: Join) -> None:
+        lobby, members = self.lobby, self.members
+        # a refusal changes nothing, the key's name included
+        arrival, token_hash = members.arrival(conn, message.token, self.seats,
+                                              watching=known is None or lobby.status(known) == "watching")
+        if arrival == "returning":
+            assert token_hash is not None
+            for hooks in self.hooks:
+                hooks.on_auth(self.code, token_hash)
+        in_use = lobby.names_in_use(token_hash, players.known_player_id(self.store, message.player_key))
+        if (taken := names.same_name_as(message.name, in_use)) is not None:
             looks = "" if taken == message.name else f", which looks the same as {message.name!r}"
             raise ProtocolError("name_taken", f"Someone in this room already goes by {taken!r}"
                                 f"{looks}; choose another name")  # issue 29
         player_id = players.enter(self.store, message.player_key, message.name)  # issue 17
-        if message.token is None and known is not None and known.token_hash is not None:
-            # someone who stood up to watch sits down again as themselves (the host stays host)
-            self.connections.pop(conn)
-            lobby.note_player(known.token_hash, player_id)  # issue 17
-            seat = lobby.seat_person(known.token_hash, message.name, conn)
-            lobby.known_members[known.token_hash] = message.name
-            self.save()
-            self._welcome(conn, Member(None if seat is None else seat.index, known.token_hash,
-                                       message.name, lobby.player_ids.get(known.token_hash)), None)
-            return
-        if message.token is not None:
-            token_hash = hash_token(message.token)
+        token: str | None = None
+        if arrival == "sitting_down":
+            assert token_hash is not None
+            seat = self._sit_down_again(conn, token_hash, message.name, player_id)
+        elif arrival == "returning":
+            assert token_hash is not None
             token = message.token
-            lobby.note_player(token_hash, player_id)  # issue 17
-            seat = lobby.seat_of(token_hash)
-            if seat is not None:
-                if seat.conn is not None and seat.conn is not conn:
-                    old = seat.conn
-                    self.connections.pop(old, None)
-                    old.send({"type": "replaced", "message": "this seat was taken over by a "
-                              "newer connection with the same token"})
-                    old.close(4001, "replaced")
-                seat.conn = conn
-                seat.name = message.name
-                seat.player_id = lobby.player_ids.get(token_hash)  # issue 17
-                self._present(seat)
-            else:
-                lobby.known_members[token_hash] = message.name
-                seat = lobby.seat_person(token_hash, message.name, conn)
-            self.save()
+            seat = self._come_back(conn, token_hash, message.name, player_id)
         else:
-            token = secrets.token_urlsafe(24)
-            token_hash = hash_token(token)
-            if lobby.host_hash is None:
-                lobby.host_hash = token_hash
-            lobby.known_members[token_hash] = message.name
-            lobby.note_player(token_hash, player_id)  # issue 17
+            token, token_hash = members.issue(message.name, player_id)
             self.recorder.add_member(token_hash, message.name)
             seat = lobby.seat_person(token_hash, message.name, conn)
-            self.save()
             log.info("room %s: %s joined %s", self.code, message.name,
                      f"seat {seat.index}" if seat is not None else "and waits for the next game")
+        self.save()
         self._welcome(conn, Member(None if seat is None else seat.index, token_hash, message.name,
-                                   lobby.player_ids.get(token_hash)), token)
+                                   members.player_ids.get(token_hash)), token)
+
+    def _sit_down_again(self, conn: Connection, token_hash: str, name: str,
+                        player_id: str | None) -> Seat | None:
+        """Someone who stood up to watch sits down again as themselves (the host stays host)."""
+        self.members.release(conn)
+        self.members.note_player(token_hash, player_id)  # issue 17
+        seat = self.lobby.seat_person(token_hash, name, conn)
+        self.members.known[token_hash] = name
+        return seat
+
+    def _come_back(self, conn: Connection, token_hash: str, name: str, player_id: str | None) -> Seat | None:
+        """A token's holder is back: to their seat (a connection holding it already is replaced),
+        or else seated or waiting as a person who joins."""
+        members = self.members
+        members.note_player(token_hash, player_id)  # issue 17
+        seat = self.lobby.seat_of(token_hash)
+        if seat is None:
+            members.known[token_hash] = name
+            return self.lobby.seat_person(token_hash, name, conn)
+        if seat.conn is not None and seat.conn is not conn:
+            old = seat.conn
+            self._leave(old, members.release(old))
+            old.send({"type": "replaced", "message": "this seat was taken over by a "
+                      "newer connection with the same token"})
+            old.close(4001, "replaced")
+        seat.conn = conn
+        seat.name = name
+        seat.player_id = members.player_ids.get(token_hash)  # issue 17
+        self._present(seat)
+        return seat
 
     def _welcome(self, conn: Connection, member: Member, token: str | None) -> None:
         """Take ``conn`` in as ``member``: ``welcome`` (the token only to its owner), the room
         for everyone, then the game so far for this page."""
-        self.connections[conn] = member
+        self.members.admit(conn, member)
+        self._joined(conn, member)
         conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
                    "seat": member.seat, "token": token, "host": self.lobby.is_host(member.token_hash),
                    "name": member.name, "status": self.lobby.status(member),
@@ -367,37 +429,38 @@ class Room:
         self._broadcast_room()
         self._send_current_state(conn)
 
-    def _watch(self, conn: Connection) -> None:
-        if conn in self.connections:
-            raise ProtocolError("wrong_phase", "this connection has already joined")
-        self._welcome(conn, Member(None, None, None), None)
+    def _watch(self, conn: Connection, member: Member | None, message: Watch) -> None:
+        self._welcome(conn, self.members.watcher(conn), None)
 
     # ------------------------------------------------------------------ the host
 
-    def _host_command(self, member: Member, message: ClientMessage) -> None:
-        lobby = self.lobby
-        if not lobby.is_host(member.token_hash):
-            raise ProtocolError("not_host", "only the host can do that")
-        if isinstance(message, Kick):
-            self._kick(member, message.seat)
-        elif isinstance(message, Start):
-            if self.phase != "lobby":
-                raise ProtocolError("wrong_phase", "the game has already started; use rematch after it ends")
-            lobby.fill_or_remove_open_seats(message)
-            self._start_game()
-        elif isinstance(message, Rematch):
-            if self.phase != "over":
-                raise ProtocolError("wrong_phase", "a rematch comes after a game has ended")
-            self._seat_the_waiting()
-            self._start_game()
-        elif self.phase == "playing":
-            raise ProtocolError("wrong_phase", "settings cannot change during a game")
-        elif isinstance(message, Configure):
-            lobby.configure(self.settings, message)
-        elif isinstance(message, SetSeat):
-            lobby.set_seat(message)
-        elif isinstance(message, MoveSeat):
-            lobby.move_seat(message)
+    def _start(self, conn: Connection, member: Member, message: Start) -> None:
+        self.lobby.fill_or_remove_open_seats(message)
+        self._start_game()
+        self._changed_by_host()
+
+    def _rematch(self, conn: Connection, member: Member, message: Rematch) -> None:
+        self._seat_the_waiting()
+        self._start_game()
+        self._changed_by_host()
+
+    def _configure(self, conn: Connection, member: Member, message: Configure) -> None:
+        self.lobby.configure(self.settings, message)
+        self._changed_by_host()
+
+    def _set_seat(self, conn: Connection, member: Member, message: SetSeat) -> None:
+        self.lobby.set_seat(message)
+        self._changed_by_host()
+
+    def _move_seat(self, conn: Connection, member: Member, message: MoveSeat) -> None:
+        self.lobby.move_seat(message)
+        self._changed_by_host()
+
+    def _kick_command(self, conn: Connection, member: Member, message: Kick) -> None:
+        self._kick(member, message.seat)
+        self._changed_by_host()
+
+    def _changed_by_host(self) -> None:
         self.save()
         self._broadcast_room()
 
@@ -524,42 +587,42 @@ class Room:
         if row is None:  # never stored: the room was being created when the store went away
             for conn in list(self.connections):
                 conn.close(4404, "this room was lost with the database")
-            self.connections.clear()
+                self._leave(conn, self.members.release(conn))
             return
         # Start again from the stored room, in place, keeping what the people connected to it
         # know: the connections, the versions they have seen, the clock their sends are
-        # stamped with, the history (all in the publisher).
-        fresh = Room._from_row(row, self.store, wall=self.clock.wall, drive=self.drive,
-                               deal=self.deal, absence=self.absence_times)
-        connections, clock, publisher = self.connections, self.clock, self.publisher
-        self.__dict__.update(fresh.__dict__)
-        self.clock, self.publisher = clock, publisher
-        self.driver = GameDriver(clock, self._settle_window)
+        # stamped with, the history (all in the publisher), and the room's own wiring (its
+        # code, store, clock, deal, the lab it asks for expected lengths).
+        connections = dict(self.connections)
+        self._take_stored(row)
+        self._new_game_parts()
         self._resume_stored_game()
         for conn, member in connections.items():
             index = member.seat
             seat = self.seats[index] if index is not None and index < len(self.seats) else None
             if seat is not None and seat.token_hash == member.token_hash:
                 seat.conn = conn
-                self.connections[conn] = member
+                self.members.admit(conn, member)
                 self._present(seat)
             else:
-                self.connections[conn] = Member(None, member.token_hash, member.name)
+                member = Member(None, member.token_hash, member.name)
+                self.members.admit(conn, member)
+            self._joined(conn, member)
         log.info("room %s: the store is back; resumed", self.code)
         self._broadcast({"type": "notice", "code": "resumed",
                          "message": "the database is back: the game goes on from its last stored move"})
         self._broadcast_room()
         if self.game is not None:
             self._publish([])
-        if self.phase == "over" and publisher.game_over is not None:
-            self._broadcast(publisher.game_over)
+        if self.phase == "over" and self.publisher.game_over is not None:
+            self._broadcast(self.publisher.game_over)
         self.start_driving()
 
     # ------------------------------------------------------------------ judging and the engine
 
     def _act(self, conn: Connection, member: Member, message: Act) -> None:
         seat = self.lobby.own_seat(member, message.kind)
-        if self.phase != "playing" or self.game is None:
+        if self.game is None:
             raise ProtocolError("wrong_phase", f"{message.kind}: no game is being played")
         if seat.conn is not conn:
             raise ProtocolError("not_seated", "this connection no longer holds the seat")
@@ -710,7 +773,7 @@ class Room:
 
     def _present(self, seat: Seat) -> None:
         """The person in ``seat`` is connected again: a stand-in gives the seat back."""
-        if self.phase != "playing" or not self.absence.back(seat.index) or self.table is None:
+        if self.phase != "playing" or seat.stand_in is None or self.table is None:
             return
         seat.stand_in = None
         self.table.replace_agent(seat.index, Shown(RemoteSeat(self.settings.turn_timeout_ms),
@@ -879,3 +942,27 @@ class Room:
     def _broadcast(self, message: dict[str, Any]) -> None:
         self.publisher.broadcast(message, self.connections)
 
+
+ROUTES: dict[type[Any], Route] = {
+    Pong: Route("pong", Who.ANYONE, PHASES, Room._pong, while_paused=True),
+    Join: Route("join", Who.ANYONE, PHASES, Room._join),
+    Watch: Route("watch", Who.ANYONE, PHASES, Room._watch),
+    HistoryRequest: Route("history", Who.MEMBER, PHASES, Room._history),
+    Stand: Route("stand", Who.MEMBER, PHASES, Room._stand),
+    Ready: Route("ready", Who.SEATED, PHASES, Room._ready),
+    Act: Route("play, slap, resign", Who.SEATED, frozenset({"playing"}), Room._act,
+               "no game is being played"),
+    Kick: Route("kick", Who.HOST, PHASES, Room._kick_command),
+    Start: Route("start", Who.HOST, frozenset({"lobby"}), Room._start,
+                 "the game has already started; use rematch after it ends"),
+    Rematch: Route("rematch", Who.HOST, frozenset({"over"}), Room._rematch,
+                   "a rematch comes after a game has ended"),
+    Configure: Route("configure", Who.HOST, OUTSIDE_A_GAME, Room._configure,
+                     "settings cannot change during a game"),
+    SetSeat: Route("set_seat", Who.HOST, OUTSIDE_A_GAME, Room._set_seat,
+                   "settings cannot change during a game"),
+    MoveSeat: Route("move_seat", Who.HOST, OUTSIDE_A_GAME, Room._move_seat,
+                    "settings cannot change during a game"),
+}
+"""Every client message type: who may send it, when, and the room's handler
+(`ratscrew.server.dispatch`; docs/online.md "Inside a room" lists it)."""
