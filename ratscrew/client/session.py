@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ratscrew.server.protocol import PROTOCOL_VERSION
+from ratscrew.protocol import PROTOCOL_VERSION
 
 ItemKind = Literal["line", "judgement", "divider", "notice"]
 Tone = Literal["info", "warning", "error", "judgement"]
