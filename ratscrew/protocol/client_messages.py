@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, get_args
 
 from ratscrew.bots.profile import LEVELS
 from ratscrew.protocol import names
@@ -50,6 +50,8 @@ PACE_FACTORS: dict[str, float] = {"slow": 0.7, "normal": 1.0, "fast": 1.4}
 Judging = Literal["fair", "first-packet"]
 JUDGINGS: tuple[str, ...] = get_args(Judging)
 ActKind = Literal["play", "slap", "resign"]
+LEFT_OUT = {"null": False}
+"""A field's metadata: ``None`` means the field was left out; on the wire it may not be null."""
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
 _PLAYER_KEY = KEY_PATTERN
@@ -63,6 +65,8 @@ _PLAYER_KEY = KEY_PATTERN
 class Join:
     """Sit down (or take a seat back with ``token``)."""
 
+    TYPE: ClassVar[str] = "join"
+
     name: str
     token: str | None = None
     player_key: str | None = None
@@ -73,10 +77,14 @@ class Join:
 class Watch:
     """Look on without a seat."""
 
+    TYPE: ClassVar[str] = "watch"
+
 
 @dataclass(frozen=True)
 class Ready:
     """Say whether you are ready to start."""
+
+    TYPE: ClassVar[str] = "ready"
 
     ready: bool
 
@@ -85,17 +93,21 @@ class Ready:
 class Configure:
     """The host changes some of the room's settings (``None``: unchanged)."""
 
-    rules: str | None = None
-    seats: int | None = None
-    pace: Pace | None = None
-    turn_timeout_ms: int | None = None
-    judging: Judging | None = None
-    time_limit_ms: int | None = None
+    TYPE: ClassVar[str] = "configure"
+
+    rules: str | None = field(default=None, metadata=LEFT_OUT)
+    seats: int | None = field(default=None, metadata=LEFT_OUT)
+    pace: Pace | None = field(default=None, metadata=LEFT_OUT)
+    turn_timeout_ms: int | None = field(default=None, metadata=LEFT_OUT)
+    judging: Judging | None = field(default=None, metadata=LEFT_OUT)
+    time_limit_ms: int | None = field(default=None, metadata=LEFT_OUT)
 
 
 @dataclass(frozen=True)
 class SetSeat:
     """The host puts a bot of level ``bot`` in ``seat``, or opens it (``bot=None``)."""
+
+    TYPE: ClassVar[str] = "set_seat"
 
     seat: int
     bot: str | None
@@ -105,6 +117,8 @@ class SetSeat:
 class Kick:
     """The host removes the person in ``seat``."""
 
+    TYPE: ClassVar[str] = "kick"
+
     seat: int
 
 
@@ -112,8 +126,10 @@ class Kick:
 class MoveSeat:
     """The host swaps what sits in two seats (people, bots or nobody) before a game."""
 
-    from_seat: int
-    to_seat: int
+    TYPE: ClassVar[str] = "move_seat"
+
+    from_seat: int = field(metadata={"wire": "from"})
+    to_seat: int = field(metadata={"wire": "to"})
 
 
 OpenSeats = Literal["bots", "remove"]
@@ -123,6 +139,8 @@ OpenSeats = Literal["bots", "remove"]
 class Start:
     """The host starts the game; seats still open get a ``bot`` of that level, or are removed."""
 
+    TYPE: ClassVar[str] = "start"
+
     open_seats: OpenSeats = "bots"
     bot: str = "casual"
 
@@ -131,10 +149,14 @@ class Start:
 class Stand:
     """Leave your seat, or stop waiting, and watch (not during a game)."""
 
+    TYPE: ClassVar[str] = "stand"
+
 
 @dataclass(frozen=True)
 class HistoryRequest:
     """Ask for the entries after state ``since`` (``None``: all that is kept)."""
+
+    TYPE: ClassVar[str] = "history"
 
     since: int | None
 
@@ -143,12 +165,14 @@ class HistoryRequest:
 class Rematch:
     """The host starts a new game with the same seats after one ended."""
 
+    TYPE: ClassVar[str] = "rematch"
+
 
 @dataclass(frozen=True)
 class Act:
     """A game action with the client's reaction stamp (both optional)."""
 
-    kind: ActKind
+    kind: ActKind = field(metadata={"wire": "type"})
     reaction_ms: float | None = None
     version: int | None = None
 
@@ -157,8 +181,15 @@ class Act:
 class Pong:
     """The answer to ``ping`` ``id``."""
 
+    TYPE: ClassVar[str] = "pong"
+
     id: int
 
+
+CLIENT_MESSAGES: tuple[type, ...] = (Join, Watch, Stand, Ready, Configure, SetSeat, MoveSeat, Kick, Start,
+                                     Rematch, Act, Pong, HistoryRequest)
+"""Every client message, in the order docs/protocol.md lists them. On the wire each has its
+``TYPE`` (`Act`: its ``kind``), and a field its ``"wire"`` name where the metadata gives one."""
 
 ClientMessage = (Join | Watch | Ready | Configure | SetSeat | MoveSeat | Kick | Start | Stand | Rematch
                  | Act | Pong | HistoryRequest)
