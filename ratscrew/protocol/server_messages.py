@@ -45,7 +45,7 @@ class WelcomeMessage(TypedDict):
     token: str | None
     host: bool
     name: str | None
-    status: str
+    status: Status
     player_id: str | None
 
 
@@ -118,7 +118,7 @@ class YouInfo(TypedDict):
 
     seat: int | None
     host: bool
-    status: str
+    status: Status
     name: str | None
 
 
@@ -161,7 +161,9 @@ class RoomPersonal(TypedDict):
 
 
 class StateMessage(TypedDict):
-    """One step of the game (``sent_at`` and ``server_time_ms`` are stamped on the way out)."""
+    """One step of the game, as a client receives it. The server builds it in two parts, a
+    `StatePart` for everyone and a `ViewPart` per seat, and stamps ``sent_at`` and
+    ``server_time_ms`` as it goes out on each connection."""
 
     type: Literal["state"]
     version: int
@@ -170,8 +172,8 @@ class StateMessage(TypedDict):
     events: list[PublicEvent]
     lines: list[str]
     observation: Observation
-    sent_at: NotRequired[int]
-    server_time_ms: NotRequired[float]
+    sent_at: int
+    server_time_ms: float
 
 
 class StatePart(TypedDict):

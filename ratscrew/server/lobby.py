@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ratscrew.protocol.server_messages import RoomMessage, RoomPeople, RoomPersonal, SeatInfo
+from ratscrew.protocol.server_messages import RoomMessage, RoomPeople, RoomPersonal, SeatInfo, Status
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.names import bot_name
 from ratscrew.server.protocol import (
@@ -170,7 +170,7 @@ class Lobby:
         return (token_hash is not None and self.host_hash is not None
                 and hmac.compare_digest(token_hash, self.host_hash))
 
-    def status(self, member: Member) -> str:
+    def status(self, member: Member) -> Status:
         """``player``, ``waiting`` (for the next game) or ``watching``."""
         if member.seat is not None:
             return "player"

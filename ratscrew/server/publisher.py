@@ -32,7 +32,6 @@ from ratscrew.protocol.server_messages import (
     PublicEvent,
     RoomPersonal,
     ServerMessage,
-    StateMessage,
     StatePart,
     ViewPart,
 )
@@ -154,10 +153,10 @@ class Publisher:
         and the results if it is over."""
         self._send_history(conn, self.history.message(None))
         # as every state, stamped with ``sent_at`` on the way out (a late joiner's clock)
-        state: StateMessage = {"type": "state", "version": self.version, "game": game_number,
-                               "settle_ms": round(settle_ms), "observation": Observation(game.observe(seat)),
-                               "events": [], "lines": []}
-        conn.send_state(self.version, encode_message(state))
+        shared: StatePart = {"type": "state", "version": self.version, "game": game_number,
+                             "settle_ms": round(settle_ms), "events": [], "lines": []}
+        view: ViewPart = {"observation": Observation(game.observe(seat))}
+        conn.send_state(self.version, join_objects(encode_message(shared), encode_message(view)))
         if over and self.game_over is not None:
             conn.send(self.game_over)
 

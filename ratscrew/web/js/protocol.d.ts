@@ -31,7 +31,7 @@ export interface WelcomeMessage {
   token: string | null;
   host: boolean;
   name: string | null;
-  status: string;
+  status: Status;
   player_id: string | null;
 }
 
@@ -56,7 +56,11 @@ export interface RoomMessage {
   you?: YouInfo;
 }
 
-/** One step of the game (``sent_at`` and ``server_time_ms`` are stamped on the way out). */
+/**
+ * One step of the game, as a client receives it. The server builds it in two parts, a
+ * `StatePart` for everyone and a `ViewPart` per seat, and stamps ``sent_at`` and
+ * ``server_time_ms`` as it goes out on each connection.
+ */
 export interface StateMessage {
   type: "state";
   version: number;
@@ -65,8 +69,8 @@ export interface StateMessage {
   events: PublicEvent[];
   lines: string[];
   observation: Observation;
-  sent_at?: number;
-  server_time_ms?: number;
+  sent_at: number;
+  server_time_ms: number;
 }
 
 /** A contested slap, judged: who was quicker, by how much, and why. */
@@ -182,7 +186,7 @@ export interface ExpectedLength {
 export interface YouInfo {
   seat: number | null;
   host: boolean;
-  status: string;
+  status: Status;
   name: string | null;
 }
 
