@@ -120,3 +120,13 @@ def test_every_client_message_and_field_is_documented() -> None:
                for field in dataclasses.fields(cls) if field.metadata.get("wire") != "type"
                and field.metadata.get("wire", field.name) not in _named(rows[kind])]
     assert not missing, f"fields the client table of docs/protocol.md does not list: {missing}"
+
+
+def test_the_protocol_and_the_terminal_client_import_nothing_of_the_server() -> None:
+    modules = ["ratscrew.protocol", "ratscrew.protocol.typescript", "ratscrew.client.session",
+               "ratscrew.client.saved", "ratscrew.commands.join", "ratscrew.tui.online"]
+    found = subprocess.run(
+        [sys.executable, "-c", f"import sys; import {', '.join(modules)}; "
+         "print(sorted(m for m in sys.modules if m.startswith('ratscrew.server')))"],
+        capture_output=True, text=True, check=True, cwd=ROOT)
+    assert found.stdout.strip() == "[]"
