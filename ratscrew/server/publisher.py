@@ -194,10 +194,10 @@ class Publisher:
     def judgement(self, contest: Contest, game_number: int, names: Sequence[str],
                   connections: Iterable[Connection]) -> None:
         """A ``judgement`` for a contested slap, kept in the history and sent to everyone."""
-        judgement: JudgementMessage = {"type": "judgement", "version": self.version, "game": game_number,
-                     "pile": contest.pile, "slaps": judgement_slaps(contest, names),
-                     "text": judgement_text(contest, names),
-                     "details": judgement_details(contest, names)}
+        judgement: JudgementMessage = {
+            "type": "judgement", "version": self.version, "game": game_number, "pile": contest.pile,
+            "slaps": judgement_slaps(contest, names), "text": judgement_text(contest, names),
+            "details": judgement_details(contest, names)}
         self.history.add_judgement(self.version, judgement)
         self.broadcast(judgement, connections)
 

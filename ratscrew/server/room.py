@@ -781,7 +781,7 @@ class Room:
         self.save()
         log.info("room %s: game id %d abandoned after %d cards: everyone was away", self.code,
                  game_id, game.cards_played)
-        self.publisher.finish({  # a GameOverMessage
+        self.publisher.finish({
             "type": "game_over", "winner": None, "reason": "abandoned", "game_id": game_id,
             "record_url": f"/api/games/{game_id}/record", "replay_url": f"/games/{game_id}",
             "results": public}, self.connections)
