@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play watch test lint typecheck jscheck unit bench clean
+.PHONY: play watch test lint typecheck jscheck unit protocol-types bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ jscheck: node_modules/.installed
 
 unit: $(STAMP)
 	$(BIN)/pytest
+
+# The page's declarations of the online protocol, written from its Python types in
+# ratscrew/protocol/ (tests/test_protocol_types.py fails while the committed file is stale).
+protocol-types: $(STAMP)
+	$(BIN)/python -m ratscrew.protocol typescript > ratscrew/web/js/protocol.d.ts
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/engine.py

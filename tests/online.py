@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ratscrew.cards import Card
@@ -48,7 +48,7 @@ class FakeConnection:
         self.closed: tuple[int, str] | None = None
         self._shown: dict[int, float] = {}
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: Mapping[str, Any]) -> None:
         if message["type"] == "state":
             now = self.room.clock.now()
             self._shown[int(message["version"])] = now
@@ -221,6 +221,6 @@ class WatchedConnection(FakeConnection):
         super().__init__(room, **options)
         self.watch = watch
 
-    def send(self, message: dict[str, Any]) -> None:
-        self.watch.check(message)
+    def send(self, message: Mapping[str, Any]) -> None:
+        self.watch.check(dict(message))
         super().send(message)

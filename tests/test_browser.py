@@ -181,6 +181,11 @@ def test_two_players_play_slap_a_double_and_see_the_same_pile(server: ServerProc
     bob.keyboard.press("s")  # slap
     bob.wait_for_selector("[data-testid=log] li:has-text('Bob slaps a double')")
     ann.wait_for_selector("[data-testid=log] li:has-text('Bob slaps a double')")
+    # each line is coloured by the kind of event it tells (the state's events), not by its words
+    slap = ann.locator("[data-testid=log] li:has-text('Bob slaps a double')")
+    assert (slap.get_attribute("data-kind"), slap.get_attribute("class")) == ("slap_won", "slap")
+    played = ann.locator("[data-testid=log] li:has-text('plays')").first
+    assert (played.get_attribute("data-kind"), played.get_attribute("class") or "") == ("card_played", "")
     for page in (ann, bob):
         page.wait_for_selector("[data-testid=pile][data-count='0']")
     assert pile(ann) == pile(bob) == ""

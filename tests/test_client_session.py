@@ -221,7 +221,8 @@ def test_kicked_and_replaced() -> None:
 def test_the_terminal_draws_the_log_the_page_draws_from_the_same_messages(name: str) -> None:
     expected = json.loads((TRANSCRIPTS / f"{name}.log.json").read_text())
     log = drawn(replay(RoomSession("K7QPX2"), transcript(name)))
-    assert [{"kind": i.kind, "text": i.text, "game": i.game} for i in log] == expected
+    assert [{"kind": i.kind, "text": i.text, "game": i.game, "event_kind": i.event_kind}
+            for i in log] == expected
 
 
 def test_the_session_is_plain_python_without_a_screen() -> None:

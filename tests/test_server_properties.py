@@ -15,6 +15,7 @@ from online import FakeConnection, SecrecyWatch, WatchedConnection, act, card_st
 from ratscrew.bots.profile import LEVELS
 from ratscrew.cards import parse_cards
 from ratscrew.engine import Game
+from ratscrew.protocol.server_messages import ErrorMessage
 from ratscrew.ruleset import PRESET_NAMES
 from ratscrew.server.protocol import Act, ProtocolError, parse_client_message
 from ratscrew.server.room import Room
@@ -102,7 +103,7 @@ steps = st.lists(st.one_of(
 ), max_size=40)
 
 
-def deliver(room: Room, conn: FakeConnection, frame: str | bytes) -> dict[str, Any] | None:
+def deliver(room: Room, conn: FakeConnection, frame: str | bytes) -> ErrorMessage | None:
     """What the websocket endpoint does with a frame: parse it, hand it to the room, answer a
     refusal with an error. Returns the error, if any."""
     try:

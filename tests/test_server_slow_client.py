@@ -117,7 +117,7 @@ def test_a_send_that_hangs_closes_the_connection_after_the_send_timeout(
         conn.writer = asyncio.create_task(conn.write_loop())
         watch = asyncio.create_task(watch_sends({conn}, limits))
         started = time.monotonic()
-        conn.send({"type": "notice", "message": "hello"})
+        conn.send({"type": "notice", "code": "resumed", "message": "hello"})
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(conn.writer, 2.0)
         watch.cancel()

@@ -30,7 +30,7 @@ from typing import Any
 
 import platformdirs
 
-from ratscrew.server.keys import KEY_PATTERN, new_key  # the key rules' one home (light)
+from ratscrew.protocol.keys import KEY_PATTERN, new_key  # the key rules' one home (light)
 
 FILE_NAME = "online.json"
 MAX_ROOMS = 200

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ratscrew.server.protocol import PROTOCOL_VERSION
+from ratscrew.protocol import PROTOCOL_VERSION
 
 ItemKind = Literal["line", "judgement", "divider", "notice"]
 Tone = Literal["info", "warning", "error", "judgement"]
@@ -179,6 +179,11 @@ class LogBook:
         game = self._game(judgement.get("game"))
         return [*self._enter(game), LogItem("judgement", text, game, "judgement")]
 
+    def notice(self, notice: Mapping[str, Any]) -> list[LogItem]:
+        """Something the server announced (``notice``): logged with its code as its kind."""
+        text = sentence(str(notice.get("message", "")))
+        return [LogItem("notice", text, self.game or 1, str(notice.get("code", "notice")))] if text else []
+
     def history(self, entries: Iterable[Mapping[str, Any]]) -> list[LogItem]:
         """A ``history`` answer's entries, in order: what was not drawn yet."""
         items: list[LogItem] = []
@@ -303,11 +308,10 @@ class RoomSession:
             update.log += self.log.judgement(message)
             self._say(update, "judgement", str(message.get("text", "")), "judgement")
         elif kind == "notice":
-            code = str(message.get("code", "notice"))
-            text = sentence(str(message.get("message", "")))
-            if text:
-                update.log.append(LogItem("notice", text, self.log.game or 1, code))
-                self._say(update, code, text, "info")
+            items = self.log.notice(message)
+            update.log += items
+            if items:
+                self._say(update, str(items[0].event_kind), items[0].text, "info")
         elif kind == "game_over":
             self.over = dict(message)
             update.show_room = update.seating = True  # the finished table keeps its players' names

@@ -23,7 +23,8 @@ from ratscrew.client.address import DEFAULT_SERVER, normalize_server, parse_room
 from ratscrew.client.link import RoomUnavailable, fetch_room
 from ratscrew.client.players import PlayerCodeError, export_code, import_player
 from ratscrew.client.saved import SavedState, default_path
-from ratscrew.server.protocol import ProtocolError, clean_name
+from ratscrew.protocol.client_messages import clean_name
+from ratscrew.protocol.codec import ProtocolError
 from ratscrew.tui.keys import ACTIONS, DEFAULT_KEYS, KeyConfigError, SeatKeys, key_label, normalize_key
 
 

@@ -4,7 +4,9 @@ The layers, top to bottom (see ``docs/online.md`` and ``docs/protocol.md``):
 
 - :mod:`ratscrew.server.app`: the Starlette app, HTTP routes and the websocket endpoint, which
   only parses, authenticates and forwards to a room;
-- :mod:`ratscrew.server.protocol`: every message validated into a typed object at the edge;
+- :mod:`ratscrew.protocol` (below the server, shared with both clients; re-exported here as
+  :mod:`ratscrew.server.protocol`): every message validated into a typed object at the edge,
+  and every message sent typed;
 - :mod:`ratscrew.server.room`: a room, the only writer of its game, which wires its parts:
   :mod:`~ratscrew.server.lobby` (seats, people, the host's commands),
   :mod:`~ratscrew.server.driver` (the game at its table, the settling window, the one place

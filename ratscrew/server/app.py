@@ -34,6 +34,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ratscrew.bots.profile import LEVELS
 from ratscrew.history import replay_steps
 from ratscrew.narrate import describe_event
+from ratscrew.protocol.server_messages import PingMessage, ServerMessage, error_message
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server import players, ratings
@@ -182,7 +183,7 @@ class WebSocketConnection:
         self.history_bucket = TokenBucket(limits.history_per_second, limits.history_burst, time.monotonic())
         self._limits = limits
         self._room_clock = room_clock
-        self._queue: deque[dict[str, Any] | tuple[int, str] | str] = deque()
+        self._queue: deque[ServerMessage | tuple[int, str] | str] = deque()
         """Messages to send: a dict, a state already encoded as (version, JSON text), or a
         message already encoded."""
         self._ready = asyncio.Event()
@@ -196,7 +197,7 @@ class WebSocketConnection:
         self.writer: asyncio.Task[None] | None = None
         """The task running `write_loop`."""
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: ServerMessage) -> None:
         """Queue a message; a client whose queue is full is disconnected."""
         self._enqueue(message)
 
@@ -208,7 +209,7 @@ class WebSocketConnection:
         """Queue a message already encoded as JSON text."""
         self._enqueue(encoded)
 
-    def _enqueue(self, item: dict[str, Any] | tuple[int, str] | str) -> None:
+    def _enqueue(self, item: ServerMessage | tuple[int, str] | str) -> None:
         if self.closed:
             return
         if len(self._queue) >= self._limits.send_queue:
@@ -255,8 +256,8 @@ class WebSocketConnection:
                     elif isinstance(item, str):
                         text = item
                     else:
-                        if item.get("type") == "ping":
-                            self.pinger.sent(int(item["id"]), time.monotonic() * 1000.0)
+                        if item["type"] == "ping":
+                            self.pinger.sent(item["id"], time.monotonic() * 1000.0)
                         text = encode_message(item)
                     # No timer per message (a third of the write path's cost under load):
                     # watch_sends looks at sending_since once a second instead.
@@ -291,7 +292,8 @@ class WebSocketConnection:
     async def ping_loop(self) -> None:
         """Ping on connect, quickly a few times, then about every 2 s."""
         while not self.closed:
-            self.send({"type": "ping", "id": self.pinger.ping(time.monotonic() * 1000.0)})
+            ping: PingMessage = {"type": "ping", "id": self.pinger.ping(time.monotonic() * 1000.0)}
+            self.send(ping)
             await asyncio.sleep(self.pinger.next_ping_in_ms() / 1000.0)
 
 
@@ -730,11 +732,10 @@ async def _serve_websocket(server: Server, websocket: WebSocket, room: Room, add
             if not conn.bucket.take(now):
                 if conn.dropped(now):
                     log.info("closing a flooding connection from %s", address)
-                    conn.send({"type": "error", "code": "flood", "message": "far too many messages"})
+                    conn.send(error_message("flood", "far too many messages"))
                     conn.close(1008, "flood")
                 else:
-                    conn.send({"type": "error", "code": "rate_limited",
-                               "message": "too many messages: this one was dropped"})
+                    conn.send(error_message("rate_limited", "too many messages: this one was dropped"))
                 continue
             frame = message.get("text")
             try:

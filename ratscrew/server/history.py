@@ -23,7 +23,8 @@ True
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+
+from ratscrew.protocol.server_messages import HistoryEntry, HistoryMessage, JudgementMessage, PublicEvent
 
 HISTORY_LIMIT = 2000
 """Entries kept per game: a long game has about 600 steps, so every ordinary game is whole."""
@@ -34,7 +35,7 @@ class History:
 
     def __init__(self, limit: int = HISTORY_LIMIT) -> None:
         self.limit = limit
-        self._games: dict[int, deque[dict[str, Any]]] = {}
+        self._games: dict[int, deque[HistoryEntry]] = {}
         self._dropped: dict[int, int] = {}
         self.game: int | None = None
 
@@ -48,7 +49,7 @@ class History:
         self._games.setdefault(game, deque(maxlen=self.limit))
         self._dropped.setdefault(game, 0)
 
-    def _append(self, game: int, entry: dict[str, Any]) -> None:
+    def _append(self, game: int, entry: HistoryEntry) -> None:
         if game != self.game:
             self.start_game(game)
         entries = self._games[game]
@@ -56,19 +57,19 @@ class History:
             self._dropped[game] += 1
         entries.append(entry)
 
-    def add_state(self, game: int, version: int, events: list[dict[str, Any]], lines: list[str]) -> None:
+    def add_state(self, game: int, version: int, events: list[PublicEvent], lines: list[str]) -> None:
         """Record the step published as state ``version`` of ``game``."""
         self._append(game, {"game": game, "version": version, "events": events, "lines": lines})
 
-    def add_judgement(self, version: int, judgement: dict[str, Any]) -> None:
+    def add_judgement(self, version: int, judgement: JudgementMessage) -> None:
         """Record a judgement sent after state ``version`` of the current game."""
         if self.game is None:
             return
         self._append(self.game, {"game": self.game, "version": version, "judgement": judgement})
 
-    def message(self, since: int | None) -> dict[str, Any]:
+    def message(self, since: int | None) -> HistoryMessage:
         """The ``history`` message: the entries after state ``since`` (all kept if ``None``)."""
-        entries: list[dict[str, Any]] = []
+        entries: list[HistoryEntry] = []
         complete = True
         for game in sorted(self._games):
             kept = self._games[game]

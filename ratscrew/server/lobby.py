@@ -22,6 +22,7 @@ import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ratscrew.protocol.server_messages import RoomMessage, RoomPeople, RoomPersonal, SeatInfo, Status
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.membership import Member, Membership
 from ratscrew.server.names import bot_name
@@ -138,7 +139,7 @@ class Lobby:
         """Whether ``token_hash`` is the host's."""
         return self.members.is_host(token_hash)
 
-    def status(self, member: Member) -> str:
+    def status(self, member: Member) -> Status:
         """``player``, ``waiting`` (for the next game) or ``watching``."""
         if member.seat is not None:
             return "player"
@@ -350,23 +351,23 @@ class Lobby:
 
     # ------------------------------------------------------------------ the room message's parts
 
-    def seat_entries(self) -> list[dict[str, Any]]:
+    def seat_entries(self) -> list[SeatInfo]:
         """The ``seats`` of the ``room`` message, the same for everyone."""
         seats = []
         for seat in self.seats:
-            entry: dict[str, Any] = {"seat": seat.index, "kind": seat.kind, "name": seat.name}
+            entry: SeatInfo = {"seat": seat.index, "kind": seat.kind, "name": seat.name}
             if seat.kind == "bot":
                 entry["bot"] = seat.bot
             elif seat.kind == "human":
                 link = seat.conn.pinger.link if seat.conn is not None else None
                 ping = None if link is None else link.median_ms
-                entry.update(host=self.is_host(seat.token_hash), connected=seat.conn is not None,
-                             ready=seat.ready, ping_ms=None if ping is None else round(ping),
-                             stand_in=seat.stand_in)
+                entry["host"], entry["connected"] = self.is_host(seat.token_hash), seat.conn is not None
+                entry["ready"], entry["ping_ms"] = seat.ready, None if ping is None else round(ping)
+                entry["stand_in"] = seat.stand_in
             seats.append(entry)
         return seats
 
-    def people(self) -> dict[str, Any]:
+    def people(self) -> RoomPeople:
         """The ``spectators``, ``waiting`` and ``open_seats`` of the ``room`` message."""
         return {
             "spectators": sum(1 for m in self.connections.values()
@@ -376,7 +377,7 @@ class Lobby:
             "open_seats": sum(1 for seat in self.seats if seat.kind == "open"),
         }
 
-    def for_member(self, public: dict[str, Any], member: Member) -> dict[str, Any]:
+    def for_member(self, public: RoomMessage, member: Member) -> RoomPersonal:
         """The parts of the ``room`` message that differ per member: ``you`` (seat, host,
         status, name), and ``you`` marked on their own seat and in the waiting list."""
         return {

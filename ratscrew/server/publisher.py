@@ -17,14 +17,25 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, Event, SlapWon
 from ratscrew.narrate import describe_event
+from ratscrew.protocol.codec import encode_message
+from ratscrew.protocol.server_messages import (
+    GameOverMessage,
+    HistoryMessage,
+    JudgementMessage,
+    Observation,
+    PublicEvent,
+    RoomPersonal,
+    ServerMessage,
+    StatePart,
+    ViewPart,
+)
 from ratscrew.server.history import History
-from ratscrew.server.protocol import encode_message
 from ratscrew.server.tally import Contest, judgement_details, judgement_slaps, judgement_text
 
 if TYPE_CHECKING:
@@ -44,7 +55,7 @@ class Connection(Protocol):
     address: str
     pinger: Pinger
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: ServerMessage) -> None:
         """Queue a message; never blocks (a connection that cannot keep up is closed)."""
 
     def send_state(self, version: int, encoded: str) -> None:
@@ -101,7 +112,7 @@ class Publisher:
         self.history = History()
         self._history_sent: weakref.WeakKeyDictionary[Connection, int] = weakref.WeakKeyDictionary()
         """Per connection, the newest version a ``history`` message sent it held."""
-        self.game_over: dict[str, Any] | None = None
+        self.game_over: GameOverMessage | None = None
         """The last game's ``game_over``, for pages joining later."""
         self._last_room_update = -1e18
 
@@ -121,16 +132,18 @@ class Publisher:
         self._shown.pop(self.version - SHOWN_VERSIONS, None)
         if any(isinstance(event, CardPlayed) for event in events):
             self.card_version = self.version
-        event_dicts = [event.public_dict() for event in events]
+        event_dicts = [PublicEvent(event.public_dict()) for event in events]
         lines = [self._line(event, names, reaction_ms) for event in events] + list(notes)
         self.history.add_state(game_number, self.version, event_dicts, lines)
-        public = encode_message({"type": "state", "version": self.version, "game": game_number,
-                                 "settle_ms": round(settle_ms), "events": event_dicts, "lines": lines})
+        shared: StatePart = {"type": "state", "version": self.version, "game": game_number,
+                             "settle_ms": round(settle_ms), "events": event_dicts, "lines": lines}
+        public = encode_message(shared)
         encoded: dict[int | None, str] = {}
         for conn, seat in audience:
             text = encoded.get(seat)
             if text is None:
-                view = encode_message({"observation": game.observe(seat)})
+                view_part: ViewPart = {"observation": Observation(game.observe(seat))}
+                view = encode_message(view_part)
                 text = encoded[seat] = join_objects(public, view)
             conn.send_state(self.version, text)
 
@@ -140,10 +153,10 @@ class Publisher:
         and the results if it is over."""
         self._send_history(conn, self.history.message(None))
         # as every state, stamped with ``sent_at`` on the way out (a late joiner's clock)
-        conn.send_state(self.version, encode_message(
-            {"type": "state", "version": self.version, "game": game_number,
-             "settle_ms": round(settle_ms), "observation": game.observe(seat),
-             "events": [], "lines": []}))
+        shared: StatePart = {"type": "state", "version": self.version, "game": game_number,
+                             "settle_ms": round(settle_ms), "events": [], "lines": []}
+        view: ViewPart = {"observation": Observation(game.observe(seat))}
+        conn.send_state(self.version, join_objects(encode_message(shared), encode_message(view)))
         if over and self.game_over is not None:
             conn.send(self.game_over)
 
@@ -156,7 +169,7 @@ class Publisher:
             since = had
         self._send_history(conn, self.history.message(since))
 
-    def _send_history(self, conn: Connection, message: dict[str, Any]) -> None:
+    def _send_history(self, conn: Connection, message: HistoryMessage) -> None:
         versions = [int(entry["version"]) for entry in message["entries"]]
         if versions:
             self._history_sent[conn] = max(max(versions), self._history_sent.get(conn, 0))
@@ -181,26 +194,26 @@ class Publisher:
     def judgement(self, contest: Contest, game_number: int, names: Sequence[str],
                   connections: Iterable[Connection]) -> None:
         """A ``judgement`` for a contested slap, kept in the history and sent to everyone."""
-        judgement = {"type": "judgement", "version": self.version, "game": game_number,
-                     "pile": contest.pile, "slaps": judgement_slaps(contest, names),
-                     "text": judgement_text(contest, names),
-                     "details": judgement_details(contest, names)}
+        judgement: JudgementMessage = {
+            "type": "judgement", "version": self.version, "game": game_number, "pile": contest.pile,
+            "slaps": judgement_slaps(contest, names), "text": judgement_text(contest, names),
+            "details": judgement_details(contest, names)}
         self.history.add_judgement(self.version, judgement)
         self.broadcast(judgement, connections)
 
-    def finish(self, game_over: dict[str, Any], connections: Iterable[Connection]) -> None:
+    def finish(self, game_over: GameOverMessage, connections: Iterable[Connection]) -> None:
         """Send the results, and keep them for pages that join after the end."""
         self.game_over = game_over
         self.broadcast(game_over, connections)
 
     @staticmethod
-    def broadcast(message: dict[str, Any], connections: Iterable[Connection]) -> None:
+    def broadcast(message: ServerMessage, connections: Iterable[Connection]) -> None:
         """The same message to every connection."""
         encoded = encode_message(message)
         for conn in list(connections):
             conn.send_encoded(encoded)
 
-    def room(self, public: dict[str, Any], personal: Iterable[tuple[Connection, dict[str, Any]]]) -> None:
+    def room(self, public: Mapping[str, object], personal: Iterable[tuple[Connection, RoomPersonal]]) -> None:
         """The ``room`` message: its bulk (rules, settings) encoded once, and only the parts
         that say "you" once per connection."""
         self._last_room_update = self._now()

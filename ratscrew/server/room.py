@@ -41,6 +41,17 @@ from ratscrew.bots.profile import LEVELS, paced
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, Event
 from ratscrew.narrate import refusal_text
+from ratscrew.protocol.server_messages import (
+    ExpectedLength,
+    KickedMessage,
+    NoticeMessage,
+    ReplacedMessage,
+    RoomMessage,
+    SeatResultInfo,
+    ServerMessage,
+    WelcomeMessage,
+    error_message,
+)
 from ratscrew.rulebook import explain, pattern_examples
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
@@ -408,8 +419,9 @@ class Room:
         if seat.conn is not None and seat.conn is not conn:
             old = seat.conn
             self._leave(old, members.release(old))
-            old.send({"type": "replaced", "message": "this seat was taken over by a "
-                      "newer connection with the same token"})
+            replaced: ReplacedMessage = {"type": "replaced", "message": "this seat was taken "
+                                         "over by a newer connection with the same token"}
+            old.send(replaced)
             old.close(4001, "replaced")
         seat.conn = conn
         seat.name = name
@@ -422,10 +434,11 @@ class Room:
         for everyone, then the game so far for this page."""
         self.members.admit(conn, member)
         self._joined(conn, member)
-        conn.send({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
-                   "seat": member.seat, "token": token, "host": self.lobby.is_host(member.token_hash),
-                   "name": member.name, "status": self.lobby.status(member),
-                   "player_id": member.player_id})
+        welcome: WelcomeMessage = {
+            "type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
+            "seat": member.seat, "token": token, "host": self.lobby.is_host(member.token_hash),
+            "name": member.name, "status": self.lobby.status(member), "player_id": member.player_id}
+        conn.send(welcome)
         self._broadcast_room()
         self._send_current_state(conn)
 
@@ -468,8 +481,9 @@ class Room:
         seat, token_hash = self.lobby.remove_person(index, member)
         self.recorder.add_kicked(token_hash)
         if seat.conn is not None:
-            seat.conn.send({"type": "kicked", "message": "the host removed you from the table; "
-                            "you are watching now"})
+            kicked: KickedMessage = {"type": "kicked", "message": "the host removed you from the "
+                                     "table; you are watching now"}
+            seat.conn.send(kicked)
         log.info("room %s: the host removed %s from seat %d", self.code, seat.name, index)
         seat.conn = None
         if self.phase == "playing" and self.table is not None:
@@ -562,8 +576,7 @@ class Room:
     def _fail(self) -> None:
         log.error("room %s: the game is stopped after an error", self.code)
         self.lobby.phase = "over"
-        self._broadcast({"type": "error", "code": "server",
-                         "message": "the server hit an error and stopped this game"})
+        self._broadcast(error_message("server", "the server hit an error and stopped this game"))
 
     # ------------------------------------------------------------------ the store lost and back
 
@@ -576,7 +589,7 @@ class Room:
                            "counts until it is back")
             log.warning("room %s: paused, its store is unavailable", self.code)
             TALLY.room_pauses += 1
-            self._broadcast({"type": "error", "code": "unavailable", "message": self.paused})
+            self._broadcast(error_message("unavailable", self.paused))
         self.driver.cancel()
 
     def reload(self) -> None:
@@ -609,8 +622,9 @@ class Room:
                 self.members.admit(conn, member)
             self._joined(conn, member)
         log.info("room %s: the store is back; resumed", self.code)
-        self._broadcast({"type": "notice", "code": "resumed",
-                         "message": "the database is back: the game goes on from its last stored move"})
+        resumed: NoticeMessage = {"type": "notice", "code": "resumed", "message": "the database "
+                                  "is back: the game goes on from its last stored move"}
+        self._broadcast(resumed)
         self._broadcast_room()
         if self.game is not None:
             self._publish([])
@@ -683,7 +697,7 @@ class Room:
         if conn is not None and self.game is not None:  # in words, with names, not seat indices
             message = refusal_text(rejection, self._names[rejection.seat], self.game.observe(None),
                                    self._names)
-            conn.send({"type": "error", "code": "illegal", "message": message})
+            conn.send(error_message("illegal", message))
 
     def _on_events(self, events: Sequence[Event]) -> None:
         """After every step the engine accepted: store it, then show it."""
@@ -857,7 +871,7 @@ class Room:
                  game.end_reason, "nobody" if game.winner is None else self._names[game.winner],
                  game.cards_played)
         self.publisher.finish({
-            "type": "game_over", "winner": game.winner, "reason": game.end_reason,
+            "type": "game_over", "winner": game.winner, "reason": game.end_reason or "unknown",
             "game_id": game_id, "record_url": f"/api/games/{game_id}/record",
             "replay_url": f"/games/{game_id}", "results": public}, self.connections)
         if self.waiting:
@@ -865,7 +879,7 @@ class Room:
             self.save()
         self._broadcast_room()
 
-    def _results(self, game: Game) -> tuple[dict[str, Any], list[SeatResult], list[dict[str, Any]]]:
+    def _results(self, game: Game) -> tuple[dict[str, Any], list[SeatResult], list[SeatResultInfo]]:
         """The finished game's record, each seat's stored result, and the ``results`` of
         ``game_over`` (with each seat's actions and those made for its person)."""
         record = game.to_record()
@@ -886,48 +900,56 @@ class Room:
                               tuple(self.tally.tallies[seat.index].reactions),
                               seat.player_id if seat.kind == "human" else None,  # issue 17
                               seat.bot if seat.kind == "bot" else None) for seat in self.seats]
-        public = [{"seat": seat.index, "name": self._names[seat.index], "kind": seat.kind,
-                   **tallies[seat.index],
-                   **{key: plays[seat.index][key] for key in ("actions", "by_stand_in", "by_time_out")}}
-                  for seat in self.seats]
+        public: list[SeatResultInfo] = [
+            {"seat": seat.index, "name": self._names[seat.index], "kind": seat.kind,
+             **tallies[seat.index], "actions": plays[seat.index]["actions"],
+             "by_stand_in": plays[seat.index]["by_stand_in"],
+             "by_time_out": plays[seat.index]["by_time_out"]}
+            for seat in self.seats]
         return record, results, public
 
     # ------------------------------------------------------------------ room messages
 
-    def summary(self, member: Member | None = None) -> dict[str, Any]:
+    def summary(self, member: Member | None = None) -> RoomMessage:
         """The ``room`` message (see docs/protocol.md); ``you`` only with a member."""
         message = self._public_summary()
         if member is not None:
-            message = {**message, **self.lobby.for_member(message, member)}
+            own = self.lobby.for_member(message, member)
+            message = {**message, "seats": own["seats"], "waiting": own["waiting"], "you": own["you"]}
         return message
 
-    def _public_summary(self) -> dict[str, Any]:
+    def _public_summary(self) -> RoomMessage:
         rules = self.settings.rules
+        people = self.lobby.people()
         return {
             "type": "room", "code": self.code, "phase": self.phase,
             "rules": {"name": rules.name, "summary": rules.summary, "toml": rules.to_toml(),
                       "lines": explain(rules), "preset": rules_are_preset(rules),
                       "unrated": rules_verdict(rules),  # issue 30: "custom rules (unrated)"
-                      "patterns": pattern_examples(rules)},
+                      "patterns": [{"name": p["name"], "text": p["text"], "example": p["example"]}
+                                   for p in pattern_examples(rules)]},
             "settings": {"seats": len(self.seats), "pace": self.settings.pace,
                          "turn_timeout_ms": self.settings.turn_timeout_ms,
                          "judging": self.settings.judging, "seeded": self.settings.seed is not None,
                          "time_limit_ms": self.settings.time_limit_ms},
             "seats": self.lobby.seat_entries(),
-            **self.lobby.people(),
+            "spectators": people["spectators"], "waiting": people["waiting"],
+            "open_seats": people["open_seats"],
             "games_played": self.games_played, "game_id": self.game_id,
             "settle_ms": round(self.settle_ms),
             "expected_length": self._expected_length(),
         }
 
-    def _expected_length(self) -> dict[str, float] | None:
+    def _expected_length(self) -> ExpectedLength | None:
         """The median and 90th percentile minutes of a game under the room's rules, seats and
         bots (simulated by the lab's worker), or ``None`` while that is computed."""
         if self.expected_lengths is None:
             return None
-        return self.expected_lengths.expected_length(
+        known = self.expected_lengths.expected_length(
             self.settings.rules, [seat.bot if seat.kind == "bot" else None for seat in self.seats],
             on_ready=self._broadcast_room)
+        return None if known is None else {"median_minutes": known["median_minutes"],
+                                           "p90_minutes": known["p90_minutes"]}
 
     def _broadcast_room(self) -> None:
         public = self._public_summary()
@@ -939,7 +961,7 @@ class Room:
         if self.publisher.room_update_due():
             self._broadcast_room()
 
-    def _broadcast(self, message: dict[str, Any]) -> None:
+    def _broadcast(self, message: ServerMessage) -> None:
         self.publisher.broadcast(message, self.connections)
 
 

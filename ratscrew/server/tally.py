@@ -31,11 +31,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from statistics import median
-from typing import Any
 
 from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS
 from ratscrew.events import CardPlayed, Event, Misslap, PileWon, SlapIgnored, SlapTie, SlapWon
 from ratscrew.narrate import TOO_SLOW_IS_NOT_WRONG
+from ratscrew.protocol.server_messages import JudgedSlap, SeatFigures
 
 CONTEST_WINDOW_MS = 1000
 """Slaps on the same pile state this close together make a contested slap worth explaining."""
@@ -81,7 +81,7 @@ class Tally:
     reactions: list[int] = field(default_factory=list)
     cards_won: int = 0
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> SeatFigures:
         """Slaps, misslaps, median and best reaction (anticipations are not reactions), and the
         cards this seat took in piles (penalty piles included)."""
         times = [r for r in self.reactions if r >= ANTICIPATION_FLOOR_MS]
@@ -214,7 +214,7 @@ def judgement_details(contest: Contest, names: Sequence[str]) -> str:
     return text
 
 
-def judgement_slaps(contest: Contest, names: Sequence[str]) -> list[dict[str, Any]]:
+def judgement_slaps(contest: Contest, names: Sequence[str]) -> list[JudgedSlap]:
     """The ``slaps`` of a ``judgement`` message (see docs/protocol.md)."""
     return [{"seat": s.seat, "name": names[s.seat], "reaction_ms": s.reaction_ms,
              "link_ms": s.link_ms, "compensated": s.link_ms >= 1,

@@ -49,3 +49,23 @@ test("words a newcomer may not know are picked out of a line", () => {
     ["chance", "face card"]);
   assert.deepEqual(splitTerms("Ann misslapped").map((p) => p.term), [null, "misslap"]);
 });
+
+test("each line carries the kind of the event it tells; the room's own lines after them carry none", () => {
+  const book = new LogBook();
+  const { items } = book.state({
+    version: 1, game: 1,
+    events: [{ kind: "card_played", at: 1500, seat: 0 }, { kind: "misslap", at: 1620.4, seat: 1 }],
+    lines: ["Ann plays 7♥", "Bob slapped 7♥: no pattern", "Cat is away: a bot plays for Cat"] });
+  assert.deepEqual(items.map((item) => [item.eventKind, item.at]),
+    [["card_played", 1500], ["misslap", 1620], [null, null]]);
+  const judged = book.judgement({ version: 1, game: 1, text: "Ann 212 ms, Bob 250 ms" });
+  assert.deepEqual(judged.map((item) => item.eventKind), ["judgement"]);
+});
+
+test("a notice is logged once as a sentence, with its code as its kind", () => {
+  const book = new LogBook();
+  const items = book.notice({ code: "resumed", message: "the database is back: the game goes on" });
+  assert.deepEqual(items.map(({ kind, text, eventKind }) => ({ kind, text, eventKind })),
+    [{ kind: "notice", text: "The database is back: the game goes on.", eventKind: "resumed" }]);
+  assert.deepEqual(book.notice({ code: "resumed", message: "" }), []);
+});

@@ -5,10 +5,44 @@
  * version they came after. The log book takes states, judgements and `history` answers in any
  * order they arrive and says what to draw: each state's lines once, each judgement once, a
  * divider where the game changes. When a state skips versions, it says which version to ask
- * `history` for, so the page never shows a gap or a duplicate. */
+ * `history` for, so the page never shows a gap or a duplicate.
+ *
+ * Each item carries its `eventKind`, so the page colours a line by what happened, never by its
+ * words: a state's line the kind of the engine event it tells (`card_played`, `slap_won`,
+ * `misslap`, …; a line the room added after the events, someone away or back, has none),
+ * `judgement`, `divider`, or a notice's code. The terminal's twin is `ratscrew/client/session.py`
+ * (`LogBook`, `LogItem.event_kind`); tests/transcripts/ holds both to the same log. */
 
-/** @typedef {{kind: "line" | "judgement" | "divider", text: string, game: number}} LogItem */
-/** @typedef {{version: number, game?: number, lines?: string[], judgement?: {text: string}}} HistoryEntry */
+/** @typedef {import("./protocol").StateMessage} StateMessage */
+/** @typedef {import("./protocol").JudgementMessage} JudgementMessage */
+/** @typedef {import("./protocol").HistoryMessage} HistoryMessage */
+/** @typedef {import("./protocol").NoticeMessage} NoticeMessage */
+/** @typedef {import("./protocol").PublicEvent} PublicEvent */
+
+/**
+ * One line of the log: what it is (`kind`), its words, its game, the event kind it tells (see
+ * above) and the event's room time, when it has one.
+ * @typedef {{kind: "line" | "judgement" | "divider" | "notice", text: string, game: number,
+ *            eventKind: string | null, at: number | null}} LogItem
+ */
+
+/**
+ * A state's (or a history entry's) lines as log items: the first lines tell its events, in
+ * order; any after them are the room's own.
+ * @param {PublicEvent[] | undefined} events @param {string[] | undefined} lines @param {number} game
+ * @returns {LogItem[]}
+ */
+function eventLines(events, lines, game) {
+  const told = events ?? [];
+  return (lines ?? []).map((text, index) => {
+    const event = told[index];
+    return {
+      kind: /** @type {const} */ ("line"), text, game,
+      eventKind: event?.kind ?? null,
+      at: typeof event?.at === "number" ? Math.round(event.at) : null,
+    };
+  });
+}
 
 export class LogBook {
   constructor() {
@@ -33,7 +67,9 @@ export class LogBook {
    */
   _enter(game) {
     if (game === undefined || game === this.game) return [];
-    const divider = this.game === null ? [] : [{ kind: /** @type {const} */ ("divider"), text: `Game ${game}`, game }];
+    /** @type {LogItem[]} */
+    const divider = this.game === null ? []
+      : [{ kind: "divider", text: `Game ${game}`, game, eventKind: "divider", at: null }];
     this.game = game;
     return divider;
   }
@@ -41,7 +77,7 @@ export class LogBook {
   /**
    * A state arrived. Returns what to draw, and `missing`: the version to ask history for when
    * versions were skipped (the lines of this state are then left for the history to bring).
-   * @param {{version: number, game?: number, lines: string[]}} state
+   * @param {Pick<StateMessage, "version" | "game" | "lines"> & {events?: PublicEvent[]}} state
    * @returns {{items: LogItem[], missing: number | null}}
    */
   state(state) {
@@ -51,9 +87,7 @@ export class LogBook {
     }
     this.lastVersion = state.version;
     const game = state.game ?? this.game ?? 1;
-    const items = this._enter(game);
-    for (const text of state.lines) items.push({ kind: "line", text, game });
-    return { items, missing: null };
+    return { items: [...this._enter(game), ...eventLines(state.events, state.lines, game)], missing: null };
   }
 
   /**
@@ -66,25 +100,36 @@ export class LogBook {
     if (this.judged.has(key)) return [];
     this.judged.add(key);
     const game = judgement.game ?? this.game ?? 1;
-    return [...this._enter(game), { kind: "judgement", text: judgement.text, game }];
+    return [...this._enter(game), { kind: "judgement", text: judgement.text, game, eventKind: "judgement", at: null }];
+  }
+
+  /**
+   * Something the server announced (`notice`): logged with its code as its kind.
+   * @param {Pick<NoticeMessage, "code" | "message">} notice
+   * @returns {LogItem[]}
+   */
+  notice(notice) {
+    const said = String(notice.message ?? "").trim();
+    if (!said) return [];
+    const text = `${said.charAt(0).toUpperCase()}${said.slice(1)}${/[.!?]$/.test(said) ? "" : "."}`;
+    return [{ kind: "notice", text, game: this.game ?? 1, eventKind: notice.code ?? "notice", at: null }];
   }
 
   /**
    * A `history` answer: its entries in order. With `reset`, it replaces the whole log.
-   * @param {{entries: HistoryEntry[]}} history
+   * @param {Pick<HistoryMessage, "entries">} history
    * @returns {LogItem[]}
    */
   history(history) {
     /** @type {LogItem[]} */
     const items = [];
     for (const entry of history.entries) {
-      if (entry.judgement) {
+      if ("judgement" in entry) {
         items.push(...this.judgement({ ...entry.judgement, version: entry.version, game: entry.game }));
       } else if (this.lastVersion === null || entry.version > this.lastVersion) {
         this.lastVersion = entry.version;
         const game = entry.game ?? this.game ?? 1;
-        items.push(...this._enter(game));
-        for (const text of entry.lines ?? []) items.push({ kind: "line", text, game });
+        items.push(...this._enter(game), ...eventLines(entry.events, entry.lines, game));
       }
     }
     return items;

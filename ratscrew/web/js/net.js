@@ -4,7 +4,8 @@
 export const PROTOCOL_VERSION = 1;
 
 /**
- * @typedef {{type: string, [key: string]: any}} Message
+ * @typedef {import("./protocol").ServerMessage} Message
+ * @typedef {import("./protocol").ClientMessage} ClientMessage
  * @typedef {{onMessage: (m: Message, arrivedAt: number) => void, onOpen: () => void,
  *            onClose: (willRetry: boolean, reason: string) => void}} Handlers
  */
@@ -49,7 +50,7 @@ export class RoomSocket {
     });
   }
 
-  /** @param {Record<string, unknown>} message */
+  /** @param {ClientMessage} message */
   send(message) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
   }

@@ -7,7 +7,7 @@
  * is played, so the line never speaks of an older pile. Every word comes from the server: this
  * module only picks which lines to show and what cue (shake, move, buzz) goes with them. */
 
-/** @typedef {{kind: string, seat?: number | null}} GameEvent */
+/** An engine event as a state carries it (protocol.d.ts). @typedef {{kind: import("./protocol").EventKind, seat?: number | null}} GameEvent */
 /** @typedef {"misslap" | "won" | "challenge" | "contested" | "judged" | "out"} NewsKind */
 /** @typedef {{kind: NewsKind, text: string, seat: number | null}} NewsItem */
 

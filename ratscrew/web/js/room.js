@@ -14,7 +14,12 @@ import { PROTOCOL_VERSION, RoomSocket } from "./net.js";
 import { beep, setSound, soundOn } from "./sound.js";
 import { buzz, canVibrate, setVibration, vibrationOn } from "./vibrate.js";
 
-/** @typedef {import("./net.js").Message} Message */
+/** @typedef {import("./protocol").ServerMessage} Message */
+/** @typedef {import("./protocol").RoomMessage} RoomMessage */
+/** @typedef {import("./protocol").StateMessage} StateMessage */
+/** @typedef {import("./protocol").GameOverMessage} GameOverMessage */
+/** @typedef {import("./protocol").ErrorMessage} ErrorMessage */
+/** @typedef {import("./protocol").PublicEvent} PublicEvent */
 /** @typedef {import("./logbook.js").LogItem} LogItem */
 /** @typedef {import("./news.js").NewsItem} NewsItem */
 
@@ -28,12 +33,12 @@ const page = {
   host: false,
   joined: false,
   /** @type {"player" | "waiting" | "watching" | null} */ status: null,
-  /** @type {Message | null} */ room: null,
-  /** @type {Message | null} */ state: null,
+  /** @type {RoomMessage | null} */ room: null,
+  /** @type {StateMessage | null} */ state: null,
   stateArrivedAt: 0,
   /** @type {Map<number, number>} version -> performance.now() when painted */
   shown: new Map(),
-  /** @type {Message | null} */ over: null,
+  /** @type {GameOverMessage | null} */ over: null,
   /** whether the player chose to look at the lobby (or the table) instead of the results */
   /** @type {"results" | "lobby" | "table"} */ afterGame: "results",
   keys: loadKeys(),
@@ -50,7 +55,7 @@ const page = {
   /** the version of the last state in which a card was played: a judgement from before it is old */
   newsSince: 0,
   /** the room's rules before joining (GET /api/rooms/CODE), for "How to play" */
-  /** @type {any} */ rules: null,
+  /** @type {import("./protocol").RulesInfo | null} */ rules: null,
   /** the game the lines beside the pile are about */
   /** @type {number | undefined} */ game: undefined,
 };
@@ -167,7 +172,7 @@ function handle(message, arrivedAt) {
       renderTable(message);
       renderNews(message);
       markShown(message.version);
-      const { items, missing } = page.log.state(/** @type {any} */ (message));
+      const { items, missing } = page.log.state(message);
       drawLog(items);
       if (missing !== null && !page.historyAsked) {
         page.historyAsked = true;
@@ -185,7 +190,7 @@ function handle(message, arrivedAt) {
         page.freshHistory = false;
       }
       page.historyAsked = false;
-      drawLog(page.log.history(/** @type {any} */ (message)));
+      drawLog(page.log.history(message));
       break;
     case "judgement":
       if ((message.version ?? 0) >= page.newsSince) {
@@ -193,8 +198,14 @@ function handle(message, arrivedAt) {
         drawNews();
       }
       byId("judgement").title = message.details ?? "";  // the figures and link compensation, on demand
-      drawLog(page.log.judgement(/** @type {any} */ (message)));
+      drawLog(page.log.judgement(message));
       break;
+    case "notice": {  // e.g. "resumed": the database is back and the game goes on
+      const items = page.log.notice(message);
+      drawLog(items);
+      if (items.length) announce(items[0].text);
+      break;
+    }
     case "game_over":
       page.over = message;
       renderResults(message);
@@ -227,7 +238,7 @@ function handle(message, arrivedAt) {
 /**
  * The server refused to seat this key: its name belongs to another player (`name_taken`), or
  * the key saved here is damaged (`bad_key`). The join box says so and lets the player answer.
- * @param {Message} message
+ * @param {ErrorMessage} message
  */
 function refusedJoin(message) {
   page.joined = false;
@@ -259,12 +270,18 @@ function markShown(version) {
   });
 }
 
-/** @param {string} line */
-function lineClass(line) {
-  if (/slapped too/i.test(line)) return "late";
-  if (/misslap|burns|no pattern|empty pile/i.test(line)) return "misslap";
-  if (/slap/i.test(line)) return "slap";
-  return "";
+/** How a log line looks, by the kind of event it tells (never by its words); see logbook.js. */
+const LINE_CLASSES = /** @type {Record<string, string>} */ ({
+  slap_won: "slap", slap_tie: "slap", slapped_in: "slap",
+  misslap: "misslap", locked_out: "misslap", player_barred: "misslap",
+  slap_ignored: "late",
+  judgement: "judged",
+});
+
+/** @param {LogItem} item */
+function lineClass(item) {
+  if (item.kind === "notice") return "notice";
+  return LINE_CLASSES[item.eventKind ?? ""] ?? "";
 }
 
 /**
@@ -298,7 +315,8 @@ function drawLog(items) {
       log.append(divider);
       continue;
     }
-    const line = el("li", item.kind === "judgement" ? "judged" : lineClass(item.text));
+    const line = el("li", lineClass(item));
+    if (item.eventKind) line.dataset.kind = item.eventKind;
     // each game's lines are numbered from 1 (the divider, an item of the list, takes no number)
     if (log.lastElementChild?.classList.contains("divider")) line.setAttribute("value", "1");
     line.append(withTerms(item.text));
@@ -322,11 +340,11 @@ new ResizeObserver(() => {
 
 // ------------------------------------------------------------------ beside the pile
 
-/** Update the lines beside the pile from a state's events (a card clears them). @param {Message} state */
+/** Update the lines beside the pile from a state's events (a card clears them). @param {StateMessage} state */
 function renderNews(state) {
   const events = state.events ?? [];
   const lines = state.lines ?? [];
-  if (events.some((/** @type {{kind: string}} */ event) => event.kind === "card_played")) page.newsSince = state.version;
+  if (events.some((event) => event.kind === "card_played")) page.newsSince = state.version;
   const before = page.game === state.game ? page.news : [];  // a new game starts with nothing said
   page.game = state.game;
   page.news = nextNews(before, events, lines);
@@ -349,14 +367,14 @@ const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 /**
  * Brief cues drawn from the events, before the table is redrawn: a misslap shakes the pile, a
  * won pile flies to its winner's seat. Nothing moves for those who ask for reduced motion.
- * @param {Message | null} previous @param {Message} state
+ * @param {StateMessage | null} previous @param {StateMessage} state
  */
 function cuesBefore(previous, state) {
   if (reducedMotion.matches || previous === null) return;
-  const events = /** @type {{kind: string, seat?: number}[]} */ (state.events ?? []);
+  const events = state.events ?? [];
   const pile = byId("pile");
   const won = events.find((event) => event.kind === "pile_won");
-  if (won && won.seat !== undefined) {
+  if (won && won.seat !== null && won.seat !== undefined) {
     const seat = document.querySelector(`#seats [data-seat="${won.seat}"]`);
     const cards = [...pile.querySelectorAll(".card")];
     if (seat && cards.length) {
@@ -379,7 +397,7 @@ function cuesBefore(previous, state) {
   }
 }
 
-/** @param {{kind: string}[]} events */
+/** @param {PublicEvent[]} events */
 function soundFor(events) {
   for (const event of events) {
     if (event.kind === "card_played") beep("card");
@@ -489,7 +507,7 @@ function renderTimeLimit(ms) {
   line.textContent = `Time limit: ${minutes}. When it is up, the player holding the most cards wins (on a tie, the next of them to play).`;
 }
 
-/** @param {Message} room */
+/** @param {RoomMessage} room */
 function renderWaiting(room) {
   const line = byId("waiting-line");
   const waiting = /** @type {{name: string, you: boolean}[]} */ (room.waiting ?? []);
@@ -506,7 +524,7 @@ function renderWaiting(room) {
 
 /**
  * A host's button that sends one message.
- * @param {string} text @param {string} label @param {Record<string, unknown>} message
+ * @param {string} text @param {string} label @param {import("./protocol").ClientMessage} message
  */
 function hostButton(text, label, message) {
   const button = el("button", "small secondary", text);
@@ -516,7 +534,7 @@ function hostButton(text, label, message) {
   return button;
 }
 
-/** @param {Message} room */
+/** @param {RoomMessage} room */
 function renderLobbySeats(room) {
   const list = byId("lobby-seats");
   list.replaceChildren();
@@ -525,7 +543,7 @@ function renderLobbySeats(room) {
     const item = el("li");
     item.dataset.kind = seat.kind;
     item.dataset.seat = String(seat.seat);
-    const who = seat.kind === "open" ? "open seat: waiting for a friend" : seat.name;
+    const who = seat.kind === "open" ? "open seat: waiting for a friend" : seat.name ?? "";
     item.append(el("span", "seat-number", `Seat ${seat.seat + 1}`), el("span", "name", who));
     if (seat.kind === "human") {
       if (seat.host) item.append(el("span", "tag host", "host"));
@@ -545,7 +563,7 @@ function renderLobbySeats(room) {
           option.value = value;
           choice.append(option);
         }
-        choice.value = seat.kind === "bot" ? seat.bot : "";
+        choice.value = seat.kind === "bot" ? seat.bot ?? "" : "";
         choice.addEventListener("change", () => socket.send({ type: "set_seat", seat: seat.seat, bot: choice.value || null }));
         tools.append(choice);
       }
@@ -649,7 +667,7 @@ function renderSeats() {
   const observation = page.state?.observation;
   const box = byId("seats");
   box.replaceChildren();
-  room.seats.forEach((/** @type {any} */ seat, /** @type {number} */ index) => {
+  room.seats.forEach((seat, index) => {
     // a finished game is drawn with its own seats: one added in the lobby since plays from the next
     if (observation && index >= observation.hand_sizes.length) return;
     const node = el("div", "seat");
@@ -675,7 +693,7 @@ function renderSeats() {
   });
 }
 
-/** @param {Message} state */
+/** @param {StateMessage} state */
 function renderTable(state) {
   const observation = state.observation;
   byId("table").hidden = false;
@@ -713,7 +731,7 @@ function renderStatus() {
   let text;
   if (observation.over) {
     // the winner by the game's own names: the lobby may have moved its seats since
-    const winner = page.over?.results?.find((/** @type {any} */ r) => r.seat === observation.winner)?.name
+    const winner = page.over?.results.find((r) => r.seat === observation.winner)?.name
       ?? nameOf(observation.winner);
     text = observation.winner === null ? "The game is over." : `${winner} wins!`;
   } else if (observation.collection) {
@@ -745,9 +763,9 @@ function renderStatus() {
 
 // ------------------------------------------------------------------ results
 
-/** @param {Message} over */
+/** @param {GameOverMessage} over */
 function renderResults(over) {
-  const winner = over.winner === null ? null : over.results.find((/** @type {any} */ r) => r.seat === over.winner);
+  const winner = over.winner === null ? null : over.results.find((r) => r.seat === over.winner);
   byId("winner").textContent = winner ? `${winner.name}${winner.seat === page.seat ? " (you)" : ""} wins!` : "Nobody wins";
   const body = byId("results-body");
   body.replaceChildren();
@@ -876,9 +894,9 @@ byId("cfg-seats", HTMLInputElement).addEventListener("change", (event) =>
 byId("cfg-rules", HTMLSelectElement).addEventListener("change", (event) =>
   socket.send({ type: "configure", rules: /** @type {HTMLSelectElement} */ (event.target).value }));
 byId("cfg-pace", HTMLSelectElement).addEventListener("change", (event) =>
-  socket.send({ type: "configure", pace: /** @type {HTMLSelectElement} */ (event.target).value }));
+  socket.send({ type: "configure", pace: /** @type {import("./protocol").Pace} */ (/** @type {HTMLSelectElement} */ (event.target).value) }));
 byId("cfg-judging", HTMLSelectElement).addEventListener("change", (event) =>
-  socket.send({ type: "configure", judging: /** @type {HTMLSelectElement} */ (event.target).value }));
+  socket.send({ type: "configure", judging: /** @type {import("./protocol").Judging} */ (/** @type {HTMLSelectElement} */ (event.target).value) }));
 byId("cfg-time-limit", HTMLSelectElement).addEventListener("change", (event) =>
   socket.send({ type: "configure", time_limit_ms: Number(/** @type {HTMLSelectElement} */ (event.target).value) }));
 byId("copy").addEventListener("click", async () => {

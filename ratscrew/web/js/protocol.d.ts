@@ -1,0 +1,341 @@
+// The online protocol's messages (docs/protocol.md), generated from ratscrew/protocol/:
+// do not edit; after changing the Python types run `python -m ratscrew.protocol typescript > ratscrew/web/js/protocol.d.ts`.
+
+/** The kind of an engine event (`ratscrew.events`). */
+export type EventKind = "card_played" | "cards_burned" | "challenge_lost" | "challenge_passed" | "challenge_started" | "claim_opened" | "game_over" | "locked_out" | "misslap" | "pile_won" | "player_barred" | "player_out" | "slap_ignored" | "slap_tie" | "slap_won" | "slapped_in";
+
+export type Observation = { [field: string]: any };
+
+export type PublicEvent = { kind: EventKind; at: number; seat: number | null; [field: string]: any };
+
+export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "server";
+
+export type Status = "player" | "waiting" | "watching";
+
+export type HistoryEntry = StateEntry | JudgementEntry;
+
+export type Pace = "slow" | "normal" | "fast";
+
+export type Judging = "fair" | "first-packet";
+
+export type OpenSeats = "bots" | "remove";
+
+export type ActKind = "play" | "slap" | "resign";
+
+/** Who this connection is, after ``join`` or ``watch``. */
+export interface WelcomeMessage {
+  type: "welcome";
+  protocol: number;
+  code: string;
+  seat: number | null;
+  token: string | null;
+  host: boolean;
+  name: string | null;
+  status: Status;
+  player_id: string | null;
+}
+
+/**
+ * The room: its phase, rules, settings, seats and people (``you`` is the recipient's; the
+ * public summary of ``GET /api/rooms/CODE`` has none).
+ */
+export interface RoomMessage {
+  type: "room";
+  code: string;
+  phase: string;
+  rules: RulesInfo;
+  settings: SettingsInfo;
+  seats: SeatInfo[];
+  waiting: WaitingPerson[];
+  open_seats: number;
+  spectators: number;
+  games_played: number;
+  game_id: number | null;
+  settle_ms: number;
+  expected_length: ExpectedLength | null;
+  you?: YouInfo;
+}
+
+/**
+ * One step of the game, as a client receives it. The server builds it in two parts, a
+ * `StatePart` for everyone and a `ViewPart` per seat, and stamps ``sent_at`` and
+ * ``server_time_ms`` as it goes out on each connection.
+ */
+export interface StateMessage {
+  type: "state";
+  version: number;
+  game: number;
+  settle_ms: number;
+  events: PublicEvent[];
+  lines: string[];
+  observation: Observation;
+  sent_at: number;
+  server_time_ms: number;
+}
+
+/** A contested slap, judged: who was quicker, by how much, and why. */
+export interface JudgementMessage {
+  type: "judgement";
+  version: number;
+  game: number;
+  pile: string[];
+  slaps: JudgedSlap[];
+  text: string;
+  details: string;
+}
+
+/** The results of a game, and where its record and replay are. */
+export interface GameOverMessage {
+  type: "game_over";
+  winner: number | null;
+  reason: string;
+  game_id: number;
+  record_url: string;
+  replay_url: string;
+  results: SeatResultInfo[];
+}
+
+/** The log so far (or after a version), to redraw it without a gap or a duplicate. */
+export interface HistoryMessage {
+  type: "history";
+  game: number | null;
+  entries: HistoryEntry[];
+  complete: boolean;
+}
+
+/** Answer with ``pong`` and the same ``id`` at once. */
+export interface PingMessage {
+  type: "ping";
+  id: number;
+}
+
+/** The host removed you; you now watch. */
+export interface KickedMessage {
+  type: "kicked";
+  message: string;
+}
+
+/** The same token connected elsewhere; this connection closes. */
+export interface ReplacedMessage {
+  type: "replaced";
+  message: string;
+}
+
+/** A refused message (nothing changed), or ``unavailable`` sent unasked. */
+export interface ErrorMessage {
+  type: "error";
+  code: ErrorCode;
+  message: string;
+}
+
+/** Something the server announces (``resumed``: the database is back). */
+export interface NoticeMessage {
+  type: "notice";
+  code: string;
+  message: string;
+}
+
+/** The room's rules: the ruleset as TOML and in plain English. */
+export interface RulesInfo {
+  name: string;
+  summary: string;
+  toml: string;
+  lines: string[];
+  preset: boolean;
+  unrated: string | null;
+  patterns: PatternExample[];
+}
+
+/** The room's settings (as in ``POST /api/rooms``). */
+export interface SettingsInfo {
+  seats: number;
+  pace: string;
+  turn_timeout_ms: number;
+  judging: string;
+  seeded: boolean;
+  time_limit_ms: number;
+}
+
+/** One seat: ``open``, a ``bot`` (with its level) or a ``human`` (with the person's link). */
+export interface SeatInfo {
+  seat: number;
+  kind: string;
+  name: string | null;
+  bot?: string | null;
+  host?: boolean;
+  connected?: boolean;
+  ready?: boolean;
+  ping_ms?: number | null;
+  stand_in?: string | null;
+  you?: boolean;
+}
+
+/** Someone waiting for the next game. */
+export interface WaitingPerson {
+  name: string;
+  you?: boolean;
+}
+
+/** How long a game under the room's rules and seats lasts, in minutes. */
+export interface ExpectedLength {
+  median_minutes: number;
+  p90_minutes: number;
+}
+
+/** The recipient of a ``room`` message. */
+export interface YouInfo {
+  seat: number | null;
+  host: boolean;
+  status: Status;
+  name: string | null;
+}
+
+/** One slap of a contested pile, judged. */
+export interface JudgedSlap {
+  seat: number;
+  name: string;
+  reaction_ms: number | null;
+  link_ms: number;
+  compensated: boolean;
+  result: string;
+}
+
+/** How one seat did in a finished game: its figures and how many of its actions were its own. */
+export interface SeatResultInfo {
+  seat: number;
+  name: string;
+  kind: string;
+  slaps: number;
+  misslaps: number;
+  median_reaction_ms: number | null;
+  best_reaction_ms: number | null;
+  cards_won: number;
+  actions: number;
+  by_stand_in: number;
+  by_time_out: number;
+}
+
+/** A slap pattern the rules allow, what it means, and a pile that shows it. */
+export interface PatternExample {
+  name: string;
+  text: string;
+  example: string[];
+}
+
+/** Every message the server sends on a room's websocket. */
+export type ServerMessage =
+  | WelcomeMessage
+  | RoomMessage
+  | StateMessage
+  | JudgementMessage
+  | GameOverMessage
+  | HistoryMessage
+  | PingMessage
+  | KickedMessage
+  | ReplacedMessage
+  | ErrorMessage
+  | NoticeMessage
+  ;
+
+/** Sit down (or take a seat back with ``token``). */
+export interface JoinMessage {
+  type: "join";
+  name: string;
+  token?: string | null;
+  player_key?: string | null;
+}
+
+/** Look on without a seat. */
+export interface WatchMessage {
+  type: "watch";
+}
+
+/** Leave your seat, or stop waiting, and watch (not during a game). */
+export interface StandMessage {
+  type: "stand";
+}
+
+/** Say whether you are ready to start. */
+export interface ReadyMessage {
+  type: "ready";
+  ready: boolean;
+}
+
+/** The host changes some of the room's settings (``None``: unchanged). */
+export interface ConfigureMessage {
+  type: "configure";
+  rules?: string;
+  seats?: number;
+  pace?: Pace;
+  turn_timeout_ms?: number;
+  judging?: Judging;
+  time_limit_ms?: number;
+}
+
+/** The host puts a bot of level ``bot`` in ``seat``, or opens it (``bot=None``). */
+export interface SetSeatMessage {
+  type: "set_seat";
+  seat: number;
+  bot: string | null;
+}
+
+/** The host swaps what sits in two seats (people, bots or nobody) before a game. */
+export interface MoveSeatMessage {
+  type: "move_seat";
+  from: number;
+  to: number;
+}
+
+/** The host removes the person in ``seat``. */
+export interface KickMessage {
+  type: "kick";
+  seat: number;
+}
+
+/** The host starts the game; seats still open get a ``bot`` of that level, or are removed. */
+export interface StartMessage {
+  type: "start";
+  open_seats?: OpenSeats;
+  bot?: string;
+}
+
+/** The host starts a new game with the same seats after one ended. */
+export interface RematchMessage {
+  type: "rematch";
+}
+
+/** A game action with the client's reaction stamp (both optional). */
+export interface ActMessage {
+  type: ActKind;
+  reaction_ms?: number | null;
+  version?: number | null;
+}
+
+/** The answer to ``ping`` ``id``. */
+export interface PongMessage {
+  type: "pong";
+  id: number;
+}
+
+/** Ask for the entries after state ``since`` (``None``: all that is kept). */
+export interface HistoryRequestMessage {
+  type: "history";
+  since: number | null;
+}
+
+/** Every message a client sends on a room's websocket. */
+export type ClientMessage =
+  | JoinMessage
+  | WatchMessage
+  | StandMessage
+  | ReadyMessage
+  | ConfigureMessage
+  | SetSeatMessage
+  | MoveSeatMessage
+  | KickMessage
+  | StartMessage
+  | RematchMessage
+  | ActMessage
+  | PongMessage
+  | HistoryRequestMessage
+  ;
