@@ -169,7 +169,7 @@ class FixedLengths:
     """The lab's expected game length, already computed (`ratscrew.server.labjobs.LabService`)."""
 
     def expected_length(self, rules: object, bots: object, on_ready: object) -> dict[str, float]:
-        return {"median": 6.0, "p90": 11.0}
+        return {"median_minutes": 6.0, "p90_minutes": 11.0}
 
 
 def test_a_room_reloaded_after_an_outage_is_the_same_object_with_its_people_and_plays_on() -> None:
@@ -189,7 +189,7 @@ def test_a_room_reloaded_after_an_outage_is_the_same_object_with_its_people_and_
     assert room.paused is None and room.game is not None
     assert room.game.observe(None) == stored_state
     assert room.publisher is publisher and room.clock is clock
-    assert room.summary()["expected_length"] == {"median": 6.0, "p90": 11.0}
+    assert room.summary()["expected_length"] == {"median_minutes": 6.0, "p90_minutes": 11.0}
     assert [(m.seat, m.name) for m in room.connections.values()] == [(0, "Ann"), (1, "Bob"), (None, None)]
     assert room.seats[0].conn is ann and room.seats[1].conn is bob
     for person in (ann, bob, eve):
