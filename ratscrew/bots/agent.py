@@ -63,6 +63,7 @@ from ratscrew.events import (
     SlapTie,
     SlapWon,
 )
+from ratscrew.observation import SLAPPING_STATUSES
 from ratscrew.patterns import find_slap
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Answer, Intent, Observation
@@ -75,8 +76,6 @@ MIN_ANTICIPATION_MS = 20.0
 RECOGNITION_COST_MS = 170.0
 """How much longer deciding "is this slappable?" takes than just reacting to a card: recognition
 reaction (about 380-420 ms) minus simple reaction (about 190-230 ms)."""
-
-_MAY_SLAP = frozenset({"in", "out"})
 
 
 def draw_reaction_ms(profile: BotProfile, rng: random.Random) -> float:
@@ -236,7 +235,7 @@ class BotAgent:
             elif isinstance(event, CardsBurned) and event.seat == seat and event.reason == "out_of_turn":
                 self._play = None
         self._check_view(observation)
-        may_slap = observation["status"][seat] in _MAY_SLAP
+        may_slap = observation["status"][seat] in SLAPPING_STATUSES  # its own claim aside
         if pile_changed:
             self._slap = None
         if shown is not None and may_slap:

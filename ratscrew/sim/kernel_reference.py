@@ -96,6 +96,7 @@ from ratscrew.events import (
     SlapTie,
     SlapWon,
 )
+from ratscrew.observation import SLAPPING_STATUSES
 from ratscrew.ruleset import Ruleset
 from ratscrew.sim.summary import GameSummary
 
@@ -104,8 +105,6 @@ DEFAULT_MAX_CARDS = 20_000
 
 MAX_REJECTIONS_IN_A_ROW = 1000
 """A run stops (``unfinished``) after this many refused actions in a row."""
-
-_MAY_SLAP = ("in", "out")
 
 
 def bot_seed(seed: int, seat: int) -> int:
@@ -247,7 +246,7 @@ def _update_plans(game: Game, seat: int, bot: _Seat, batch: _Batch) -> None:
             else:
                 memory.take(mover, cards)
         memory.resync([game.hand_size(s) for s in range(game.players)])
-    may_slap = game.status(seat) in _MAY_SLAP
+    may_slap = game.status(seat) in SLAPPING_STATUSES  # its own claim aside
     if batch.shown_at is not None and may_slap:
         pattern = batch.pattern
         foreseen = bot.expected is not None and bot.expected == batch.shown
