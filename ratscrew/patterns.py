@@ -115,8 +115,10 @@ class PatternFacts:
     teaching; ``difficulty`` is how much harder it is to see than a double (1.0), from which a
     bot's chance to miss it grows (:meth:`ratscrew.bots.profile.BotProfile.miss_chance`);
     ``kernel_code`` is its number in the compiled simulation kernel
-    (:data:`ratscrew.sim.kernel_compiled.PATTERN_CODES`). Which presets allow it is read from
-    the presets themselves (:func:`ratscrew.rulebook.presets_allowing`)."""
+    (:data:`ratscrew.sim.kernel_compiled.PATTERN_CODES`): 0, 1, ... in turn, a new pattern
+    taking the next one, and never renumbered (numba caches the compiled kernel by its own
+    source file, not by this one). Which presets allow it is read from the presets themselves
+    (:func:`ratscrew.rulebook.presets_allowing`)."""
 
     name: str
     shows: Pattern
