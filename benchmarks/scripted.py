@@ -244,6 +244,7 @@ def seeds_with_an_early_double(count: int, max_cards: int = 6) -> list[tuple[int
         game = Game.deal(rules, players=2, seed=seed)
         for played in range(1, max_cards + 1):
             turn = game.observe(None)["turn"]
+            assert turn is not None, "the game goes on until a face card shows"
             game.play(turn, at=played * 100)
             pile = game.observe(None)["pile"]
             if pile[-1][0] in "JQKA":

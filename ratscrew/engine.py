@@ -32,7 +32,7 @@ import random
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ratscrew.cards import Card, Rank, format_cards, parse_cards, standard_deck
 from ratscrew.errors import (
@@ -64,6 +64,7 @@ from ratscrew.events import (
     SlapTie,
     SlapWon,
 )
+from ratscrew.observation import ACT_KINDS, ActKind, MayView, Observation, SeatStatus
 from ratscrew.patterns import PATTERNS, is_triple
 from ratscrew.ruleset import Ruleset
 
@@ -88,9 +89,10 @@ _VIEW_TEMPLATE: dict[str, Any] = {
     "seat": None, "now": 0, "rules": "", "players": 0, "turn": None, "pile": None,
     "pile_played_by": None, "burned": None, "penalty_pile": 0, "hand_sizes": None, "status": None,
     "challenge": None, "collection": None, "tie_window_until": None, "cards_played": 0,
-    "tricks": 0, "over": False, "winner": None, "end_reason": None}
-"""`Game.observe`'s keys in their order, with the values of a game under way and no challenge,
-collection or tie window: each observation starts as a copy of it."""
+    "tricks": 0, "over": False, "winner": None, "end_reason": None, "may": None}
+"""`Game.observe`'s keys in their order (`ratscrew.observation.Observation`), with the values of
+a game under way and no challenge, collection or tie window: each observation starts as a copy
+of it."""
 _NOBODY: frozenset[int] = frozenset()
 _HAND_BREAK = b"\xff"
 """Between two hands in the cycle key: a byte that is no card's code."""
@@ -345,7 +347,7 @@ class Game:
                 return name
         return None
 
-    def status(self, seat: int) -> str:
+    def status(self, seat: int) -> SeatStatus:
         """``in`` (holding cards or owed a pile), ``locked`` (holding cards but may not slap),
         ``out`` (no cards, may slap in), ``barred`` (may no longer slap in), ``eliminated``
         (out for good) or ``watching`` (an outsider who may not slap in)."""
@@ -353,13 +355,49 @@ class Game:
             self._check_seat(seat)
         return self._status(seat)
 
-    def _statuses(self) -> list[str]:
+    def may(self, seat: int, kind: ActKind) -> bool:
+        """Whether ``seat`` may take action ``kind`` (``play`` or ``slap``) now: the one place
+        players, bots, learning environments and clients learn who may act.
+
+        ``play``: it is the seat's turn (and it holds a card); a play out of turn is refused, or
+        burns cards as a penalty where ``out_of_turn = "burn"``. ``slap``: the engine would
+        judge the seat's slap rather than refuse it: it is owed the pile of a lost challenge
+        (and may slap to claim it, whatever its status), or it is neither out of the game nor
+        locked out, and holds cards, or is the challenger, or may slap in. A slap it may make
+        can still be a misslap. Nobody may do anything once the game is over.
+
+        >>> game = Game(Ruleset.preset("classic"), hands=["7H 2C", "7S 3D"], leader=0)
+        >>> game.may(0, "play"), game.may(1, "play"), game.may(1, "slap")
+        (True, False, True)
+        """
+        if type(seat) is not int or not 0 <= seat < self._n:
+            self._check_seat(seat)
+        if kind == "play":
+            return not self._over and self._turn == seat and bool(self._hands[seat])
+        if kind == "slap":
+            return not self._over and self._may_slap(seat)
+        raise ValueError(f"unknown action {kind!r}; choose one of {', '.join(ACT_KINDS)}")
+
+    def _may_view(self) -> MayView:
+        """`may` for every seat."""
+        players = self._n
+        play = [False] * players
+        if self._over:
+            return {"play": play, "slap": [False] * players}
+        turn = self._turn
+        if turn is not None and self._hands[turn]:
+            play[turn] = True
+        if not self._locked and not self._eliminated and all(self._hands):
+            return {"play": play, "slap": [True] * players}  # everyone holds cards and may slap
+        return {"play": play, "slap": [self._may_slap(seat) for seat in range(players)]}
+
+    def _statuses(self) -> list[SeatStatus]:
         """Every seat's `status`, in seat order, as `_status` gives it, without its call for
         a seat that is eliminated or holds cards (most seats, most of the time)."""
         hands, locked, eliminated = self._hands, self._locked, self._eliminated
         if not locked and not eliminated and all(hands):
             return ["in"] * self._n
-        statuses = []
+        statuses: list[SeatStatus] = []
         for seat, hand in enumerate(hands):
             if seat in eliminated:
                 statuses.append("eliminated")
@@ -369,14 +407,14 @@ class Game:
                 statuses.append(self._status_without_cards(seat))
         return statuses
 
-    def _status(self, seat: int) -> str:
+    def _status(self, seat: int) -> SeatStatus:
         if seat in self._eliminated:
             return "eliminated"
         if self._hands[seat]:
             return "locked" if seat in self._locked else "in"
         return self._status_without_cards(seat)
 
-    def _status_without_cards(self, seat: int) -> str:
+    def _status_without_cards(self, seat: int) -> SeatStatus:
         """`_status` of a seat holding no cards that is not eliminated."""
         award, challenge = self._award, self._challenge
         if (award is not None and award.winner == seat) or (
@@ -777,18 +815,26 @@ class Game:
             return self.rules.outsiders_slap_in
         return self.rules.out_of_cards == "slap_in"
 
-    def _check_may_slap(self, seat: int) -> None:
+    def _may_slap(self, seat: int) -> bool:
+        """Whether `_check_may_slap` lets the seat's slap through (the game not over)."""
         award = self._award
         if award is not None and award.winner == seat:
+            return True
+        if seat in self._eliminated or seat in self._locked:
+            return False
+        challenger = self._challenge is not None and self._challenge.challenger == seat
+        return bool(self._hands[seat]) or challenger or self._may_slap_in(seat)
+
+    def _check_may_slap(self, seat: int) -> None:
+        """Refuse the slap of a seat that may not slap (`_may_slap`), saying why."""
+        if self._may_slap(seat):
             return
         if seat in self._eliminated:
             raise SlapNotAllowedError(f"seat {seat} is out of the game")
         if seat in self._locked:
             raise SlapNotAllowedError(f"seat {seat} is locked out until someone else wins a pile")
-        challenger = self._challenge is not None and self._challenge.challenger == seat
-        if not self._hands[seat] and not challenger and not self._may_slap_in(seat):
-            why = "barred from slapping in" if seat in self._barred else "out and may not slap in"
-            raise SlapNotAllowedError(f"seat {seat} is {why}")
+        why = "barred from slapping in" if seat in self._barred else "out and may not slap in"
+        raise SlapNotAllowedError(f"seat {seat} is {why}")
 
     def _slap(self, seat: int, at: int, events: list[Event]) -> None:
         self._check_may_slap(seat)
@@ -1032,10 +1078,11 @@ class Game:
 
     # ------------------------------------------------------------------ observation
 
-    def observe(self, seat: int | None) -> dict[str, Any]:
+    def observe(self, seat: int | None) -> Observation:
         """What ``seat`` (or a spectator, ``None``) can see: face-up cards, hand sizes, turn,
-        challenge, windows and timers. No face-down card is ever included, not even the
-        seat's own. The result is JSON-serialisable.
+        challenge, windows and timers, and who may act (`may`, for every seat). No face-down
+        card is ever included, not even the seat's own. The result is JSON-serialisable; its
+        type, `ratscrew.observation.Observation`, names every key.
         """
         if seat is not None and (type(seat) is not int or not 0 <= seat < self._n):
             self._check_seat(seat)
@@ -1044,7 +1091,7 @@ class Game:
         # copy is cheaper than a dict display of twenty keys), then only the entries that are
         # not the template's; cards by their notation attribute; no call per seat for the
         # status of one holding cards.
-        view = _VIEW_TEMPLATE.copy()
+        view = cast(Observation, _VIEW_TEMPLATE.copy())
         view["seat"] = seat
         view["now"] = self._now
         view["rules"] = self.rules.name
@@ -1073,6 +1120,7 @@ class Game:
             view["over"] = True
             view["winner"] = self._winner
             view["end_reason"] = self._end_reason
+        view["may"] = self._may_view()
         return view
 
     # ------------------------------------------------------------------ records

@@ -23,6 +23,7 @@ from typing import Any
 
 from ratscrew.engine import Game
 from ratscrew.events import Event
+from ratscrew.observation import Observation
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Step:
     seat: int | None
     at: int
     events: tuple[Event, ...]
-    observation: dict[str, Any]
+    observation: Observation
     pattern: str | None
 
 

@@ -23,7 +23,7 @@ someone else just won pays nothing:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ratscrew.cards import Card
@@ -187,7 +187,7 @@ def describe_event(event: Event, names: Sequence[str]) -> str:
     return event.kind
 
 
-def refusal_text(rejection: Rejection, name: str, observation: dict[str, Any],
+def refusal_text(rejection: Rejection, name: str, observation: Mapping[str, Any],
                  names: Sequence[str]) -> str:
     """Why the engine refused a person's key press or click, in words (the engine's reason, with
     names instead of seat numbers): the terminal game's status line and the server's ``illegal``

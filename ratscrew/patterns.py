@@ -106,46 +106,71 @@ def is_sixty_nine(live: Sequence[Card], options: PatternOptions) -> bool:
     return len(live) >= 2 and {live[-1].rank, live[-2].rank} == {Rank.SIX, Rank.NINE}
 
 
-PATTERNS: dict[str, Pattern] = {
-    "double": is_double,
-    "sandwich": is_sandwich,
-    "triple": is_triple,
-    "top_bottom": is_top_bottom,
-    "add_to_ten": is_add_to_ten,
-    "marriage": is_marriage,
-    "divorce": is_divorce,
-    "run": is_run,
-    "joker": is_joker,
-    "sixty_nine": is_sixty_nine,
-}
-"""Every slap pattern by name, in the order the docs describe them."""
+@dataclass(frozen=True, slots=True)
+class PatternFacts:
+    """Everything the project knows of one slap pattern, in its one home.
+
+    ``shows`` is the predicate; ``description`` says it to players (the rulebook, ``ratscrew
+    judge``, the lab); ``example`` is a pile (bottom to top, notation) that shows it, for
+    teaching; ``difficulty`` is how much harder it is to see than a double (1.0), from which a
+    bot's chance to miss it grows (:meth:`ratscrew.bots.profile.BotProfile.miss_chance`);
+    ``kernel_code`` is its number in the compiled simulation kernel
+    (:data:`ratscrew.sim.kernel_compiled.PATTERN_CODES`): 0, 1, ... in turn, a new pattern
+    taking the next one, and never renumbered (numba caches the compiled kernel by its own
+    source file, not by this one). Which presets allow it is read from the presets themselves
+    (:func:`ratscrew.rulebook.presets_allowing`)."""
+
+    name: str
+    shows: Pattern
+    description: str
+    example: str
+    difficulty: float
+    kernel_code: int
+
+
+PATTERN_FACTS: dict[str, PatternFacts] = {facts.name: facts for facts in (
+    PatternFacts("double", is_double,
+                 "the top two cards have the same rank (7 7)",
+                 "3C 7H 7S", difficulty=1.0, kernel_code=0),
+    PatternFacts("sandwich", is_sandwich,
+                 "the top card matches the rank of the third card from the top (7 3 7)",
+                 "7H 3C 7S", difficulty=1.6, kernel_code=1),
+    PatternFacts("triple", is_triple,
+                 "the top three cards have the same rank (7 7 7)",
+                 "7H 7C 7S", difficulty=1.0, kernel_code=2),
+    PatternFacts("top_bottom", is_top_bottom,
+                 "the top card matches the rank of the bottom card of the pile",
+                 "7H 2C 9D 7S", difficulty=2.6, kernel_code=3),
+    PatternFacts("add_to_ten", is_add_to_ten,
+                 "the top two are number cards adding up to ten, ace counting one (3 7, A 9)",
+                 "QC 3D 7S", difficulty=2.4, kernel_code=4),
+    PatternFacts("marriage", is_marriage,
+                 "a king and a queen lie on top of each other (K Q or Q K)",
+                 "5D KH QS", difficulty=1.5, kernel_code=5),
+    PatternFacts("divorce", is_divorce,
+                 "a king and a queen with one card between them (K 5 Q)",
+                 "KH 5C QS", difficulty=2.2, kernel_code=6),
+    PatternFacts("run", is_run,
+                 "the top cards are consecutive ranks going up or down (4 5 6 7)",
+                 "3H 4C 5D 6S", difficulty=3.0, kernel_code=7),
+    PatternFacts("joker", is_joker,
+                 "a joker is on top",
+                 "5C JK", difficulty=0.6, kernel_code=8),
+    PatternFacts("sixty_nine", is_sixty_nine,
+                 "a six and a nine lie on top of each other (6 9 or 9 6)",
+                 "2D 6H 9C", difficulty=1.6, kernel_code=9),
+)}
+"""Every slap pattern by name, in the order the docs describe them: the registry every table
+below (and the bots' difficulties, the kernel's codes) is read from."""
+
+PATTERNS: dict[str, Pattern] = {name: facts.shows for name, facts in PATTERN_FACTS.items()}
+"""Every slap pattern's predicate by name, in the registry's order."""
 
 PATTERN_DESCRIPTIONS: dict[str, str] = {
-    "double": "the top two cards have the same rank (7 7)",
-    "sandwich": "the top card matches the rank of the third card from the top (7 3 7)",
-    "triple": "the top three cards have the same rank (7 7 7)",
-    "top_bottom": "the top card matches the rank of the bottom card of the pile",
-    "add_to_ten": "the top two are number cards adding up to ten, ace counting one (3 7, A 9)",
-    "marriage": "a king and a queen lie on top of each other (K Q or Q K)",
-    "divorce": "a king and a queen with one card between them (K 5 Q)",
-    "run": "the top cards are consecutive ranks going up or down (4 5 6 7)",
-    "joker": "a joker is on top",
-    "sixty_nine": "a six and a nine lie on top of each other (6 9 or 9 6)",
-}
+    name: facts.description for name, facts in PATTERN_FACTS.items()}
+"""What each pattern means, for players."""
 
-
-PATTERN_EXAMPLES: dict[str, str] = {
-    "double": "3C 7H 7S",
-    "sandwich": "7H 3C 7S",
-    "triple": "7H 7C 7S",
-    "top_bottom": "7H 2C 9D 7S",
-    "add_to_ten": "QC 3D 7S",
-    "marriage": "5D KH QS",
-    "divorce": "KH 5C QS",
-    "run": "3H 4C 5D 6S",
-    "joker": "5C JK",
-    "sixty_nine": "2D 6H 9C",
-}
+PATTERN_EXAMPLES: dict[str, str] = {name: facts.example for name, facts in PATTERN_FACTS.items()}
 """A pile (bottom to top, notation) that shows each pattern, for teaching; the tests check that
 each one is slappable by its own pattern under every preset that allows it."""
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from ratscrew.engine import Game
 from ratscrew.errors import IllegalActionError
 from ratscrew.events import CardPlayed, Event, PileWon
+from ratscrew.observation import SLAPPING_STATUSES
 from ratscrew.ruleset import Ruleset
 
 
@@ -84,11 +85,11 @@ def play_simple_game(
         if played:
             if slap_pattern() is not None:
                 for seat in seats:
-                    if status(seat) in ("in", "out"):
+                    if status(seat) in SLAPPING_STATUSES:
                         plans[2 * seat + 1] = now + react()
             else:
                 for seat in seats:
-                    if random_() < chance and status(seat) in ("in", "out"):
+                    if random_() < chance and status(seat) in SLAPPING_STATUSES:
                         plans[2 * seat + 1] = now + react()
         # Then act: the earliest plan, or the engine's timer if it falls due first.
         if game.over or game.cards_played >= max_cards:

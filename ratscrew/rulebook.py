@@ -9,12 +9,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from ratscrew.patterns import PATTERN_DESCRIPTIONS, example_pile
+from ratscrew.patterns import PATTERN_DESCRIPTIONS, PATTERN_FACTS, example_pile
 from ratscrew.ruleset import Ruleset
 
 
 def _seconds(ms: int) -> str:
     return f"{ms / 1000:g} second" + ("" if ms == 1000 else "s")
+
+
+def presets_allowing(pattern: str) -> list[str]:
+    """The shipped presets whose slaps include ``pattern`` (a name in the registry,
+    :data:`ratscrew.patterns.PATTERN_FACTS`), in `Ruleset.presets` order: read from the presets
+    themselves, never stored beside the pattern. An unknown name is a `ValueError`.
+
+    >>> presets_allowing("sandwich")
+    ['classic', 'northwest', 'paranoid']
+    """
+    if pattern not in PATTERN_FACTS:
+        raise ValueError(f"unknown slap pattern {pattern!r}; choose one of {', '.join(PATTERN_FACTS)}")
+    return [name for name in Ruleset.presets() if pattern in Ruleset.preset(name).slaps]
 
 
 def pattern_examples(rules: Ruleset) -> list[dict[str, Any]]:

@@ -60,19 +60,18 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, get_args
+from typing import Literal, Protocol, get_args
 
 from ratscrew.engine import MAX_TIME_MS, Game
 from ratscrew.errors import IllegalActionError, InvalidTimeError, NoSuchSeatError
 from ratscrew.events import Event
+from ratscrew.observation import Observation as Observation  # what an agent is shown
 from ratscrew.ruleset import Ruleset
 
 ActionKind = Literal["play", "slap", "resign"]
 """What an agent can do: play its top card, slap the pile, or resign."""
 ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
 
-Observation = dict[str, Any]
-"""What one seat sees, as returned by :meth:`ratscrew.engine.Game.observe`."""
 
 MAX_CONSECUTIVE_REJECTIONS = 1000
 """A virtual run stops (``stop_reason == "stalled"``) after this many refused actions in a row:
@@ -447,7 +446,7 @@ class Table:
         shared = self.game.observe(None)
         for seat, agent in enumerate(self.agents):
             if agent is not None:
-                view = dict(shared)
+                view = shared.copy()
                 view["seat"] = seat
                 self._apply(seat, agent.on_events(events, view))
 

@@ -116,6 +116,7 @@ def early_double(players: int = 2) -> tuple[int, int]:
         at = 0
         for played in range(1, 9):
             turn = game.observe(None)["turn"]
+            assert turn is not None, "a game just dealt goes on for eight cards"
             at += 200
             game.play(turn, at=at)
             top = game.observe(None)["pile"]

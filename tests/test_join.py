@@ -66,7 +66,9 @@ def early_double(players: int = 2) -> tuple[int, int]:
     for seed in range(2000):
         game = Game.deal(classic, players=players, seed=seed)
         for played in range(1, 9):
-            game.play(game.observe(None)["turn"], at=200 * played)
+            turn = game.observe(None)["turn"]
+            assert turn is not None, "a game just dealt goes on for eight cards"
+            game.play(turn, at=200 * played)
             pile = game.observe(None)["pile"]
             if pile[-1][0] in "JQKA":
                 break

@@ -66,7 +66,42 @@ def observation_from_accessors(game: Game, seat: int | None) -> dict[str, Any]:
         "cards_played": game.cards_played,
         "tricks": game.tricks, "over": game.over, "winner": game.winner,
         "end_reason": game.end_reason,
+        "may": {kind: [game.may(s, kind) for s in range(game.players)] for kind in ("play", "slap")},
     }
+
+
+def _no_timer_before(game: Game, at: int) -> bool:
+    """Nothing fires before an action at ``at``: it meets the game `Game.may` was asked about."""
+    deadline = game.next_deadline
+    return at >= game.now and (deadline is None or deadline > at)
+
+
+def play_as_may_says(game: Game, seat: int, at: int) -> None:
+    """``seat`` plays at ``at``; when no timer fires first (nor the tie window a card closes),
+    the engine accepts the play exactly when `Game.may` said the seat may play (a play out of
+    turn under ``out_of_turn = "burn"`` is accepted too: it burns cards as a penalty)."""
+    may = game.may(seat, "play")
+    checked = (_no_timer_before(game, at) and game.rules.out_of_turn != "burn"
+               and game.observe(None)["tie_window_until"] is None)  # a card closes a tie window
+    try:
+        game.play(seat, at=at)
+    except IllegalActionError:
+        assert not (checked and may), f"seat {seat} may play, yet its play was refused"
+        raise
+    assert may or not checked, f"seat {seat} may not play, yet its play was accepted"
+
+
+def slap_as_may_says(game: Game, seat: int, at: int) -> None:
+    """``seat`` slaps at ``at``; when no timer fires first, the engine accepts the slap (won,
+    missed or ignored) exactly when `Game.may` said the seat may slap."""
+    may = game.may(seat, "slap")
+    checked = _no_timer_before(game, at)
+    try:
+        game.slap(seat, at=at)
+    except IllegalActionError:
+        assert not (checked and may), f"seat {seat} may slap, yet its slap was refused"
+        raise
+    assert may or not checked, f"seat {seat} may not slap, yet its slap was accepted"
 
 
 def chaos(game: Game, rng: random.Random, steps: int) -> None:
@@ -85,9 +120,9 @@ def chaos(game: Game, rng: random.Random, steps: int) -> None:
             if choice < 0.45 and game.turn is not None:
                 game.play(game.turn, at=at)
             elif choice < 0.55:
-                game.play(seat, at=at)
+                play_as_may_says(game, seat, at)
             elif choice < 0.85:
-                game.slap(seat, at=at)
+                slap_as_may_says(game, seat, at)
             elif choice < 0.99:
                 game.advance(at=at)
             else:
@@ -99,7 +134,7 @@ def chaos(game: Game, rng: random.Random, steps: int) -> None:
         face_up = {str(c) for c in zones["pile"] + zones["burned"]}
         for viewer in [None, *range(game.players)]:
             observation = game.observe(viewer)
-            shown = {key: observation[key] for key in observation
+            shown = {key: value for key, value in observation.items()
                      if key not in ("pile_played_by", "tie_window_until")}
             assert list(shown.items()) == list(observation_from_accessors(game, viewer).items())
             json.dumps(observation)

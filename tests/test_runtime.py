@@ -268,8 +268,10 @@ def test_the_view_an_agent_gets_is_exactly_what_the_engine_shows_its_seat() -> N
 
     class Checker(Dealer):
         def on_events(self, events: Sequence[Event], observation: Observation) -> Answer:
-            if observation != game.observe(observation["seat"]):
-                mismatches.append(observation["seat"])
+            seat = observation["seat"]
+            assert seat is not None, "an agent sits at a seat"
+            if observation != game.observe(seat):
+                mismatches.append(seat)
             return super().on_events(events, observation)
 
     table = Table(game, [Checker(300), Checker(450), Checker(500)], max_cards=400)

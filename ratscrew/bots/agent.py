@@ -1,8 +1,10 @@
 """`BotAgent`: a human-like bot that sits at a `ratscrew.runtime.Table`.
 
-It follows the shared decision model of :mod:`ratscrew.bots.profile` (reaction times drawn from
-an ex-Gaussian, misses that grow with a pattern's difficulty, flinches on near patterns, a
-card-playing pace) and adds what only a bot that keeps state can do: **counting**.
+It follows the decision model of :mod:`ratscrew.bots.decision` (reaction times drawn from an
+ex-Gaussian, misses that grow with a pattern's difficulty, flinches on near patterns, a
+card-playing pace, the order of the random draws: written there once, for this bot and the
+simulation kernel's reference alike) and adds what only a bot that keeps state can do:
+**counting**.
 
 What the bot sees and remembers. It gets nothing but its seat's observation and the events of
 each action. Every card it ever sees was face up (played, burned, paid as a penalty); when a
@@ -47,8 +49,15 @@ import random
 from collections import deque
 from collections.abc import Sequence
 
+from ratscrew.bots.decision import (
+    MIN_ANTICIPATION_MS,
+    RECOGNITION_COST_MS,
+    Plans,
+    draw_reaction_ms,
+    replan,
+)
 from ratscrew.bots.perception import is_near_pattern
-from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, LEVELS, MIN_PACE_MS, BotProfile
+from ratscrew.bots.profile import LEVELS, BotProfile
 from ratscrew.cards import Card
 from ratscrew.errors import IllegalActionError
 from ratscrew.events import (
@@ -63,35 +72,12 @@ from ratscrew.events import (
     SlapTie,
     SlapWon,
 )
+from ratscrew.observation import SLAPPING_STATUSES
 from ratscrew.patterns import find_slap
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Answer, Intent, Observation
 
 __all__ = ["MIN_ANTICIPATION_MS", "RECOGNITION_COST_MS", "BotAgent", "CardMemory", "draw_reaction_ms"]
-
-MIN_ANTICIPATION_MS = 20.0
-"""Even a slap the bot saw coming takes this long to land after the card appears."""
-
-RECOGNITION_COST_MS = 170.0
-"""How much longer deciding "is this slappable?" takes than just reacting to a card: recognition
-reaction (about 380-420 ms) minus simple reaction (about 190-230 ms)."""
-
-_MAY_SLAP = frozenset({"in", "out"})
-
-
-def draw_reaction_ms(profile: BotProfile, rng: random.Random) -> float:
-    """One reaction time: ex-Gaussian (normal ``mu``, ``sigma`` plus exponential ``tau``), never
-    below the anticipation floor.
-
-    >>> rng = random.Random(0)
-    >>> all(draw_reaction_ms(LEVELS["expert"], rng) >= ANTICIPATION_FLOOR_MS for _ in range(1000))
-    True
-    """
-    value = rng.gauss(profile.mu_ms, profile.sigma_ms) if profile.sigma_ms > 0 else profile.mu_ms
-    if profile.tau_ms > 0:
-        value += rng.expovariate(1.0 / profile.tau_ms)
-    return max(float(ANTICIPATION_FLOOR_MS), value)
-
 
 class CardMemory:
     """What a counting bot knows of each hand: ``None`` for an unknown card, else the card and
@@ -179,8 +165,7 @@ class BotAgent:
         self._burned: list[Card] = []
         self._penalty: list[Card] = []
         self._memory: CardMemory | None = None
-        self._slap: Intent | None = None
-        self._play: Intent | None = None
+        self._plans = Plans()
         self._expected: tuple[int, Card] | None = None  # (seat, card) about to be played
 
     def __repr__(self) -> str:
@@ -205,9 +190,9 @@ class BotAgent:
                     observation: Observation) -> Answer:
         """A refused play or slap is dropped; the bot re-plans from what it sees."""
         if intent.kind == "play":
-            self._play = None
+            self._plans.play_at = None
         else:
-            self._slap = None
+            self._plans.slap_at = None
         return self._decide([], observation)
 
     # ------------------------------------------------------------------ model
@@ -216,71 +201,53 @@ class BotAgent:
         seat = self.seat
         rules = self.rules
         assert rules is not None
-        profile = self.profile
-        rng = self.rng
-        pile_changed = False
+        plans = self._plans
+        pile_changed = pile_won = False
         shown: CardPlayed | None = None
+        claim_at: int | None = None
+        opened_at: int | None = None
         for event in events:
             self._remember(event)
             if isinstance(event, CardPlayed):
                 shown = event
                 pile_changed = True
                 if event.seat == seat:
-                    self._play = None
+                    plans.play_at = None
             elif isinstance(event, PileWon):
                 shown = None
-                pile_changed = True
+                pile_changed = pile_won = True
             elif (isinstance(event, (SlapWon, Misslap, SlapIgnored)) and event.seat == seat) or (
                     isinstance(event, SlapTie) and seat in event.seats):
-                self._slap = None  # our planned slap has happened
+                plans.slap_at = None  # our planned slap has happened
             elif isinstance(event, CardsBurned) and event.seat == seat and event.reason == "out_of_turn":
-                self._play = None
+                plans.play_at = None
+            elif isinstance(event, ChallengeLost) and event.winner == seat and event.collect_at is None:
+                claim_at = event.at if claim_at is None else claim_at
+            elif isinstance(event, ClaimOpened):
+                opened_at = event.at if opened_at is None else opened_at
         self._check_view(observation)
-        may_slap = observation["status"][seat] in _MAY_SLAP
         if pile_changed:
-            self._slap = None
-        if shown is not None and may_slap:
-            self._react_to_card(shown, profile, rules, rng)
-        for event in events:
-            if isinstance(event, ChallengeLost) and event.winner == seat and event.collect_at is None:
-                self._slap = Intent("slap", event.at + draw_reaction_ms(profile, rng), "claim")
-            elif isinstance(event, ClaimOpened) and self._slap is None and may_slap:
-                self._slap = Intent("slap", event.at + draw_reaction_ms(profile, rng), "claim open")
-        if not may_slap and (self._slap is None or self._slap.note != "claim"):
-            self._slap = None
+            plans.slap_at = None
         turn = observation["turn"]
-        if turn != seat:
-            self._play = None
-        elif self._play is None or any(isinstance(e, PileWon) for e in events):
-            pace = rng.gauss(profile.pace_mean_ms, profile.pace_sd_ms) if profile.pace_sd_ms > 0 \
-                else profile.pace_mean_ms
-            self._play = Intent("play", observation["now"] + max(float(MIN_PACE_MS), pace), "turn")
-        self._expect_next(turn)
-        return [i for i in (self._slap, self._play) if i is not None]
-
-    def _react_to_card(self, shown: CardPlayed, profile: BotProfile, rules: Ruleset,
-                       rng: random.Random) -> None:
-        """Decide about the card just shown at ``shown.at``: slap, flinch, or let it go."""
-        pattern = find_slap(self._live, rules.slaps, rules.pattern_options)
-        expected = self._expected
-        foreseen = expected is not None and expected == (shown.seat, shown.card)
-        if profile.spam > 0 and not foreseen and rng.random() < profile.spam:
-            # Slapping without deciding: a simple reaction, not a recognition one.
-            reaction = max(float(ANTICIPATION_FLOOR_MS),
-                           draw_reaction_ms(profile, rng) - RECOGNITION_COST_MS)
-            self._slap = Intent("slap", shown.at + reaction, "spam")
-        elif foreseen and pattern is not None:
-            delay = max(MIN_ANTICIPATION_MS,
-                        rng.gauss(profile.anticipation_ms, profile.anticipation_ms / 4))
-            self._slap = Intent("slap", shown.at + delay, f"anticipate {pattern}")
+        live = self._live
+        why = replan(
+            self.profile, self.rng, plans,
+            may_slap=observation["status"][seat] in SLAPPING_STATUSES,  # its own claim aside
+            my_turn=turn == seat, now=observation["now"],
+            shown_at=None if shown is None else shown.at,
+            pattern=None if shown is None else find_slap(live, rules.slaps, rules.pattern_options),
+            foreseen=shown is not None and self._expected == (shown.seat, shown.card),
+            near=lambda: is_near_pattern(live), claim_at=claim_at, opened_at=opened_at,
+            pile_won=pile_won)
+        if why is not None and why.startswith("anticipate"):
             self.anticipations += 1
-        elif pattern is not None:
-            if rng.random() >= profile.miss_chance(pattern):
-                self._slap = Intent("slap", shown.at + draw_reaction_ms(profile, rng),
-                                    f"react {pattern}")
-        elif not foreseen and profile.flinch > 0 and is_near_pattern(self._live) and (
-                rng.random() < profile.flinch):
-            self._slap = Intent("slap", shown.at + draw_reaction_ms(profile, rng), "flinch")
+        self._expect_next(turn)
+        answer = []
+        if plans.slap_at is not None:
+            answer.append(Intent("slap", plans.slap_at, plans.slap_why))
+        if plans.play_at is not None:
+            answer.append(Intent("play", plans.play_at, "turn"))
+        return answer
 
     def _expect_next(self, turn: int | None) -> None:
         """Look up the top card of whoever plays next, if it is remembered."""

@@ -1,18 +1,13 @@
 """Bot profiles: the numbers that make a bot feel human, and the named difficulty levels.
 
-The decision model every bot implementation shares (the Table bots in :mod:`ratscrew.bots` and
-the compiled simulation kernel alike), for each card that appears on the pile at time ``t``
-(counting bots and blind slappers add the steps of :mod:`ratscrew.bots.agent`):
-
-1. If the pile shows a slap pattern ``p``, the bot misses it with probability
-   :meth:`BotProfile.miss_chance` (harder patterns are missed more); otherwise it slaps at
-   ``t + reaction``, ``reaction`` drawn from an ex-Gaussian (``mu``, ``sigma``, ``tau``) and
-   never below :data:`ANTICIPATION_FLOOR_MS`.
-2. Otherwise, if the pile shows a *near* pattern (:func:`ratscrew.bots.perception.is_near_pattern`),
-   the bot flinches (misslaps) with probability ``flinch`` at ``t + reaction``.
-3. When it is the bot's turn it plays at ``t + pace``, ``pace`` drawn from a normal
-   (``pace_mean_ms``, ``pace_sd_ms``) and never below :data:`MIN_PACE_MS`.
-4. When it wins a challenge under slap collection, it claims at ``t + reaction``.
+The numbers feed the decision model every bot implementation shares,
+:mod:`ratscrew.bots.decision` (the table bots of :mod:`ratscrew.bots.agent`, the simulation
+kernel's reference and, ported, the compiled kernel): for each card that appears on the pile a
+bot may miss a pattern (:meth:`BotProfile.miss_chance`: harder patterns are missed more), or
+slap it after a reaction drawn from an ex-Gaussian (``mu``, ``sigma``, ``tau``, never below
+:data:`ANTICIPATION_FLOOR_MS`); it flinches at near patterns with probability ``flinch``, and
+plays in its turn after a pace drawn from a normal (``pace_mean_ms``, ``pace_sd_ms``, never
+below :data:`MIN_PACE_MS`).
 
 Reaction times are grounded in the visual reaction-time literature: simple reaction is about
 190-230 ms for young adults, while *recognition* reaction ("respond to some stimuli, ignore
@@ -29,25 +24,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ratscrew.patterns import PATTERN_FACTS
+
 ANTICIPATION_FLOOR_MS = 100
 """No honest reaction is faster than this; anything quicker is anticipation."""
 MIN_PACE_MS = 150
 """The fastest a hand can turn over a card."""
 
+CLAIM_DIFFICULTY = 0.5
+"""How much harder than a double it is to see that one may slap to claim a won pile (not a
+pattern: the pile is the claimer's whatever it shows)."""
+
 PATTERN_DIFFICULTY: dict[str, float] = {
-    "joker": 0.6,
-    "double": 1.0,
-    "triple": 1.0,
-    "sandwich": 1.6,
-    "marriage": 1.5,
-    "sixty_nine": 1.6,
-    "divorce": 2.2,
-    "add_to_ten": 2.4,
-    "top_bottom": 2.6,
-    "run": 3.0,
-    "claim": 0.5,
-}
-"""How much harder a pattern is to see than a double (which is 1.0)."""
+    **{name: facts.difficulty for name, facts in PATTERN_FACTS.items()}, "claim": CLAIM_DIFFICULTY}
+"""How much harder a pattern is to see than a double (which is 1.0): each pattern's
+``difficulty`` in the registry (:data:`ratscrew.patterns.PATTERN_FACTS`), and the claim's."""
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +48,7 @@ from ratscrew.bots.spec import parse_bot_spec
 from ratscrew.engine import Game
 from ratscrew.errors import IllegalActionError
 from ratscrew.events import CardPlayed, CardsBurned, Event, Misslap, PileWon
+from ratscrew.observation import SeatStatus
 from ratscrew.rl.encoding import ObservationEncoder
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Answer, Intent, Observation, Table
@@ -56,9 +57,8 @@ WAIT, PLAY, SLAP = 0, 1, 2
 ACTIONS = ("wait", "play", "slap")
 """The action space: index -> meaning."""
 _KINDS = {PLAY: "play", SLAP: "slap"}
-_MAY_SLAP = frozenset({"in", "out"})
-_STILL_IN = frozenset({"in", "locked"})
-_FINISHED = frozenset({"eliminated", "barred", "watching"})
+_STILL_IN: frozenset[SeatStatus] = frozenset({"in", "locked"})
+_FINISHED: frozenset[SeatStatus] = frozenset({"eliminated", "barred", "watching"})
 DEFAULT_TICK_MS = 25
 DEFAULT_MAX_TICKS = 200_000
 """About 83 minutes of table time at 25 ms: past the longest 4-seat classic games between
@@ -87,7 +87,8 @@ class RawObservation(Mapping[str, Any]):
         self._data = data
 
     def __getitem__(self, key: str) -> Any:
-        return self._data[key]
+        data: Mapping[str, Any] = self._data  # any key, as a mapping: a missing one is a KeyError
+        return data[key]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._data)
@@ -181,7 +182,7 @@ class _Learner:
     def __init__(self) -> None:
         self.table: Table | None = None
         self.seat = -1
-        self.view: Observation = {}
+        self.view: Observation = cast(Observation, {})  # until `on_start`
         self.rejections = 0
 
     def attach(self, table: Table, seat: int) -> None:
@@ -538,8 +539,9 @@ class TickTable:
                 view = learner.view
                 if pending:
                     self._in_flight.append(seat)
-                mask[PLAY] = view["turn"] == seat and self._hands[seat] > 0
-                mask[SLAP] = statuses[seat] in _MAY_SLAP
+                may = view["may"]  # `Game.may`, as the seat's observation carries it
+                mask[PLAY] = may["play"][seat]
+                mask[SLAP] = may["slap"][seat]
             self._vectors[seat] = self.encoder.encode(
                 learner.view, seat, self.now, self._card_at, pattern,
                 [intent.kind for intent in pending], self._total_cards, out=self._vectors.get(seat))

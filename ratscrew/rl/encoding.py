@@ -14,12 +14,11 @@ each field's slice for a table.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import numpy.typing as npt
 
 from ratscrew.cards import Rank, standard_deck
+from ratscrew.observation import SEAT_STATUSES, Observation
 from ratscrew.ruleset import Ruleset
 
 RANK_SLOTS = 14
@@ -27,7 +26,7 @@ RANK_SLOTS = 14
 TOP_CARDS = 4
 """How many of the pile's top cards are shown rank by rank (enough for every pattern but
 ``top_bottom``, which also needs the bottom card, shown on its own)."""
-STATUSES = ("in", "locked", "out", "barred", "eliminated", "watching")
+STATUSES = SEAT_STATUSES
 CLOCK_SCALE_MS = 5000.0
 """Times are in units of this many ms, cut at 1."""
 
@@ -94,7 +93,7 @@ class ObservationEncoder:
         self._flight = offsets["in_flight"]
         self._status_index = {status: index for index, status in enumerate(STATUSES)}
 
-    def encode(self, view: dict[str, Any], seat: int, now: int, card_at: int, pattern: str | None,
+    def encode(self, view: Observation, seat: int, now: int, card_at: int, pattern: str | None,
                in_flight: list[str], total_cards: int,
                out: npt.NDArray[np.float32] | None = None) -> npt.NDArray[np.float32]:
         """Write ``seat``'s ``view`` (a `Game.observe` dict) at table time ``now`` into ``out``
@@ -148,7 +147,7 @@ class ObservationEncoder:
         for kind in in_flight:
             vec[flight + (kind == "slap")] = 1.0
 
-    def update_clocks(self, vec: npt.NDArray[np.float32], view: dict[str, Any], now: int,
+    def update_clocks(self, vec: npt.NDArray[np.float32], view: Observation, now: int,
                       card_at: int) -> None:
         """Move the vector's clocks to ``now`` (all that changes in a tick without events)."""
         since = (now - card_at) / CLOCK_SCALE_MS

@@ -117,7 +117,7 @@ def kernel_limits(rules: Ruleset, profiles: Sequence[BotProfile]) -> list[str]:
     >>> kernel_limits(Ruleset.preset("ratscrew"), [broken, LEVELS["expert"]])
     ["bot 'casual' has a parameter that is not a finite number"]
     """
-    from ratscrew.bots.agent import MIN_ANTICIPATION_MS, RECOGNITION_COST_MS
+    from ratscrew.bots.decision import MIN_ANTICIPATION_MS, RECOGNITION_COST_MS
     from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, MIN_PACE_MS
 
     reasons = []

@@ -70,6 +70,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from ratscrew.patterns import PATTERN_FACTS
 from ratscrew.sim.numba_cache import CACHE
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -366,20 +367,19 @@ PENALTY_CODES = {
     "lockout": PENALTY_LOCKOUT,
 }
 
-PATTERN_CODES = {
-    "double": 0,
-    "sandwich": 1,
-    "triple": 2,
-    "top_bottom": 3,
-    "add_to_ten": 4,
-    "marriage": 5,
-    "divorce": 6,
-    "run": 7,
-    "joker": 8,
-    "sixty_nine": 9,
-}
-"""The slap patterns the kernel implements, by the names :mod:`ratscrew.patterns` uses."""
-P_SANDWICH = 1
+PATTERN_CODES = {name: facts.kernel_code for name, facts in PATTERN_FACTS.items()}
+"""The slap patterns the kernel implements, by the names :mod:`ratscrew.patterns` uses: each
+one's ``kernel_code`` in the registry (:data:`ratscrew.patterns.PATTERN_FACTS`)."""
+P_DOUBLE = PATTERN_CODES["double"]
+P_SANDWICH = PATTERN_CODES["sandwich"]
+P_TRIPLE = PATTERN_CODES["triple"]
+P_TOP_BOTTOM = PATTERN_CODES["top_bottom"]
+P_ADD_TO_TEN = PATTERN_CODES["add_to_ten"]
+P_MARRIAGE = PATTERN_CODES["marriage"]
+P_DIVORCE = PATTERN_CODES["divorce"]
+P_RUN = PATTERN_CODES["run"]
+P_JOKER = PATTERN_CODES["joker"]
+P_SIXTY_NINE = PATTERN_CODES["sixty_nine"]
 
 # ---------------------------------------------------------------------------- game (G_*)
 G_TURN = 0
@@ -540,29 +540,29 @@ def _is_run(live: Cards, n: Int, length: Int, wraps: Int) -> bool:
 def pattern_shown(code: Int, live: Cards, n: Int, conf: Ints) -> bool:
     """Whether the live pile (``live[:n]``, bottom to top) shows pattern ``code``; each case
     is the predicate of the same name in :mod:`ratscrew.patterns`."""
-    if code == 0:
+    if code == P_DOUBLE:
         return n >= 2 and live[n - 1] == live[n - 2]
-    if code == 1:
+    if code == P_SANDWICH:
         return n >= 3 and live[n - 1] == live[n - 3]
-    if code == 2:
+    if code == P_TRIPLE:
         return n >= 3 and live[n - 1] == live[n - 2] and live[n - 2] == live[n - 3]
-    if code == 3:
+    if code == P_TOP_BOTTOM:
         return n >= 2 and live[n - 1] == live[0]
-    if code == 4:
+    if code == P_ADD_TO_TEN:
         if n < 2:
             return False
         first = _number_value(np.int64(live[n - 1]))
         second = _number_value(np.int64(live[n - 2]))
         return first > 0 and second > 0 and first + second == 10
-    if code == 5:
+    if code == P_MARRIAGE:
         return n >= 2 and _royal_pair(np.int64(live[n - 1]), np.int64(live[n - 2]))
-    if code == 6:
+    if code == P_DIVORCE:
         return n >= 3 and _royal_pair(np.int64(live[n - 1]), np.int64(live[n - 3]))
-    if code == 7:
+    if code == P_RUN:
         return _is_run(live, n, conf[R_RUN_LENGTH], conf[R_RUN_WRAPS])
-    if code == 8:
+    if code == P_JOKER:
         return n >= 1 and live[n - 1] == JOKER
-    if code == 9:
+    if code == P_SIXTY_NINE:
         if n < 2:
             return False
         a = np.int64(live[n - 1])
@@ -1313,7 +1313,7 @@ def _win_slap(
     seats[seat, S_MISSLAP_RUN] = 0
     n = game[G_LIVE]
     live = piles[0]
-    if conf[R_TRIPLE_WINS] and conf[R_HAS_TRIPLE] and pattern_shown(np.int64(2), live, n, conf):
+    if conf[R_TRIPLE_WINS] and conf[R_HAS_TRIPLE] and pattern_shown(np.int64(P_TRIPLE), live, n, conf):
         sixes = live[n - 1] == 6
         collect(
             game,
@@ -1684,8 +1684,8 @@ MEM_EXPECT_SEAT = 2  # the seat whose top card it remembers as the next card pla
 MEM_EXPECT_POS = 3  # ... and that card's hand-log position
 MEM_CURSOR = 4  # per seat: no card of that hand before this log position is remembered
 
-MIN_ANTICIPATION = 20.0  # ratscrew.bots.agent.MIN_ANTICIPATION_MS, checked in kernel_limits
-RECOGNITION_COST = 170.0  # ratscrew.bots.agent.RECOGNITION_COST_MS, checked in kernel_limits
+MIN_ANTICIPATION = 20.0  # ratscrew.bots.decision.MIN_ANTICIPATION_MS, checked in kernel_limits
+RECOGNITION_COST = 170.0  # ratscrew.bots.decision.RECOGNITION_COST_MS, checked in kernel_limits
 
 # Columns of a game's result row (then slaps won per seat, then misslaps per seat).
 O_WINNER = 0

@@ -14,7 +14,8 @@ seat))`` (the same generators as the project's reference simulation,
 :func:`ratscrew.sim.jobs.bot_rng`), with the standard library's ``random()``, ``gauss()``
 and ``expovariate()``. Each bot consumes its stream in the order below; bots never share one.
 
-**The bots** follow :mod:`ratscrew.bots.profile` as the table bots of
+**The bots** follow the decision model of :mod:`ratscrew.bots.decision` (what a bot plans, and
+the order of its random draws, written there once) as the table bots of
 :mod:`ratscrew.bots.agent` do, counting included. Each seat holds at most one planned slap and
 one planned play, as float times in ms. After every action or timer that produced events,
 every seat, in seat order, updates its plans:
@@ -23,29 +24,16 @@ every seat, in seat order, updates its plans:
    won forgets its planned slap; its own slap (won, missed, ignored or tied) forgets that slap.
    A counting seat (``memory > 0``) follows the cards that left each hand (played, burned,
    paid) and the piles collected, in event order, in a `~ratscrew.bots.agent.CardMemory`.
-2. If the last pile change was a card played and the seat may slap now (its status is ``in``
-   or ``out``), it looks at the pile. The card was *foreseen* when, before these events, the
-   seat remembered it as the top card of the seat whose turn it was. In this order:
-   with ``spam > 0``, a card not foreseen is slapped blindly when ``random() < spam``, at
-   ``card time + max(floor, reaction - RECOGNITION_COST_MS)``; a foreseen card that makes a
-   pattern is slapped at ``card time + max(MIN_ANTICIPATION_MS, gauss(anticipation_ms,
-   anticipation_ms / 4))``; a pattern ``p`` (the engine's
-   :meth:`~ratscrew.engine.Game.slap_pattern`) is seen unless ``random() < miss_chance(p)``,
-   and then slapped at ``card time + reaction``; a near pattern
-   (:func:`ratscrew.bots.perception.is_near_pattern`) on a card not foreseen makes it flinch
-   when ``flinch > 0`` and ``random() < flinch``, slapping at ``card time + reaction``.
-3. A challenge it won under slap collection: it claims at ``event time + reaction`` (replacing
-   any slap). When the claim window opens to everyone and it plans no slap but may slap, it
-   slaps to claim at ``event time + reaction``.
-4. A seat that may not slap drops any planned slap except its own claim.
-5. If it is the seat's turn and it has no planned play, or a pile was just won, it plays at
-   ``now + max(MIN_PACE_MS, pace)``; when it is not its turn it plans no play.
+2. to 5. :func:`ratscrew.bots.decision.replan`, told: whether the seat may slap now (its status
+   is one of `~ratscrew.observation.SLAPPING_STATUSES`), whether it is its turn, the card shown
+   if the last pile change was a card played (its time, the engine's
+   :meth:`~ratscrew.engine.Game.slap_pattern`, whether it was *foreseen*: before these events
+   the seat remembered it as the top card of the seat whose turn it was, and whether the pile
+   shows a near pattern, :func:`ratscrew.bots.perception.is_near_pattern`), the time of a
+   challenge it won under slap collection (the first such event), the time the claim window
+   opened to everyone, and whether a pile was won.
 6. A counting seat notes the top card of the seat whose turn it now is, if it remembers it
    (what step 2 compares the next card with).
-
-``reaction`` is ``gauss(mu, sigma)`` (just ``mu`` when ``sigma`` is 0) plus
-``expovariate(1 / tau)`` (when ``tau`` > 0), never below ``ANTICIPATION_FLOOR_MS``; ``pace`` is
-``gauss(pace_mean_ms, pace_sd_ms)`` (just the mean when the deviation is 0).
 
 **Scheduling** (a virtual clock, as :meth:`ratscrew.runtime.Table.run_virtual`): the next
 thing to happen is the earliest planned action (a tie goes to the lower seat, and within a
@@ -76,11 +64,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ratscrew.bots.agent import MIN_ANTICIPATION_MS, RECOGNITION_COST_MS, CardMemory
+from ratscrew.bots.agent import CardMemory
+from ratscrew.bots.decision import Plans, draw_pace_ms, draw_reaction_ms, replan
 from ratscrew.bots.perception import is_near_pattern
-from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, MIN_PACE_MS, BotProfile
+from ratscrew.bots.profile import BotProfile
 from ratscrew.cards import Card
 from ratscrew.engine import Game
 from ratscrew.errors import IllegalActionError
@@ -96,6 +85,7 @@ from ratscrew.events import (
     SlapTie,
     SlapWon,
 )
+from ratscrew.observation import SLAPPING_STATUSES
 from ratscrew.ruleset import Ruleset
 from ratscrew.sim.summary import GameSummary
 
@@ -104,8 +94,6 @@ DEFAULT_MAX_CARDS = 20_000
 
 MAX_REJECTIONS_IN_A_ROW = 1000
 """A run stops (``unfinished``) after this many refused actions in a row."""
-
-_MAY_SLAP = ("in", "out")
 
 
 def bot_seed(seed: int, seat: int) -> int:
@@ -117,32 +105,21 @@ def bot_seed(seed: int, seat: int) -> int:
     return seed * 16 + seat + 1
 
 
-def draw_reaction(profile: BotProfile, rng: random.Random) -> float:
-    """One reaction time in ms: ex-Gaussian, never below the anticipation floor."""
-    value: float = rng.gauss(profile.mu_ms, profile.sigma_ms) if profile.sigma_ms > 0 else profile.mu_ms
-    if profile.tau_ms > 0:
-        value += rng.expovariate(1.0 / profile.tau_ms)
-    return max(float(ANTICIPATION_FLOOR_MS), value)
-
-
-def draw_pace(profile: BotProfile, rng: random.Random) -> float:
-    """The delay in ms before a card is played once it is the bot's turn."""
-    pace: float = (rng.gauss(profile.pace_mean_ms, profile.pace_sd_ms) if profile.pace_sd_ms > 0
-                   else profile.pace_mean_ms)
-    return max(float(MIN_PACE_MS), pace)
+draw_reaction = draw_reaction_ms
+"""One reaction time in ms (:func:`ratscrew.bots.decision.draw_reaction_ms`)."""
+draw_pace = draw_pace_ms
+"""The delay in ms before a card is played (:func:`ratscrew.bots.decision.draw_pace_ms`)."""
 
 
 @dataclass
 class _Seat:
-    """One bot's plans: a slap (and whether it is its own claim) and a play, in ms; for a
-    counting bot, what it remembers and the card it expects next."""
+    """One bot: its plans (a slap and a play, in ms, :class:`~ratscrew.bots.decision.Plans`);
+    for a counting bot, what it remembers and the card it expects next."""
 
     profile: BotProfile
     rng: random.Random
     memory: CardMemory
-    slap_at: float | None = None
-    slap_is_claim: bool = False
-    play_at: float | None = None
+    plans: Plans = field(default_factory=Plans)
     expected: tuple[int, Card] | None = None  # (seat, card) about to be played, if remembered
 
 
@@ -234,12 +211,14 @@ _NO_EVENTS = _Batch()
 
 
 def _update_plans(game: Game, seat: int, bot: _Seat, batch: _Batch) -> None:
-    """Steps 1-6 of the module docstring for one seat."""
+    """Steps 1-6 of the module docstring for one seat (2 to 5 are
+    :func:`ratscrew.bots.decision.replan`)."""
+    plans = bot.plans
     if batch.played_by == seat:
-        bot.play_at = None
+        plans.play_at = None
     if seat in batch.slappers or batch.pile_changed:
-        bot.slap_at = None
-    profile, rng, memory = bot.profile, bot.rng, bot.memory
+        plans.slap_at = None
+    memory = bot.memory
     if memory.capacity > 0:
         for mover, cards, collected in batch.moves:
             if collected:
@@ -247,41 +226,24 @@ def _update_plans(game: Game, seat: int, bot: _Seat, batch: _Batch) -> None:
             else:
                 memory.take(mover, cards)
         memory.resync([game.hand_size(s) for s in range(game.players)])
-    may_slap = game.status(seat) in _MAY_SLAP
-    if batch.shown_at is not None and may_slap:
-        pattern = batch.pattern
-        foreseen = bot.expected is not None and bot.expected == batch.shown
-        if profile.spam > 0 and not foreseen and rng.random() < profile.spam:
-            reaction = max(float(ANTICIPATION_FLOOR_MS), draw_reaction(profile, rng) - RECOGNITION_COST_MS)
-            bot.slap_at, bot.slap_is_claim = batch.shown_at + reaction, False
-        elif foreseen and pattern is not None:
-            delay = max(MIN_ANTICIPATION_MS, rng.gauss(profile.anticipation_ms, profile.anticipation_ms / 4))
-            bot.slap_at, bot.slap_is_claim = batch.shown_at + delay, False
-        elif pattern is not None:
-            if rng.random() >= profile.miss_chance(pattern):
-                bot.slap_at, bot.slap_is_claim = batch.shown_at + draw_reaction(profile, rng), False
-        elif not foreseen and batch.near and profile.flinch > 0 and rng.random() < profile.flinch:
-            bot.slap_at, bot.slap_is_claim = batch.shown_at + draw_reaction(profile, rng), False
-    if batch.claimer == seat:
-        bot.slap_at, bot.slap_is_claim = batch.claimer_at + draw_reaction(profile, rng), True
-    elif batch.opened_at is not None and bot.slap_at is None and may_slap:
-        bot.slap_at, bot.slap_is_claim = batch.opened_at + draw_reaction(profile, rng), False
-    if not may_slap and not (bot.slap_at is not None and bot.slap_is_claim):
-        bot.slap_at = None
     turn = game.turn
-    if turn != seat:
-        bot.play_at = None
-    elif bot.play_at is None or batch.pile_won:
-        bot.play_at = game.now + draw_pace(profile, rng)
+    near = batch.near
+    replan(bot.profile, bot.rng, plans,
+           may_slap=game.status(seat) in SLAPPING_STATUSES,  # its own claim aside
+           my_turn=turn == seat, now=game.now, shown_at=batch.shown_at, pattern=batch.pattern,
+           foreseen=bot.expected is not None and bot.expected == batch.shown,
+           near=lambda: near, claim_at=batch.claimer_at if batch.claimer == seat else None,
+           opened_at=batch.opened_at, pile_won=batch.pile_won)
     top = None if turn is None or memory.known == 0 else memory.top(turn)
     bot.expected = None if top is None or turn is None else (turn, top)
 
 
 def _clamp(bot: _Seat, floor: float) -> None:
-    if bot.slap_at is not None and bot.slap_at < floor:
-        bot.slap_at = floor
-    if bot.play_at is not None and bot.play_at < floor:
-        bot.play_at = floor
+    plans = bot.plans
+    if plans.slap_at is not None and plans.slap_at < floor:
+        plans.slap_at = floor
+    if plans.play_at is not None and plans.play_at < floor:
+        plans.play_at = floor
 
 
 def run_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: int,
@@ -320,7 +282,7 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
         best_seat = -1
         best_is_slap = False
         for seat, bot in enumerate(bots):
-            slap_at, play_at = bot.slap_at, bot.play_at
+            slap_at, play_at = bot.plans.slap_at, bot.plans.play_at
             if slap_at is not None and (play_at is None or slap_at <= play_at):
                 at, is_slap = slap_at, True
             elif play_at is not None:
@@ -341,9 +303,9 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
             clock = max(clock, best_at)
             bot = bots[best_seat]
             if best_is_slap:
-                bot.slap_at = None
+                bot.plans.slap_at = None
             else:
-                bot.play_at = None
+                bot.plans.play_at = None
             at = max(int(best_at), game.now)
             try:
                 events = game.slap(best_seat, at) if best_is_slap else game.play(best_seat, at)

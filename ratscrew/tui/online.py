@@ -39,6 +39,7 @@ from ratscrew.client.link import RoomLink
 from ratscrew.client.reaction import ShownStates
 from ratscrew.client.saved import SavedState
 from ratscrew.client.session import LogItem, Notice, RoomSession, Update
+from ratscrew.observation import observed_may
 from ratscrew.ruleset import Ruleset, RulesetError
 from ratscrew.tui.gamelog import GameLog, clock_label, told_line, told_verdict
 from ratscrew.tui.keys import DEFAULT_KEYS, SeatKeys, key_label
@@ -427,7 +428,10 @@ class OnlineApp(App[None]):
         """The key bar: the player's keys and the table's own, as far as they apply now."""
         session = self.session
         if session.seated:
-            players = f"{key_label(self.keys.play)} play · {key_label(self.keys.slap)} slap"
+            slap = f"{key_label(self.keys.slap)} slap"
+            if session.may_resign and not observed_may(session.observation, session.seat, "slap"):
+                slap = "no slapping now"  # the engine's word (`Game.may`): locked out, barred, out
+            players = f"{key_label(self.keys.play)} play · {slap}"
             own = ONLINE_KEY_BAR if session.may_resign else WATCHING_KEY_BAR
         else:
             players = "waiting for the next game" if session.status == "waiting" else "watching"

@@ -22,6 +22,7 @@ from ratscrew.engine import Game
 from ratscrew.events import PileWon, SlapWon
 from ratscrew.history import Step, replay_steps, start_of
 from ratscrew.narrate import seat_names
+from ratscrew.observation import Observation
 from ratscrew.tui.gamelog import GameLog, clock_label, log_line, verdict
 from ratscrew.tui.screens import HelpScreen
 from ratscrew.tui.table import SeatInfo, TableView
@@ -117,7 +118,7 @@ class ReplayApp(App[None]):
         self.show()
 
     @property
-    def observation(self) -> dict[str, Any]:
+    def observation(self) -> Observation:
         """The table after the current step."""
         if self.position == 0:
             return self.start_game.observe(None)

@@ -26,6 +26,7 @@ from typing import Any
 
 from ratscrew.events import CardPlayed, Misslap, SlapWon
 from ratscrew.history import Step, replay_steps
+from ratscrew.observation import SLAPPING_STATUSES
 
 
 @dataclass
@@ -95,7 +96,7 @@ def stats_from_steps(steps: list[Step], players: int) -> list[PlayerStats]:
             open_chances = set()
         if any(isinstance(e, CardPlayed) for e in step.events) and step.pattern is not None:
             status = step.observation["status"]
-            open_chances = {seat for seat in range(players) if status[seat] in ("in", "out")}
+            open_chances = {seat for seat in range(players) if status[seat] in SLAPPING_STATUSES}
     for seat in open_chances:
         stats[seat].slaps_missed += 1
     return stats

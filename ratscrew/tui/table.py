@@ -11,7 +11,7 @@ and a replay.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +44,7 @@ class SeatInfo:
     level: str | None = None
 
 
-def seat_status_line(observation: dict[str, Any], seat: int, compact: bool = False) -> str:
+def seat_status_line(observation: Mapping[str, Any], seat: int, compact: bool = False) -> str:
     """How many cards the seat holds, or why it holds none (``compact`` for narrow seats).
 
     >>> obs = {"hand_sizes": [26, 0], "status": ["in", "out"]}
@@ -67,7 +67,7 @@ def seat_status_line(observation: dict[str, Any], seat: int, compact: bool = Fal
     }.get(status, status)
 
 
-def seat_role_line(observation: dict[str, Any], seat: int, compact: bool = False) -> str:
+def seat_role_line(observation: Mapping[str, Any], seat: int, compact: bool = False) -> str:
     """What the seat is doing right now: to play, answering a challenge, owed the pile.
 
     >>> obs = {"turn": 1, "challenge": {"challenger": 0, "target": 1, "chances_left": 2,
@@ -91,7 +91,7 @@ def seat_role_line(observation: dict[str, Any], seat: int, compact: bool = False
     return ""
 
 
-def challenge_lines(observation: dict[str, Any], names: Sequence[str]) -> list[str]:
+def challenge_lines(observation: Mapping[str, Any], names: Sequence[str]) -> list[str]:
     """The challenge in progress in words (two short lines), or no lines.
 
     >>> obs = {"challenge": {"challenger": 1, "target": 0, "chances_left": 2, "card": "KS"}}
@@ -121,7 +121,7 @@ def countdown_bar(remaining_ms: float, total_ms: float, width: int = 8) -> str:
     return "▰" * filled + "▱" * (width - filled)
 
 
-def window_lines(observation: dict[str, Any], rules: Ruleset, names: Sequence[str],
+def window_lines(observation: Mapping[str, Any], rules: Ruleset, names: Sequence[str],
                  now_ms: float) -> list[str]:
     """The timed windows open right now (grace, exclusive claim, tie), each with a countdown.
 
@@ -153,7 +153,7 @@ def window_lines(observation: dict[str, Any], rules: Ruleset, names: Sequence[st
     return lines
 
 
-def pile_line(observation: dict[str, Any]) -> str:
+def pile_line(observation: Mapping[str, Any]) -> str:
     """The sizes of the pile, the burned cards under it and the penalty pile.
 
     >>> pile_line({"pile": ["7H", "3C"], "burned": ["4D"], "penalty_pile": 5})
@@ -192,7 +192,7 @@ class SeatPanel(Static):
         self.info = SeatInfo(self.info.name, self.info.human, keys, self.info.level)
         self.border_subtitle = f"{key_label(keys.play)}/{key_label(keys.slap)}"
 
-    def show(self, observation: dict[str, Any]) -> None:
+    def show(self, observation: Mapping[str, Any]) -> None:
         """Redraw from an observation."""
         status = observation["status"][self.seat]
         role = seat_role_line(observation, self.seat, self.compact)
@@ -212,7 +212,7 @@ class PileView(Static):
         self.names = list(names)
         self.palette = pal
 
-    def show(self, observation: dict[str, Any]) -> None:
+    def show(self, observation: Mapping[str, Any]) -> None:
         """Redraw from an observation."""
         pile = [Card.parse(c) for c in observation["pile"]]
         shown = pile[-SHOWN_CARDS:]
@@ -232,7 +232,7 @@ class InfoPanel(Static):
         self.names = list(names)
         self.palette = pal
 
-    def show(self, observation: dict[str, Any], now_ms: float) -> None:
+    def show(self, observation: Mapping[str, Any], now_ms: float) -> None:
         """Redraw from an observation at table time ``now_ms``."""
         text = Text(no_wrap=True, overflow="ellipsis")
         for line in challenge_lines(observation, self.names):
@@ -276,7 +276,7 @@ class TableView(Vertical):
         self.query_one(PileView).palette = self.palette
         self.query_one(InfoPanel).palette = self.palette
 
-    def show(self, observation: dict[str, Any], now_ms: float, verdict: Text | None = None) -> None:
+    def show(self, observation: Mapping[str, Any], now_ms: float, verdict: Text | None = None) -> None:
         """Redraw everything from a spectator's observation at table time ``now_ms``."""
         for panel in self.query(SeatPanel):
             panel.show(observation)

@@ -1,7 +1,7 @@
 // Unit tests of the page's pure helpers, run by `make jscheck` with Node's own test runner.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cardFace, clockLeft, formatMs, keyName, maySlap, reactionTo, remainingMs, seatStatus } from "../../ratscrew/web/js/format.js";
+import { cardFace, clockLeft, formatMs, keyName, mayAct, reactionTo, remainingMs, seatStatus } from "../../ratscrew/web/js/format.js";
 
 test("cards in notation are shown with their suit symbol and name", () => {
   assert.deepEqual(cardFace("TH"), { rank: "10", suit: "H", suitName: "hearts", symbol: "♥", label: "10♥" });
@@ -64,8 +64,13 @@ test("dates read as a short local date and time", async () => {
   assert.equal(shortDate("not a date"), "not a date");
 });
 
-test("a seat may slap when the engine's status is in, or out with slapping in allowed", () => {
-  assert.equal(maySlap("in"), true);
-  assert.equal(maySlap("out"), true);  // no cards, but the rules let it slap back in
-  for (const status of ["locked", "barred", "eliminated", "watching", null, undefined]) assert.equal(maySlap(status), false);
+test("who may act is read from the observation's may, seat by seat, never from statuses", () => {
+  // seat 1 is locked out, yet owed the pile of a lost challenge: the engine lets it slap to claim
+  const observation = { status: ["in", "locked", "out"], may: { play: [true, false, false], slap: [true, true, true] } };
+  assert.deepEqual(mayAct(observation, 0), { play: true, slap: true });
+  assert.deepEqual(mayAct(observation, 1), { play: false, slap: true });
+  assert.deepEqual(mayAct(observation, 2), { play: false, slap: true });
+  assert.deepEqual(mayAct(observation, null), { play: false, slap: false });  // a spectator
+  assert.deepEqual(mayAct({ status: ["in"] }, 0), { play: false, slap: false });  // no word: no action
+  assert.deepEqual(mayAct(null, 0), { play: false, slap: false });
 });

@@ -71,14 +71,17 @@ export function reactionTo(shown, eventTime) {
 }
 
 /**
- * Whether a seat of this status may slap now, as the engine's `Game.status` defines the words:
- * "in" (holding cards, or owed a pile) and "out" (no cards, but the rules let it slap back in)
- * may; "locked", "barred", "eliminated" and "watching" may not.
- * @param {string | null | undefined} status
- * @returns {boolean}
+ * Whether a seat may play and slap now: the engine's word (`Game.may`), which the observation
+ * carries for every seat as `may: {play: [...], slap: [...]}`; the page never works it out from
+ * statuses. A spectator (seat `null`) and an observation without `may` may do neither.
+ * @param {{may?: {play: boolean[], slap: boolean[]}} | null | undefined} observation
+ * @param {number | null} seat
+ * @returns {{play: boolean, slap: boolean}}
  */
-export function maySlap(status) {
-  return status === "in" || status === "out";
+export function mayAct(observation, seat) {
+  const may = observation?.may;
+  if (!may || seat === null) return { play: false, slap: false };
+  return { play: may.play[seat] === true, slap: may.slap[seat] === true };
 }
 
 /**

@@ -4,7 +4,7 @@
  * is decided on the server. */
 import { cardElement, drawPile } from "./cards.js";
 import { byId, el, fetchJson } from "./dom.js";
-import { cardFace, clockLeft, formatMs, maySlap, reactionTo, remainingMs, seatStatus, keyName } from "./format.js";
+import { cardFace, clockLeft, formatMs, mayAct, reactionTo, remainingMs, seatStatus, keyName } from "./format.js";
 import { splitTerms, TERMS } from "./glossary.js";
 import { actionFor, DEFAULT_KEYS, loadKeys, saveKeys } from "./keys.js";
 import { LogBook } from "./logbook.js";
@@ -708,12 +708,11 @@ function renderTable(state) {
   const mine = page.seat === null ? 0 : observation.hand_sizes[page.seat] ?? 0;
   byId("deck-count").textContent = page.seat === null ? "" : `${mine} card${mine === 1 ? "" : "s"}`;
   byId("deck").dataset.cards = String(mine);
-  const status = page.seat === null ? null : observation.status[page.seat];
-  const live = !observation.over && status !== null;
-  byId("play-btn", HTMLButtonElement).disabled = !live || observation.turn !== page.seat;
-  // the engine's status says whether this seat may slap: "in", or "out" (no cards, but the
-  // rules let it slap back in); "locked", "barred", "eliminated" and "watching" may not
-  byId("slap-btn", HTMLButtonElement).disabled = !live || !maySlap(status);
+  const live = !observation.over && page.seat !== null;
+  // who may play or slap is the engine's word (`Game.may`), carried by the observation
+  const may = mayAct(observation, page.seat);
+  byId("play-btn", HTMLButtonElement).disabled = !may.play;
+  byId("slap-btn", HTMLButtonElement).disabled = !may.slap;
   byId("resign", HTMLButtonElement).disabled = !live || mine === 0;  // resigning gives up one's cards
   byId("table").dataset.turn = observation.turn === null ? "" : String(observation.turn);
   byId("table").dataset.cardsPlayed = String(observation.cards_played);
