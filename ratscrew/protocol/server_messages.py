@@ -7,9 +7,10 @@ typescript`` writes the page's declarations (``ratscrew/web/js/protocol.d.ts``) 
 types. A field the server sends only sometimes is ``NotRequired``; a field that may be ``null``
 says ``| None``.
 
-Two parts are opaque here: the engine's ``observation`` (`Observation`, ``Game.observe``) and
-its ``events`` (`PublicEvent`, ``Event.public_dict``: ``kind``, ``at``, ``seat`` and the event's
-own fields). They are ``NewType`` s over plain dicts, so the generator can name them.
+The engine's ``observation`` is its own TypedDict (`ratscrew.observation.Observation`, what
+``Game.observe`` returns), typed field by field here too. One part is opaque: the ``events``
+(`PublicEvent`, ``Event.public_dict``: ``kind``, ``at``, ``seat`` and the event's own fields), a
+``NewType`` over plain dicts, so the generator can name it.
 
 Fields are added, never renamed: the protocol is a public contract.
 """
@@ -18,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, NewType, NotRequired, TypedDict
 
-Observation = NewType("Observation", dict[str, Any])
-"""The engine's ``Game.observe(seat)`` for the recipient's seat (docs/protocol.md, ``state``)."""
+from ratscrew.observation import Observation
+
 PublicEvent = NewType("PublicEvent", dict[str, Any])
 """One engine event as every client may see it (``Event.public_dict()``): ``kind``, ``at``,
 ``seat`` and the event's own fields."""

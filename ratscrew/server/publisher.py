@@ -28,7 +28,6 @@ from ratscrew.protocol.server_messages import (
     GameOverMessage,
     HistoryMessage,
     JudgementMessage,
-    Observation,
     PublicEvent,
     RoomPersonal,
     ServerMessage,
@@ -142,7 +141,7 @@ class Publisher:
         for conn, seat in audience:
             text = encoded.get(seat)
             if text is None:
-                view_part: ViewPart = {"observation": Observation(game.observe(seat))}
+                view_part: ViewPart = {"observation": game.observe(seat)}
                 view = encode_message(view_part)
                 text = encoded[seat] = join_objects(public, view)
             conn.send_state(self.version, text)
@@ -155,7 +154,7 @@ class Publisher:
         # as every state, stamped with ``sent_at`` on the way out (a late joiner's clock)
         shared: StatePart = {"type": "state", "version": self.version, "game": game_number,
                              "settle_ms": round(settle_ms), "events": [], "lines": []}
-        view: ViewPart = {"observation": Observation(game.observe(seat))}
+        view: ViewPart = {"observation": game.observe(seat)}
         conn.send_state(self.version, join_objects(encode_message(shared), encode_message(view)))
         if over and self.game_over is not None:
             conn.send(self.game_over)

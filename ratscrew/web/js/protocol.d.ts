@@ -190,6 +190,34 @@ export interface YouInfo {
   name: string | null;
 }
 
+/**
+ * What a seat (or a spectator, ``seat`` ``None``) sees: `Game.observe`'s result, keys in
+ * this order. No face-down card is ever in it; everything but ``seat`` is the same for every
+ * seat. Cards are in notation (``7H``, ``TD``, ``JK``), piles bottom to top.
+ */
+export interface Observation {
+  seat: number | null;
+  now: number;
+  rules: string;
+  players: number;
+  turn: number | null;
+  pile: string[];
+  pile_played_by: number[];
+  burned: string[];
+  penalty_pile: number;
+  hand_sizes: number[];
+  status: ("in" | "locked" | "out" | "barred" | "eliminated" | "watching")[];
+  challenge: ChallengeView | null;
+  collection: CollectionView | null;
+  tie_window_until: number | null;
+  cards_played: number;
+  tricks: number;
+  over: boolean;
+  winner: number | null;
+  end_reason: string | null;
+  may: MayView;
+}
+
 /** One slap of a contested pile, judged. */
 export interface JudgedSlap {
   seat: number;
@@ -220,6 +248,38 @@ export interface PatternExample {
   name: string;
   text: string;
   example: string[];
+}
+
+/**
+ * The face-card challenge in progress: ``target`` owes ``chances_left`` more cards to the
+ * ``card`` (in notation) that ``challenger`` played.
+ */
+export interface ChallengeView {
+  challenger: number;
+  target: number;
+  chances_left: number;
+  card: string;
+}
+
+/**
+ * A lost challenge whose pile waits for ``winner``: collected at ``collect_at`` (automatic
+ * collection) or claimed by a slap, ``winner``'s alone until ``exclusive_until``, then anyone's
+ * (``open_to_all``).
+ */
+export interface CollectionView {
+  winner: number;
+  collect_at: number | null;
+  exclusive_until: number | null;
+  open_to_all: boolean;
+}
+
+/**
+ * Who may act now, seat by seat: ``play[seat]`` and ``slap[seat]`` are
+ * ``Game.may(seat, "play")`` and ``Game.may(seat, "slap")``.
+ */
+export interface MayView {
+  play: boolean[];
+  slap: boolean[];
 }
 
 /** Every message the server sends on a room's websocket. */
