@@ -437,6 +437,22 @@ def test_a_players_games_are_listed_newest_first_with_place_and_slaps_by_pattern
     assert store.bot_reactions(limit=1) == {"casual": [280]}
 
 
+def test_a_result_stored_again_keeps_the_place_and_patterns_its_rating_found(store: Store) -> None:
+    # a game's end may be stored twice (a restarted server finishing it again): the second write
+    # updates the seat's figures and keeps what the rating added, on both databases
+    a_room(store, "ABCDEF")
+    player = store.enter_player("k-ann", "Ann", "AnnPublic123").player_id
+    seats = [result(0, "Ann", "t", True, (310,), player_id=player),
+             result(1, "Bot", None, False, (280,), kind="bot", bot="casual")]
+    game_id = a_rated_game(store, seats)
+    store.rate_game(game_id, fixed_rater({player: (26.0, 8.0)}))
+    store.finish_game(game_id, {"n": game_id}, 0, "won",
+                      [result(0, "Ann", "t", True, (310, 305), player_id=player), seats[1]])
+    [game] = store.player_games(player)
+    assert game["reactions"] == [310, 305]
+    assert game["place"] == 1 and game["patterns"] == {"pair": [2, 0, 0], "none": [0, 0, 1]}
+
+
 def test_a_stored_seat_names_its_keyed_player(store: Store) -> None:
     a_room(store, "ABCDEF")
     row = store.load_room("ABCDEF")

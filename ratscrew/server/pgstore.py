@@ -54,7 +54,7 @@ from ratscrew.server.store import (
     LEADERBOARD_SQL,
     PLAYER_GAMES_SQL,
     RATINGS_OF_SQL,
-    RESULT_COLUMNS,
+    RESULT_UPSERT_SQL,
     UNRATED_SQL,
     FinishedGame,
     GameInProgress,
@@ -574,13 +574,8 @@ class PostgresStore:
             ("UPDATE games SET status = 'over', finished_at = %s, winner = %s, reason = %s, "
              "record = %s WHERE id = %s", (time.time(), winner, reason, json.dumps(record), game_id)),
         ]
-        statements += [(f"INSERT INTO results ({RESULT_COLUMNS}) VALUES "
-                        "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                        "ON CONFLICT (game_id, seat) DO UPDATE SET kind = excluded.kind, "
-                        "name = excluded.name, token_hash = excluded.token_hash, won = excluded.won, "
-                        "slaps = excluded.slaps, misslaps = excluded.misslaps, "
-                        "reactions = excluded.reactions, player_id = excluded.player_id, "
-                        "bot = excluded.bot", result_values(game_id, r)) for r in results]
+        statements += [(RESULT_UPSERT_SQL.replace("?", "%s"), result_values(game_id, r))
+                       for r in results]
         self._write(statements)
 
     def game_record(self, game_id: int) -> dict[str, Any] | None:

@@ -33,18 +33,45 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from statistics import median
 from typing import Any, Protocol
 
-from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS
-from ratscrew.server.names import name_key
+from ratscrew.server.ranking import (
+    PROVISIONAL_GAMES,
+    conservative,
+    leaderboard_rows,
+    stats_of,
+)
 from ratscrew.server.rated import FARM_WINDOW_S, MIN_OPPONENTS
+from ratscrew.storage.records import (
+    BOT_PREFIX,
+    FinishedGame,
+    GameInProgress,
+    GameRating,
+    NameTaken,
+    PlayerRow,
+    RateCounter,
+    Rater,
+    Rating,
+    RatingChange,
+    RoomRow,
+    SeatResult,
+    SeatRow,
+    StoreError,
+    StoreInUse,
+    StoreUnavailable,
+    fold_name,
+    new_server_id,
+    participant,
+)
+
+__all__ = ["BOT_PREFIX", "PROVISIONAL_GAMES", "FinishedGame", "GameInProgress", "GameRating",
+           "NameTaken", "PlayerRow", "RateCounter", "Rater", "Rating", "RatingChange", "RoomRow",
+           "SeatResult", "SeatRow", "StoreError", "StoreInUse", "StoreUnavailable", "conservative",
+           "fold_name", "leaderboard_rows", "new_server_id", "participant", "stats_of"]
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: rooms, seats, games, their actions, the judging of human actions, results.
@@ -190,174 +217,6 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 """The schema, one script per version; a new version appends a script, never edits one."""
-
-
-class StoreError(Exception):
-    """The database cannot be used; the message says why and what to do."""
-
-
-class StoreInUse(StoreError):
-    """Another server process holds the database (or this shard of it). ``holder`` says who,
-    without the advice for a server that the message adds (another file, another shard), which
-    ``ratscrew admin`` replaces with its own."""
-
-    def __init__(self, holder: str, advice: str) -> None:
-        super().__init__(f"{holder}; stop it first, {advice}")
-        self.holder = holder
-
-
-class StoreUnavailable(StoreError):
-    """The database cannot be reached right now (it may come back): nothing was written."""
-
-
-@dataclass(frozen=True)
-class SeatRow:
-    """One stored seat."""
-
-    seat: int
-    kind: str
-    name: str | None
-    bot: str | None
-    token_hash: str | None
-    player_id: str | None = None
-    """The public id of the keyed player who sits here (``None``: a guest, a bot, nobody)."""
-
-
-@dataclass(frozen=True)
-class RoomRow:
-    """One stored room, with its seats, the tokens of seatless members and kicked tokens."""
-
-    code: str
-    settings: dict[str, Any]
-    host_hash: str | None
-    phase: str
-    games_played: int
-    game_id: int | None
-    seats: tuple[SeatRow, ...]
-    members: dict[str, str]
-    kicked: frozenset[str]
-
-
-@dataclass(frozen=True)
-class GameInProgress:
-    """A game that was being played when the server stopped: how it started, and every action."""
-
-    game_id: int
-    start: dict[str, Any]
-    clock_start: float
-    actions: list[tuple[str, int | None, int]]
-    judged: list[dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class SeatResult:
-    """How one seat did in a finished game (for statistics and leaderboards)."""
-
-    seat: int
-    kind: str
-    name: str
-    token_hash: str | None
-    won: bool
-    slaps: int
-    misslaps: int
-    reactions: tuple[int, ...]
-    player_id: str | None = None
-    """The keyed player in this seat (``None``: a guest or a bot)."""
-    bot: str | None = None
-    """The bot level in this seat (``None``: a person)."""
-
-
-BOT_PREFIX = "bot:"
-"""A bot level's participant name in ratings: ``bot:casual`` (a player id never holds ``:``)."""
-
-
-def participant(result: SeatResult) -> str | None:
-    """Who a seat is in ratings: a keyed person's player id, ``bot:LEVEL`` for a bot, or
-    ``None`` for a guest (left out of ratings).
-
-    >>> participant(SeatResult(0, "bot", "Casual bot", None, False, 0, 0, (), bot="casual"))
-    'bot:casual'
-    >>> participant(SeatResult(1, "human", "Ann", "hash", True, 0, 0, ())) is None
-    True
-    """
-    if result.kind == "human":
-        return result.player_id
-    return None if result.bot is None else BOT_PREFIX + result.bot
-
-
-class NameTaken(Exception):
-    """Another player key holds this name now (see `Store.enter_player`)."""
-
-
-@dataclass(frozen=True)
-class PlayerRow:
-    """A keyed player: the public id and the latest name chosen."""
-
-    player_id: str
-    name: str
-
-
-@dataclass(frozen=True)
-class Rating:
-    """A participant's rating in one ruleset: openskill's mu and sigma, and the games rated."""
-
-    mu: float
-    sigma: float
-    games: int
-
-
-@dataclass(frozen=True)
-class RatingChange:
-    """One participant's rating before and after a game."""
-
-    mu_before: float
-    sigma_before: float
-    mu_after: float
-    sigma_after: float
-
-
-@dataclass(frozen=True)
-class FinishedGame:
-    """What rating a game needs: its ruleset, record and each seat's result."""
-
-    game_id: int
-    rules_name: str
-    record: dict[str, Any]
-    winner: int | None
-    results: tuple[SeatResult, ...]
-    earlier_quick_resigns: int = 0
-    """Games that ended in a quick resignation between keys of this game's players lately
-    (`ratscrew.server.rated.FARM_WINDOW_S`)."""
-    flagged: frozenset[str] = frozenset()
-    """This game's players under an integrity flag not cleared."""
-
-
-@dataclass(frozen=True)
-class GameRating:
-    """What rating a game found: each seat's place (1 best) and slaps by pattern
-    (``{pattern: [won, lost, misslaps]}``), and the new rating of each participant rated
-    (empty when the game is not rated: no keyed person played)."""
-
-    places: dict[int, int]
-    patterns: dict[int, dict[str, list[int]]]
-    changes: dict[str, RatingChange]
-    unrated: str | None = None
-    """Why the game was not rated (`ratscrew.server.rated`), or ``None``."""
-    quick_resign: bool = False
-    """A keyed person resigned it quickly (counted against the same keys' later games)."""
-
-
-Rater = Callable[[FinishedGame, Mapping[str, Rating]], GameRating]
-"""Rates a finished game from the participants' current ratings (`ratscrew.server.ratings.rate`)."""
-
-
-class RateCounter(Protocol):
-    """How many times each key (an address) did something lately: ``allow`` counts one more
-    unless the key is at its limit (`ratscrew.server.app.WindowCounter` counts in memory)."""
-
-    def allow(self, key: str, now: float) -> bool:
-        """Count one more for ``key`` (``now`` is ``time.monotonic()``) unless it is over."""
-        ...
 
 
 class Store(Protocol):
@@ -869,8 +728,7 @@ class SqliteStore:
             ("UPDATE games SET status = 'over', finished_at = ?, winner = ?, reason = ?, record = ? "
              "WHERE id = ?", (time.time(), winner, reason, json.dumps(record), game_id)),
         ]
-        statements += [("INSERT OR REPLACE INTO results (" + RESULT_COLUMNS + ") "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", result_values(game_id, r))
+        statements += [(RESULT_UPSERT_SQL, result_values(game_id, r))
                        for r in results]
         self._write(statements)
 
@@ -1039,47 +897,18 @@ def result_rows_query(rules_name: str | None, token_hash: str | None,
     return sql + " ORDER BY g.finished_at, r.game_id, r.seat", params
 
 
-def stats_of(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """One player's figures from their result rows."""
-    return _summarise(rows)[0] if rows else _empty_stats()
-
-
-def _empty_stats() -> dict[str, Any]:
-    return {"name": None, "games": 0, "wins": 0, "win_rate": 0.0, "slaps": 0, "misslaps": 0,
-            "median_reaction_ms": None, "best_reaction_ms": None}
-
-
-def _summarise(rows: Sequence[Mapping[str, Any]], key: str = "token_hash") -> list[dict[str, Any]]:
-    """Per token (or other ``key`` column): games, wins, slaps, misslaps, median and best
-    reaction (anticipations, under the human floor, are not reactions and are left out); named
-    by the latest name used."""
-    by_player: dict[str, dict[str, Any]] = {}
-    reactions: dict[str, list[int]] = {}
-    for row in rows:
-        player = by_player.setdefault(row[key], _empty_stats())
-        player["name"] = row["name"]
-        player["games"] += 1
-        player["wins"] += row["won"]
-        player["slaps"] += row["slaps"]
-        player["misslaps"] += row["misslaps"]
-        reactions.setdefault(row[key], []).extend(
-            r for r in json.loads(row["reactions"]) if r >= ANTICIPATION_FLOOR_MS)
-    for token_hash, player in by_player.items():
-        player["win_rate"] = round(player["wins"] / player["games"], 3)
-        if key != "token_hash":
-            player["key"] = token_hash
-        times = reactions.get(token_hash) or []
-        player["median_reaction_ms"] = round(median(times)) if times else None
-        player["best_reaction_ms"] = min(times) if times else None
-    return list(by_player.values())
-
-
-# ---------------------------------------------------------------------------------- players and ratings
-# SQL shared by both stores, written with ``?`` marks (PostgresStore swaps them for ``%s``).
-
 RESULT_COLUMNS = ("game_id, seat, kind, name, token_hash, won, slaps, misslaps, reactions, "
                   "player_id, bot")
 """The columns `SqliteStore.finish_game` writes (place and patterns come with the rating)."""
+
+RESULT_UPSERT_SQL = (
+    f"INSERT INTO results ({RESULT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (game_id, seat) DO UPDATE SET kind = excluded.kind, name = excluded.name, "
+    "token_hash = excluded.token_hash, won = excluded.won, slaps = excluded.slaps, "
+    "misslaps = excluded.misslaps, reactions = excluded.reactions, "
+    "player_id = excluded.player_id, bot = excluded.bot")
+"""A seat's result written again (a game finished twice) keeps its rating's place and patterns,
+on both databases (``INSERT OR REPLACE`` would delete the row and null them)."""
 
 def ranked_sql(alias: str) -> str:
     """SQL that is true when the rating row ``alias`` is *ranked* (issue 30): its player has
@@ -1130,22 +959,6 @@ BOT_GAMES_SCANNED = 2000
 BOT_REACTIONS_SQL = (
     "SELECT r.bot AS bot, r.reactions AS reactions FROM results r JOIN games g ON g.id = r.game_id "
     "WHERE r.bot IS NOT NULL AND g.status = 'over' ORDER BY g.finished_at DESC, g.id DESC LIMIT ?")
-
-
-def new_server_id() -> str:
-    """A fresh random server identity."""
-    return secrets.token_urlsafe(18)
-
-
-def fold_name(name: str) -> str:
-    """A name as compared for "two keys may not hold the same name": its confusable skeleton
-    (`ratscrew.server.names.name_key`). A player stored before names were compared this way
-    keeps the casefolded name until they next join; no two such values can collide.
-
-    >>> fold_name("Ann") == fold_name("ANN") == fold_name("\\u0410nn")
-    True
-    """
-    return name_key(name)
 
 
 def result_values(game_id: int, r: SeatResult) -> tuple[Any, ...]:
@@ -1208,37 +1021,6 @@ def rating_statements(game: FinishedGame, current: Mapping[str, Rating], rating:
             "updated_at = excluded.updated_at",
             (name, game.rules_name, change.mu_after, change.sigma_after, games, now)))
     return [(sql.replace("?", mark), params) for sql, params in statements]
-
-
-def conservative(mu: float, sigma: float) -> float:
-    """The ranking value of a rating: mu - 3 sigma (openskill's ordinal), rounded.
-
-    >>> conservative(25.0, 25.0 / 3)
-    0.0
-    """
-    return round(mu - 3.0 * sigma, 3)
-
-
-PROVISIONAL_GAMES = 10
-"""A rating from fewer rated games than this is provisional."""
-
-
-def leaderboard_rows(rated: Sequence[Mapping[str, Any]],
-                     rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The leaderboard from the rated players (best first) and their result rows."""
-    figures = {p["key"]: p for p in _summarise(rows, key="player_id")}
-    board: list[dict[str, Any]] = []
-    for position, player in enumerate(rated, start=1):
-        entry = dict(figures.get(player["player_id"]) or _empty_stats())
-        entry.pop("key", None)
-        rating = conservative(player["mu"], player["sigma"])
-        tied = board and board[-1]["rating"] == rating
-        entry.update(name=player["name"], player_id=player["player_id"],
-                     rank=board[-1]["rank"] if tied else position, rating=rating,
-                     rating_sigma=round(player["sigma"], 3),
-                     provisional=player["rated"] < PROVISIONAL_GAMES)
-        board.append(entry)
-    return board
 
 
 def player_game(row: Mapping[str, Any]) -> dict[str, Any]:
