@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from postgres import PostgresCluster
 
-from ratscrew.server.pgstore import PG_MIGRATIONS, PostgresStore, redact
+from ratscrew.server.pgstore import PostgresStore, redact
+from ratscrew.server.ranking import leaderboard, player_stats
 from ratscrew.server.store import (
-    MIGRATIONS,
     FinishedGame,
     GameRating,
     NameTaken,
@@ -29,6 +29,7 @@ from ratscrew.server.store import (
     StoreError,
     open_store,
 )
+from ratscrew.storage.schema import VERSION, statements_up_to
 
 Opener = Callable[[], Store]
 
@@ -65,23 +66,22 @@ def version_1(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[
     if request.param == "sqlite":
         target = str(tmp_path / "old.db")
         conn: Any = sqlite3.connect(target, isolation_level=None)
-        script = MIGRATIONS[0]
+        script = statements_up_to("sqlite", 1)
     else:
         import psycopg
 
         cluster: PostgresCluster = request.getfixturevalue("postgres_cluster")
         target = cluster.create_database()
         conn = psycopg.connect(target, autocommit=True)
-        script = PG_MIGRATIONS[0]
+        script = statements_up_to("postgresql", 1)
 
     def run(sql: str) -> None:
         conn.execute(sql)
 
     run("CREATE TABLE schema_version (version INTEGER NOT NULL)")
     run("INSERT INTO schema_version VALUES (1)")
-    for statement in script.split(";"):
-        if statement.strip():
-            run(statement)
+    for statement in script:
+        run(statement)
     yield target, run
     conn.close()
 
@@ -106,8 +106,8 @@ def result(seat: int, name: str, token: str | None, won: bool, reactions: tuple[
     return SeatResult(seat, kind, name, token, won, len(reactions), 0, reactions, player_id, bot)
 
 
-def test_a_new_database_has_every_migration_and_both_dialects_have_the_same_ones(store: Store) -> None:
-    assert store.schema_version == len(MIGRATIONS) == len(PG_MIGRATIONS)
+def test_a_new_database_has_every_migration(store: Store) -> None:
+    assert store.schema_version == VERSION == 3
 
 
 def test_reopening_keeps_everything_and_migrates_nothing(opener: Opener) -> None:
@@ -115,7 +115,7 @@ def test_reopening_keeps_everything_and_migrates_nothing(opener: Opener) -> None
     a_room(first, "ABCDEF")
     first.close()
     again = opener()
-    assert again.schema_version == len(MIGRATIONS)
+    assert again.schema_version == VERSION
     assert [row.code for row in again.load_rooms()] == ["ABCDEF"]
 
 
@@ -223,12 +223,12 @@ def test_statistics_count_people_not_bots_and_leave_out_anticipations(store: Sto
         store.finish_game(game_id, {}, 0 if won else 1, "won",
                           [result(0, "Ann", "hash-ann", won, reactions),
                            result(1, "Casual bot", None, not won, (200,), kind="bot")])
-    stats = store.player_stats("hash-ann")
+    stats = player_stats(store, "hash-ann")
     assert stats == {"name": "Ann", "games": 3, "wins": 2, "win_rate": 0.667, "slaps": 4,
                      "misslaps": 0, "median_reaction_ms": 300, "best_reaction_ms": 250}
-    assert store.player_stats("hash-ann", "pagat")["games"] == 0
-    assert store.player_stats("nobody")["games"] == 0
-    assert store.leaderboard("classic") == []  # a guest (no player key) is never rated nor listed
+    assert player_stats(store, "hash-ann", "pagat")["games"] == 0
+    assert player_stats(store, "nobody")["games"] == 0
+    assert leaderboard(store, "classic") == []  # a guest (no player key) is never rated nor listed
 
 
 def test_every_room_and_game_is_seen_by_a_second_store_on_the_same_database(opener: Opener,
@@ -240,7 +240,7 @@ def test_every_room_and_game_is_seen_by_a_second_store_on_the_same_database(open
     game_id = a_game(store, "ABCDEF")
     store.finish_game(game_id, {"n": 1}, 0, "won", [result(0, "Ann", "a", True)])
     assert other.room_exists("ABCDEF") and other.game_record(game_id) == {"n": 1}
-    assert other.player_stats("a")["games"] == 1
+    assert player_stats(other, "a")["games"] == 1
 
 
 def test_the_per_address_counters_are_shared_by_every_process_on_postgresql(opener: Opener,
@@ -395,14 +395,14 @@ def test_the_leaderboard_ranks_rated_players_by_mu_minus_3_sigma_under_their_lat
     store.rate_game(game_id, fixed_rater({ids["Ann"]: (40.0, 2.0), ids["Bob"]: (30.0, 6.0),
                                           ids["Cy"]: (20.0, 1.0), "bot:casual": (50.0, 1.0)}))
     store.enter_player("k-ann", "Ann B", "unused123456")
-    board = store.leaderboard("classic")
+    board = leaderboard(store, "classic")
     assert [(p["rank"], p["name"], p["rating"], p["rating_sigma"], p["provisional"]) for p in board] == [
         (1, "Ann B", 34.0, 2.0, True), (2, "Cy", 17.0, 1.0, True), (3, "Bob", 12.0, 6.0, True)]
     ann = board[0]
     assert ann["player_id"] == ids["Ann"] and ann["games"] == 1 and ann["wins"] == 1
     assert ann["win_rate"] == 1.0 and ann["slaps"] == 2 and ann["median_reaction_ms"] == 250
-    assert [p["name"] for p in store.leaderboard("classic", limit=2)] == ["Ann B", "Cy"]
-    assert store.leaderboard("pagat") == []
+    assert [p["name"] for p in leaderboard(store, "classic", limit=2)] == ["Ann B", "Cy"]
+    assert leaderboard(store, "pagat") == []
     assert [r["rank"] for r in store.ratings_of(ids["Bob"])] == [3]
 
 
@@ -415,7 +415,7 @@ def test_a_ten_game_rating_is_no_longer_provisional(store: Store) -> None:
                                        *(result(seat, "Bot", None, False, kind="bot", bot=level)
                                          for seat, level in enumerate(("casual", "skilled", "expert"), 1))])
         store.rate_game(game_id, fixed_rater({player: (25.0 + n, 5.0), **bots}))
-        assert store.leaderboard("classic")[0]["provisional"] == (n < 9)
+        assert leaderboard(store, "classic")[0]["provisional"] == (n < 9)
 
 
 def test_a_players_games_are_listed_newest_first_with_place_and_slaps_by_pattern(store: Store) -> None:
@@ -472,7 +472,7 @@ def test_an_old_database_keeps_its_games_and_they_are_never_rated(
     try:
         assert store.schema_version == 3
         assert store.unrated_games() == []  # finished before ratings existed: never rated
-        assert store.player_stats("hash-ann")["games"] == 1 and store.leaderboard("classic") == []
+        assert player_stats(store, "hash-ann")["games"] == 1 and leaderboard(store, "classic") == []
         row = store.load_room("ABCDEF")
         assert row is not None and row.seats == (SeatRow(0, "human", "Ann", None, "hash-ann", None),)
     finally:
@@ -530,13 +530,13 @@ def test_a_player_is_ranked_only_after_rated_games_against_three_different_oppon
         game_id = a_rated_game(store, [result(0, "Ann", "t1", True, player_id=ann),
                                        result(1, "Bob", "t2", False, player_id=bob)])
         store.rate_game(game_id, fixed_rater({ann: (30.0, 2.0), bob: (20.0, 2.0)}))
-    assert store.leaderboard("classic") == [] and store.ratings_of(ann)[0]["rank"] is None
+    assert leaderboard(store, "classic") == [] and store.ratings_of(ann)[0]["rank"] is None
     game_id = a_rated_game(store, [result(0, "Ann", "t1", True, player_id=ann),
                                    result(1, "Casual bot", None, False, kind="bot", bot="casual"),
                                    result(2, "Expert bot", None, False, kind="bot", bot="expert")])
     store.rate_game(game_id, fixed_rater({ann: (31.0, 2.0), "bot:casual": (20.0, 2.0),
                                           "bot:expert": (20.0, 2.0)}))
-    assert [p["player_id"] for p in store.leaderboard("classic")] == [ann]  # Bob: one opponent
+    assert [p["player_id"] for p in leaderboard(store, "classic")] == [ann]  # Bob: one opponent
     assert store.ratings_of(ann)[0]["rank"] == 1 and store.ratings_of(bob)[0]["rank"] is None
 
 
@@ -551,13 +551,13 @@ def test_a_flag_takes_the_player_off_the_board_and_takes_back_the_ratings_since_
     for mu in (30.0, 31.0, 32.0):
         games.append(a_rated_game(store, [result(0, "Ann", "t1", True, player_id=ann), *bots]))
         store.rate_game(games[-1], fixed_rater({ann: (mu, 2.0), **moves}))
-    assert [p["player_id"] for p in store.leaderboard("classic")] == [ann]
+    assert [p["player_id"] for p in leaderboard(store, "classic")] == [ann]
     store.flag_player(ann, "classic", games[1], ["12 of 12 reactions were under 100 ms"], 12)
     assert store.integrity_flag(ann) == {"rules": "classic", "since_game": games[1],
                                          "flagged_at": store.integrity_flag(ann)["flagged_at"],  # type: ignore[index]
                                          "reasons": ["12 of 12 reactions were under 100 ms"],
                                          "checked_slaps": 12, "cleared_at": None}
-    assert store.leaderboard("classic") == []
+    assert leaderboard(store, "classic") == []
     assert store.unrated_games() == games[1:]  # to be rated again, without her
     (classic,) = store.ratings_of(ann)
     assert (classic["mu"], classic["games"], classic["rank"]) == (30.0, 1, None)
@@ -567,7 +567,7 @@ def test_a_flag_takes_the_player_off_the_board_and_takes_back_the_ratings_since_
     assert store.integrity_flag(ann)["cleared_at"] is not None  # type: ignore[index]
     for game_id in store.unrated_games():
         store.rate_game(game_id, fixed_rater({ann: (33.0, 2.0), **moves}))
-    assert [p["player_id"] for p in store.leaderboard("classic")] == [ann]
+    assert [p["player_id"] for p in leaderboard(store, "classic")] == [ann]
     assert store.clear_flag("NobodyPublic") is False
 
 

@@ -36,7 +36,7 @@ from ratscrew.history import replay_steps
 from ratscrew.narrate import describe_event
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
-from ratscrew.server import players, ratings
+from ratscrew.server import players, ranking, ratings
 from ratscrew.server.absence import AbsenceTimes
 from ratscrew.server.expiry import CLOSED_MESSAGE, CLOSED_WS_CODE, close_idle_rooms, closed_page, room_closed
 from ratscrew.server.health import healthz, readyz
@@ -568,7 +568,7 @@ async def leaderboard(request: Request) -> JSONResponse:
     rules = request.query_params.get("rules", "classic")
     if len(rules) > 64:
         return _error(400, "rules: a ruleset name is at most 64 characters")
-    return JSONResponse({"rules": rules, "players": _server(request).store.leaderboard(rules)})
+    return JSONResponse({"rules": rules, "players": ranking.leaderboard(_server(request).store, rules)})
 
 
 def _coded_error(status: int, code: str, message: str) -> JSONResponse:

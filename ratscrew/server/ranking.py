@@ -11,6 +11,7 @@ from statistics import median
 from typing import Any
 
 from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS
+from ratscrew.storage.roles import ArchiveStore, RatingStore
 
 PROVISIONAL_GAMES = 10
 """A rating from fewer rated games than this is provisional."""
@@ -78,3 +79,17 @@ def leaderboard_rows(rated: Sequence[Mapping[str, Any]],
                      provisional=player["rated"] < PROVISIONAL_GAMES)
         board.append(entry)
     return board
+
+
+def player_stats(store: ArchiveStore, token_hash: str, rules_name: str | None = None) -> dict[str, Any]:
+    """One person's figures over their finished games (by seat token; all rulesets, or one)."""
+    return stats_of(store.person_results(token_hash, rules_name))
+
+
+def leaderboard(store: RatingStore, rules_name: str, limit: int = 50) -> list[dict[str, Any]]:
+    """The ranked players of this ruleset, best rating (mu - 3 sigma) first, each with
+    ``rank``, ``rating``, ``rating_sigma``, ``provisional``, ``player_id`` and their figures
+    (guests and bots are not listed)."""
+    ranked = store.ranked_players(rules_name, limit)
+    rows = store.players_results(rules_name, [r["player_id"] for r in ranked]) if ranked else []
+    return leaderboard_rows(ranked, rows)
