@@ -30,12 +30,13 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import psycopg
+import sqlalchemy as sa
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from ratscrew.storage.records import RateCounter, StoreError, StoreInUse, StoreUnavailable
 from ratscrew.storage.schema import MIGRATIONS, migration_statements
-from ratscrew.storage.sql import Compiler, Conflict, Params, Statement, Write
+from ratscrew.storage.sql import Compiler, Conflict, Params, Rows, Statement, Write, row_params, rows_insert
 from ratscrew.storage.store import SqlStore
 
 log = logging.getLogger("ratscrew.server")
@@ -103,6 +104,8 @@ class PostgresDatabase:
     def __init__(self, store: PostgresStore) -> None:
         self.store = store
         self.compiler = Compiler("postgresql")
+        self._chained: dict[tuple[tuple[str, tuple[str, ...], int], ...], sa.Insert] = {}
+        """Each shape of `insert_rows` as one statement, kept so it is compiled once."""
 
     def rows(self, statement: Statement, params: Params = NO_PARAMS) -> list[dict[str, Any]]:
         """Run one statement (autocommit) and return its rows."""
@@ -110,11 +113,34 @@ class PostgresDatabase:
             return PostgresTransaction(conn, self.compiler).rows(statement, params)
 
     def write(self, statements: Sequence[Write]) -> None:
-        """Run ``statements`` in one transaction, sent as one pipeline."""
+        """Run ``statements`` in one transaction: one statement on its own (autocommit),
+        several sent as one pipeline."""
+        if len(statements) == 1:
+            with self.store._connection() as conn:
+                conn.execute(*self.compiler.sql(*statements[0]))
+            return
         with self.store._connection() as conn, conn.transaction(), conn.pipeline():
             for statement, params in statements:
-                sql, values = self.compiler.sql(statement, params)
-                conn.execute(sql, values)
+                conn.execute(*self.compiler.sql(statement, params))
+
+    def insert_rows(self, inserts: Sequence[Rows]) -> None:
+        """One statement (one round trip, its own transaction): a multi-row ``INSERT``, the
+        inserts after the first chained to it as data-modifying ``WITH`` clauses."""
+        if not inserts:
+            return
+        key = tuple((table.name, tuple(rows[0]), len(rows)) for table, rows in inserts)
+        chained = self._chained.get(key)
+        if chained is None:
+            for number, (table, rows) in enumerate(inserts):
+                insert = rows_insert(table, tuple(rows[0]), len(rows))
+                chained = insert if chained is None else chained.add_cte(insert.cte(f"w{number}"))
+            assert chained is not None
+            self._chained[key] = chained
+        params: dict[str, Any] = {}
+        for table, rows in inserts:
+            params.update(row_params(table, rows))
+        with self.store._connection() as conn:
+            conn.execute(*self.compiler.sql(chained, params))
 
     @contextmanager
     def transaction(self, rating: bool = False) -> Iterator[PostgresTransaction]:

@@ -96,8 +96,6 @@ START_GAME = (sa.insert(games)
               .values(status="playing", **values(games, "code", "number", "rules_name", "start",
                                                  "clock_start", "started_at"))
               .returning(games.c.id))
-INSERT_ACTION = sa.insert(actions).values(values(actions, "game_id", "n", "kind", "seat", "at"))
-INSERT_JUDGED = sa.insert(judged).values(values(judged, "game_id", "n", "entry"))
 GAME_PLAYING = sa.select(games.c.start, games.c.clock_start).where(games.c.id == param("game_id"),
                                                                   games.c.status == "playing")
 ACTIONS_OF = (sa.select(actions.c.kind, actions.c.seat, actions.c.at)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
+from functools import cache
 from typing import Any, Protocol
 
 import sqlalchemy as sa
@@ -27,6 +28,8 @@ Statement = sa.Executable
 """A SQLAlchemy Core statement (or ``text()`` written with ``:name`` marks)."""
 Write = tuple[Statement, Params]
 """One statement of a write and its parameters."""
+Rows = tuple[sa.Table, Sequence[Params]]
+"""Rows to insert into a table, each ``{column: value}`` (every row the same columns)."""
 
 
 class Compiler:
@@ -57,6 +60,27 @@ class Compiler:
         return str(state.statement), state.parameters
 
 
+@cache
+def rows_insert(table: sa.Table, columns: tuple[str, ...], count: int) -> sa.Insert:
+    """``INSERT INTO table (columns) VALUES (…), (…)`` for ``count`` rows, its marks named
+    ``table_column_i`` (`row_params`); made once per shape, so compiled once too."""
+    return sa.insert(table).values([
+        {c: sa.bindparam(f"{table.name}_{c}_{i}", type_=table.c[c].type) for c in columns}
+        for i in range(count)])
+
+
+@cache
+def row_insert(table: sa.Table, columns: tuple[str, ...]) -> sa.Insert:
+    """``INSERT INTO table (columns) VALUES (:column, …)``: one row, its marks the column names
+    (for ``executemany`` of rows as they are)."""
+    return sa.insert(table).values({c: sa.bindparam(c, type_=table.c[c].type) for c in columns})
+
+
+def row_params(table: sa.Table, rows: Sequence[Params]) -> dict[str, Any]:
+    """The parameters of `rows_insert` for ``rows``."""
+    return {f"{table.name}_{c}_{i}": value for i, row in enumerate(rows) for c, value in row.items()}
+
+
 class Conflict(Exception):
     """A write clashed with a unique key (both drivers' integrity errors become this)."""
 
@@ -83,6 +107,10 @@ class Database(Protocol):
 
     def write(self, statements: Sequence[Write]) -> None:
         """Run ``statements`` in one transaction (committed when this returns)."""
+
+    def insert_rows(self, inserts: Sequence[Rows]) -> None:
+        """Insert rows into one or more tables, all or nothing, as cheaply as the database
+        allows (the hot write: a step's actions and judgements)."""
 
     def transaction(self, rating: bool = False) -> AbstractContextManager[Transaction]:
         """A transaction to read and write in, committed when the block ends without an error.

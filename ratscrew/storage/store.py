@@ -15,6 +15,7 @@ from typing import Any
 
 from ratscrew.server.rated import FARM_WINDOW_S
 from ratscrew.storage import queries as q
+from ratscrew.storage import schema
 from ratscrew.storage.records import (
     FinishedGame,
     GameInProgress,
@@ -30,7 +31,7 @@ from ratscrew.storage.records import (
     new_server_id,
     participant,
 )
-from ratscrew.storage.sql import Conflict, Database, Params, Transaction, Write, chunks
+from ratscrew.storage.sql import Conflict, Database, Params, Rows, Transaction, Write, chunks
 
 
 def seat_result(row: Mapping[str, Any]) -> SeatResult:
@@ -179,13 +180,17 @@ class SqlStore:
     def _append(self, game_id: int, first_action: int,
                 actions: Sequence[tuple[str, int | None, int]], first_judged: int,
                 judged: Sequence[dict[str, Any]]) -> None:
-        writes: list[Write] = [
-            (q.INSERT_ACTION, {"game_id": game_id, "n": first_action + i, "kind": kind, "seat": seat,
-                               "at": at}) for i, (kind, seat, at) in enumerate(actions)]
-        writes += [(q.INSERT_JUDGED, {"game_id": game_id, "n": first_judged + i,
-                                      "entry": json.dumps(entry)}) for i, entry in enumerate(judged)]
-        if writes:
-            self._database.write(writes)
+        inserts: list[Rows] = []
+        if actions:
+            inserts.append((schema.actions, [
+                {"game_id": game_id, "n": first_action + i, "kind": kind, "seat": seat, "at": at}
+                for i, (kind, seat, at) in enumerate(actions)]))
+        if judged:
+            inserts.append((schema.judged, [
+                {"game_id": game_id, "n": first_judged + i, "entry": json.dumps(entry)}
+                for i, entry in enumerate(judged)]))
+        if inserts:
+            self._database.insert_rows(inserts)
 
     def game_in_progress(self, game_id: int) -> GameInProgress | None:
         """A game still being played, with every action stored so far."""
