@@ -29,6 +29,7 @@ from ratscrew.server.store import (
     StoreError,
     open_store,
 )
+from ratscrew.storage import schema
 from ratscrew.storage.schema import VERSION, statements_up_to
 
 Opener = Callable[[], Store]
@@ -477,6 +478,76 @@ def test_an_old_database_keeps_its_games_and_they_are_never_rated(
         assert row is not None and row.seats == (SeatRow(0, "human", "Ann", None, "hash-ann", None),)
     finally:
         store.close()
+
+
+SCHEMA_HISTORY = Path(__file__).parent / "schema_history"
+"""The migrations as ratscrew shipped them, written by hand per database, before ratscrew/storage
+derived them from one schema: old databases were made by these."""
+
+
+@pytest.fixture(params=[(dialect, version) for dialect in ("sqlite", "postgresql") for version in (1, 2, 3)],
+                ids=lambda p: f"{p[0]}-v{p[1]}")
+def shipped(request: pytest.FixtureRequest,
+            tmp_path: Path) -> Iterator[tuple[str, str, int, Callable[[str], list[tuple[Any, ...]]]]]:
+    """A database made by the hand-written migrations up to a version, with a room and a
+    finished game in it, and a way to query it."""
+    dialect, version = request.param
+    if dialect == "sqlite":
+        target = str(tmp_path / "shipped.db")
+        conn: Any = sqlite3.connect(target, isolation_level=None)
+    else:
+        import psycopg
+
+        cluster: PostgresCluster = request.getfixturevalue("postgres_cluster")
+        target = cluster.create_database()
+        conn = psycopg.connect(target, autocommit=True)
+
+    def query(sql: str) -> list[tuple[Any, ...]]:
+        return [tuple(row) for row in conn.execute(sql).fetchall()]
+
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    conn.execute(f"INSERT INTO schema_version VALUES ({version})")
+    for number in range(1, version + 1):
+        for statement in (SCHEMA_HISTORY / f"{dialect}-{number}.sql").read_text().split(";"):
+            if statement.strip():
+                conn.execute(statement)
+    conn.execute("INSERT INTO rooms (code, created_at, updated_at, settings, host_hash, phase, "
+                 "games_played, game_id) VALUES ('ABCDEF', 0, 0, '{}', NULL, 'over', 1, 1)")
+    conn.execute("INSERT INTO games (code, number, rules_name, start, clock_start, started_at, "
+                 "finished_at, status, winner, reason, record) VALUES ('ABCDEF', 1, 'classic', '{}', "
+                 "0, 0, 1, 'over', 0, 'won', '{}')")
+    conn.execute("INSERT INTO results (game_id, seat, kind, name, token_hash, won, slaps, misslaps, "
+                 "reactions) VALUES (1, 0, 'human', 'Ann', 'hash-ann', 1, 2, 0, '[300]')")
+    yield dialect, target, version, query
+    conn.close()
+
+
+def test_a_database_made_at_any_shipped_version_migrates_to_the_schema_written_once(
+        shipped: tuple[str, str, int, Callable[[str], list[tuple[Any, ...]]]]) -> None:
+    dialect, target, version, query = shipped
+    store = open_store(target)
+    try:
+        assert store.schema_version == VERSION
+        assert player_stats(store, "hash-ann")["games"] == 1 and store.game_record(1) == {}
+        # a game finished before ratings existed (schema 1) is marked rated by migration 2
+        assert store.unrated_games() == ([] if version == 1 else [1])
+        store.finish_game(store.start_game("ABCDEF", 2, "classic", {}, 0.0), {}, 0, "won", [])
+        assert store.game_count() == 2  # a new game's id follows the old ones
+    finally:
+        store.close()
+    if dialect == "sqlite":
+        tables = [r[0] for r in query("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                      "AND name NOT IN ('sqlite_sequence', 'schema_version')")]
+        found = {t: [r[1] for r in query(f"PRAGMA table_info({t})")] for t in tables}
+    else:
+        found = {}
+        for table, name in query("SELECT table_name, column_name FROM information_schema.columns "
+                                 "WHERE table_schema = current_schema() AND table_name <> 'schema_version' "
+                                 "ORDER BY table_name, ordinal_position"):
+            found.setdefault(table, []).append(name)
+    written = {t.name: [c.name for c in t.columns] for t in schema.metadata.sorted_tables
+               if t.info.get("only") in (None, dialect)}
+    assert found == written
 
 
 def test_two_processes_rating_one_game_at_once_rate_it_once(opener: Opener, store: Store) -> None:
