@@ -1,13 +1,15 @@
 """What storing an accepted action costs: SQLite (the embedded default) beside PostgreSQL.
 
-The room stores every step's actions before it shows them (persist before publish), one
-``Store.append_actions`` call per step, usually one action. This times that call, one action at
-a time, on a SQLite file (WAL, ``synchronous=NORMAL``) and on a throwaway PostgreSQL on loopback
-(``tests/postgres.py``: Debian's ``initdb``/``pg_ctl``; default durability, ``synchronous_commit
-= on``, but the cluster is made with ``fsync=off`` like the tests', so the figure is the round
-trip and the server's work, not the disk's flush). It also times ``Store.append_step`` (one
-action and its judgement, a person's slap). It prints the wall time per call as the room
-sees it (p50/p99) and, for PostgreSQL, the database's own CPU per action. Nothing is asserted.
+The room stores every step before it shows it (persist before publish), one
+``Store.append_step`` call per step, usually one action (and, for a person's action, its
+judgement). This times ``append_actions`` (one action) and ``append_step`` (one action and its
+judgement) one call at a time, on a SQLite file (WAL, ``synchronous=NORMAL``) and on a
+throwaway PostgreSQL on loopback (``tests/postgres.py``: Debian's ``initdb``/``pg_ctl``;
+default durability, ``synchronous_commit = on``, but the cluster is made with ``fsync=off``
+like the tests', so the figure is the round trip and the server's work, not the disk's flush).
+It prints the wall time per call as the room sees it (p50/p99) and, for PostgreSQL, the
+database's own CPU per call; and what compiling a statement with SQLAlchemy costs beside the
+compiled text the store keeps and reuses (`ratscrew.storage.sql`). Nothing is asserted.
 
 Usage: ``.venv/bin/python benchmarks/store_writes.py [--actions N]`` (default 3,000).
 """
@@ -27,6 +29,8 @@ from postgres import PostgresCluster
 from server_load import percentile, tree_cpu_seconds
 
 from ratscrew.server.store import SeatRow, SqliteStore, Store
+from ratscrew.storage import schema
+from ratscrew.storage.sql import Compiler, rows_insert
 
 
 def time_appends(store: Store, actions: int, label: str, code: str = "BENCH1") -> list[float]:
@@ -65,12 +69,33 @@ def row(label: str, times: list[float], cpu_us: float | None = None) -> str:
             f"{sum(times) / len(times) * 1e6:>9.0f}{shown:>11}")
 
 
+def compile_costs(calls: int = 20_000) -> tuple[float, float]:
+    """Microseconds per SQLAlchemy compile of a step's insert for SQLite, and per lookup of the
+    compiled text the store keeps instead (`ratscrew.storage.sql.Compiler`)."""
+    table = schema.actions
+    statement = rows_insert(table, ("game_id", "n", "kind", "seat", "at"), 1)
+    compiler = Compiler("sqlite")
+    params = {"actions_game_id_0": 1, "actions_n_0": 0, "actions_kind_0": "slap",
+              "actions_seat_0": 1, "actions_at_0": 10}
+    begin = time.perf_counter()
+    for _ in range(calls // 20):
+        statement.compile(dialect=schema.dialect("sqlite"))
+    compiling = (time.perf_counter() - begin) / (calls // 20) * 1e6
+    begin = time.perf_counter()
+    for _ in range(calls):
+        compiler.sql(statement, params)
+    return compiling, (time.perf_counter() - begin) / calls * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=3000, help="actions to store (default 3000)")
     args = parser.parse_args()
     if args.actions < 10:
         parser.error("--actions: at least 10")
+    compiling, cached = compile_costs()
+    print(f"SQLAlchemy: compiling a step's insert {compiling:.0f} µs; the compiled text the store "
+          f"keeps {cached:.1f} µs a call")
     print(f"{'store and call':<40}{'p50 µs':>9}{'p99 µs':>9}{'mean µs':>9}{'DB CPU µs':>11}")
     with tempfile.TemporaryDirectory() as folder:
         sqlite = SqliteStore(Path(folder) / "bench.db")
