@@ -1,12 +1,15 @@
 """What storing an accepted action costs: SQLite (the embedded default) beside PostgreSQL.
 
-The room stores every step's actions before it shows them (persist before publish), one
-``Store.append_actions`` call per step, usually one action. This times that call, one action at
-a time, on a SQLite file (WAL, ``synchronous=NORMAL``) and on a throwaway PostgreSQL on loopback
-(``tests/postgres.py``: Debian's ``initdb``/``pg_ctl``; default durability, ``synchronous_commit
-= on``, but the cluster is made with ``fsync=off`` like the tests', so the figure is the round
-trip and the server's work, not the disk's flush). It prints the wall time per call as the room
-sees it (p50/p99) and, for PostgreSQL, the database's own CPU per action. Nothing is asserted.
+The room stores every step before it shows it (persist before publish), one
+``Store.append_step`` call per step, usually one action (and, for a person's action, its
+judgement). This times ``append_actions`` (one action) and ``append_step`` (one action and its
+judgement) one call at a time, on a SQLite file (WAL, ``synchronous=NORMAL``) and on a
+throwaway PostgreSQL on loopback (``tests/postgres.py``: Debian's ``initdb``/``pg_ctl``;
+default durability, ``synchronous_commit = on``, but the cluster is made with ``fsync=off``
+like the tests', so the figure is the round trip and the server's work, not the disk's flush).
+It prints the wall time per call as the room sees it (p50/p99) and, for PostgreSQL, the
+database's own CPU per call; and what compiling a statement with SQLAlchemy costs beside the
+compiled text the store keeps and reuses (`ratscrew.storage.sql`). Nothing is asserted.
 
 Usage: ``.venv/bin/python benchmarks/store_writes.py [--actions N]`` (default 3,000).
 """
@@ -26,12 +29,14 @@ from postgres import PostgresCluster
 from server_load import percentile, tree_cpu_seconds
 
 from ratscrew.server.store import SeatRow, SqliteStore, Store
+from ratscrew.storage import schema
+from ratscrew.storage.sql import Compiler, rows_insert
 
 
-def time_appends(store: Store, actions: int, label: str) -> list[float]:
+def time_appends(store: Store, actions: int, label: str, code: str = "BENCH1") -> list[float]:
     """Wall seconds of each one-action ``append_actions`` call on a fresh game."""
-    store.save_room("BENCH1", {}, None, "playing", 0, None, [SeatRow(0, "human", "A", None, None)])
-    game_id = store.start_game("BENCH1", 1, "classic", {}, 0.0)
+    store.save_room(code, {}, None, "playing", 0, None, [SeatRow(0, "human", "A", None, None)])
+    game_id = store.start_game(code, 1, "classic", {}, 0.0)
     times = []
     for n in track(range(actions), description=label, transient=True):
         begin = time.perf_counter()
@@ -40,19 +45,65 @@ def time_appends(store: Store, actions: int, label: str) -> list[float]:
     return times
 
 
+JUDGED = {"seat": 1, "kind": "slap", "sent": 1200, "arrived": 1260, "at": 1230, "rtt": 60}
+"""A typical judgement of a person's slap (docs/protocol.md, "judging")."""
+
+
+def time_steps(store: Store, actions: int, label: str, code: str = "BENCH2") -> list[float]:
+    """Wall seconds of each ``append_step`` call (one action and its judgement: a person's
+    slap, the room's hot write) on a fresh game."""
+    store.save_room(code, {}, None, "playing", 0, None, [SeatRow(0, "human", "A", None, None)])
+    game_id = store.start_game(code, 1, "classic", {}, 0.0)
+    times = []
+    for n in track(range(actions), description=label, transient=True):
+        begin = time.perf_counter()
+        store.append_step(game_id, n, [("slap", n % 4, n * 10)], n, [JUDGED])
+        times.append(time.perf_counter() - begin)
+    return times
+
+
+def row(label: str, times: list[float], cpu_us: float | None = None) -> str:
+    """One line of the table."""
+    shown = "-" if cpu_us is None else f"{cpu_us:.0f}"
+    return (f"{label:<40}{percentile(times, .5) * 1e6:>9.0f}{percentile(times, .99) * 1e6:>9.0f}"
+            f"{sum(times) / len(times) * 1e6:>9.0f}{shown:>11}")
+
+
+def compile_costs(calls: int = 20_000) -> tuple[float, float]:
+    """Microseconds per SQLAlchemy compile of a step's insert for SQLite, and per lookup of the
+    compiled text the store keeps instead (`ratscrew.storage.sql.Compiler`)."""
+    table = schema.actions
+    statement = rows_insert(table, ("game_id", "n", "kind", "seat", "at"), 1)
+    compiler = Compiler("sqlite")
+    params = {"actions_game_id_0": 1, "actions_n_0": 0, "actions_kind_0": "slap",
+              "actions_seat_0": 1, "actions_at_0": 10}
+    begin = time.perf_counter()
+    for _ in range(calls // 20):
+        statement.compile(dialect=schema.dialect("sqlite"))
+    compiling = (time.perf_counter() - begin) / (calls // 20) * 1e6
+    begin = time.perf_counter()
+    for _ in range(calls):
+        compiler.sql(statement, params)
+    return compiling, (time.perf_counter() - begin) / calls * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=3000, help="actions to store (default 3000)")
     args = parser.parse_args()
     if args.actions < 10:
         parser.error("--actions: at least 10")
-    print(f"{'store':<32}{'p50 µs':>9}{'p99 µs':>9}{'mean µs':>9}{'DB CPU µs':>11}")
+    compiling, cached = compile_costs()
+    print(f"SQLAlchemy: compiling a step's insert {compiling:.0f} µs; the compiled text the store "
+          f"keeps {cached:.1f} µs a call")
+    print(f"{'store and call':<40}{'p50 µs':>9}{'p99 µs':>9}{'mean µs':>9}{'DB CPU µs':>11}")
     with tempfile.TemporaryDirectory() as folder:
         sqlite = SqliteStore(Path(folder) / "bench.db")
         times = time_appends(sqlite, args.actions, "SQLite")
+        steps = time_steps(sqlite, args.actions, "SQLite steps")
         sqlite.close()
-    print(f"{'SQLite file (WAL, NORMAL)':<32}{percentile(times, .5) * 1e6:>9.0f}"
-          f"{percentile(times, .99) * 1e6:>9.0f}{sum(times) / len(times) * 1e6:>9.0f}{'-':>11}")
+    print(row("SQLite (WAL, NORMAL) append_actions", times))
+    print(row("SQLite (WAL, NORMAL) append_step", steps))
     try:
         cluster = PostgresCluster()
         cluster.start()
@@ -66,12 +117,13 @@ def main() -> None:
         cpu_before = tree_cpu_seconds(cluster.pid)
         times = time_appends(postgres, args.actions, "PostgreSQL")
         cpu = tree_cpu_seconds(cluster.pid) - cpu_before
+        steps = time_steps(postgres, args.actions, "PostgreSQL steps")
+        step_cpu = tree_cpu_seconds(cluster.pid) - cpu_before - cpu
         postgres.close()
     finally:
         cluster.remove()
-    print(f"{'PostgreSQL on loopback':<32}{percentile(times, .5) * 1e6:>9.0f}"
-          f"{percentile(times, .99) * 1e6:>9.0f}{sum(times) / len(times) * 1e6:>9.0f}"
-          f"{cpu / args.actions * 1e6:>11.0f}")
+    print(row("PostgreSQL (loopback) append_actions", times, cpu / args.actions * 1e6))
+    print(row("PostgreSQL (loopback) append_step", steps, step_cpu / args.actions * 1e6))
 
 
 if __name__ == "__main__":

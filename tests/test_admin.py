@@ -18,6 +18,7 @@ from postgres import PostgresCluster, postgres_bindir
 from starlette.testclient import TestClient
 
 from ratscrew.server.app import create_app
+from ratscrew.server.ranking import leaderboard
 from ratscrew.server.store import Store, open_store
 
 KEYS = {"Ann": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc", "Bob": "bob-key-Ub7Gs2Hn5Yq9Df3Xm8Ko1Ev"}
@@ -79,7 +80,7 @@ def seen(where: str | Path) -> dict[str, Any]:
     """What a server on this database would show: leaderboards, players, records, rooms."""
     store: Store = open_store(where)
     try:
-        boards = {rules: store.leaderboard(rules) for rules in ("classic", "pagat")}
+        boards = {rules: leaderboard(store, rules) for rules in ("classic", "pagat")}
         players = {p["player_id"]: store.player(p["player_id"]) for board in boards.values() for p in board
                    if p.get("player_id")}
         return {"boards": boards, "players": players, "games": store.game_count(),

@@ -30,6 +30,7 @@ from ratscrew.patterns import find_slap
 from ratscrew.ruleset import Ruleset
 from ratscrew.server import ratings
 from ratscrew.server.app import create_app
+from ratscrew.server.ranking import leaderboard
 from ratscrew.server.rated import (
     ABORTED,
     CUSTOM_RULES,
@@ -156,7 +157,7 @@ def test_quick_resignations_between_two_keys_are_farmed_unrated_and_the_farmer_i
     assert verdicts == [None, FARMED, FARMED, FARMED]  # once may be someone called away
     (classic,) = store.ratings_of(ANN)
     assert classic["games"] == 1 and classic["rank"] is None  # one rated game, one opponent
-    assert store.leaderboard("classic") == []
+    assert leaderboard(store, "classic") == []
 
 
 def test_a_seat_time_outs_played_for_gains_nothing_from_its_win_and_its_opponents_loss_counts() -> None:
@@ -254,7 +255,7 @@ def test_a_flagged_players_games_since_the_evidence_are_unrated_until_the_admin_
     assert flag is not None and flag["cleared_at"] is None and flag["since_game"] == games[0]
     assert flag["checked_slaps"] == 18 and flag["reasons"][0].startswith("18 of 18 reactions were under")
     assert [g["unrated"] for g in store.player_games(ann)] == [FLAGGED] * 3
-    assert store.ratings_of(ann) == [] and store.leaderboard("classic") == []
+    assert store.ratings_of(ann) == [] and leaderboard(store, "classic") == []
     store.close()
     assert main(["admin", "players", "clear-flag", ann, "--db", str(db)]) == 0
     assert "cleared the integrity flag" in capsys.readouterr().out

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from postgres import PostgresCluster
 
-from ratscrew.server.pgstore import PG_MIGRATIONS, PostgresStore, redact
+from ratscrew.server.pgstore import PostgresStore, redact
+from ratscrew.server.ranking import leaderboard, player_stats
 from ratscrew.server.store import (
-    MIGRATIONS,
     FinishedGame,
     GameRating,
     NameTaken,
@@ -29,6 +29,8 @@ from ratscrew.server.store import (
     StoreError,
     open_store,
 )
+from ratscrew.storage import schema
+from ratscrew.storage.schema import VERSION, statements_up_to
 
 Opener = Callable[[], Store]
 
@@ -65,23 +67,22 @@ def version_1(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[
     if request.param == "sqlite":
         target = str(tmp_path / "old.db")
         conn: Any = sqlite3.connect(target, isolation_level=None)
-        script = MIGRATIONS[0]
+        script = statements_up_to("sqlite", 1)
     else:
         import psycopg
 
         cluster: PostgresCluster = request.getfixturevalue("postgres_cluster")
         target = cluster.create_database()
         conn = psycopg.connect(target, autocommit=True)
-        script = PG_MIGRATIONS[0]
+        script = statements_up_to("postgresql", 1)
 
     def run(sql: str) -> None:
         conn.execute(sql)
 
     run("CREATE TABLE schema_version (version INTEGER NOT NULL)")
     run("INSERT INTO schema_version VALUES (1)")
-    for statement in script.split(";"):
-        if statement.strip():
-            run(statement)
+    for statement in script:
+        run(statement)
     yield target, run
     conn.close()
 
@@ -106,8 +107,8 @@ def result(seat: int, name: str, token: str | None, won: bool, reactions: tuple[
     return SeatResult(seat, kind, name, token, won, len(reactions), 0, reactions, player_id, bot)
 
 
-def test_a_new_database_has_every_migration_and_both_dialects_have_the_same_ones(store: Store) -> None:
-    assert store.schema_version == len(MIGRATIONS) == len(PG_MIGRATIONS)
+def test_a_new_database_has_every_migration(store: Store) -> None:
+    assert store.schema_version == VERSION == 3
 
 
 def test_reopening_keeps_everything_and_migrates_nothing(opener: Opener) -> None:
@@ -115,7 +116,7 @@ def test_reopening_keeps_everything_and_migrates_nothing(opener: Opener) -> None
     a_room(first, "ABCDEF")
     first.close()
     again = opener()
-    assert again.schema_version == len(MIGRATIONS)
+    assert again.schema_version == VERSION
     assert [row.code for row in again.load_rooms()] == ["ABCDEF"]
 
 
@@ -223,12 +224,12 @@ def test_statistics_count_people_not_bots_and_leave_out_anticipations(store: Sto
         store.finish_game(game_id, {}, 0 if won else 1, "won",
                           [result(0, "Ann", "hash-ann", won, reactions),
                            result(1, "Casual bot", None, not won, (200,), kind="bot")])
-    stats = store.player_stats("hash-ann")
+    stats = player_stats(store, "hash-ann")
     assert stats == {"name": "Ann", "games": 3, "wins": 2, "win_rate": 0.667, "slaps": 4,
                      "misslaps": 0, "median_reaction_ms": 300, "best_reaction_ms": 250}
-    assert store.player_stats("hash-ann", "pagat")["games"] == 0
-    assert store.player_stats("nobody")["games"] == 0
-    assert store.leaderboard("classic") == []  # a guest (no player key) is never rated nor listed
+    assert player_stats(store, "hash-ann", "pagat")["games"] == 0
+    assert player_stats(store, "nobody")["games"] == 0
+    assert leaderboard(store, "classic") == []  # a guest (no player key) is never rated nor listed
 
 
 def test_every_room_and_game_is_seen_by_a_second_store_on_the_same_database(opener: Opener,
@@ -240,7 +241,7 @@ def test_every_room_and_game_is_seen_by_a_second_store_on_the_same_database(open
     game_id = a_game(store, "ABCDEF")
     store.finish_game(game_id, {"n": 1}, 0, "won", [result(0, "Ann", "a", True)])
     assert other.room_exists("ABCDEF") and other.game_record(game_id) == {"n": 1}
-    assert other.player_stats("a")["games"] == 1
+    assert player_stats(other, "a")["games"] == 1
 
 
 def test_the_per_address_counters_are_shared_by_every_process_on_postgresql(opener: Opener,
@@ -395,14 +396,14 @@ def test_the_leaderboard_ranks_rated_players_by_mu_minus_3_sigma_under_their_lat
     store.rate_game(game_id, fixed_rater({ids["Ann"]: (40.0, 2.0), ids["Bob"]: (30.0, 6.0),
                                           ids["Cy"]: (20.0, 1.0), "bot:casual": (50.0, 1.0)}))
     store.enter_player("k-ann", "Ann B", "unused123456")
-    board = store.leaderboard("classic")
+    board = leaderboard(store, "classic")
     assert [(p["rank"], p["name"], p["rating"], p["rating_sigma"], p["provisional"]) for p in board] == [
         (1, "Ann B", 34.0, 2.0, True), (2, "Cy", 17.0, 1.0, True), (3, "Bob", 12.0, 6.0, True)]
     ann = board[0]
     assert ann["player_id"] == ids["Ann"] and ann["games"] == 1 and ann["wins"] == 1
     assert ann["win_rate"] == 1.0 and ann["slaps"] == 2 and ann["median_reaction_ms"] == 250
-    assert [p["name"] for p in store.leaderboard("classic", limit=2)] == ["Ann B", "Cy"]
-    assert store.leaderboard("pagat") == []
+    assert [p["name"] for p in leaderboard(store, "classic", limit=2)] == ["Ann B", "Cy"]
+    assert leaderboard(store, "pagat") == []
     assert [r["rank"] for r in store.ratings_of(ids["Bob"])] == [3]
 
 
@@ -415,7 +416,7 @@ def test_a_ten_game_rating_is_no_longer_provisional(store: Store) -> None:
                                        *(result(seat, "Bot", None, False, kind="bot", bot=level)
                                          for seat, level in enumerate(("casual", "skilled", "expert"), 1))])
         store.rate_game(game_id, fixed_rater({player: (25.0 + n, 5.0), **bots}))
-        assert store.leaderboard("classic")[0]["provisional"] == (n < 9)
+        assert leaderboard(store, "classic")[0]["provisional"] == (n < 9)
 
 
 def test_a_players_games_are_listed_newest_first_with_place_and_slaps_by_pattern(store: Store) -> None:
@@ -437,6 +438,22 @@ def test_a_players_games_are_listed_newest_first_with_place_and_slaps_by_pattern
     assert store.bot_reactions(limit=1) == {"casual": [280]}
 
 
+def test_a_result_stored_again_keeps_the_place_and_patterns_its_rating_found(store: Store) -> None:
+    # a game's end may be stored twice (a restarted server finishing it again): the second write
+    # updates the seat's figures and keeps what the rating added, on both databases
+    a_room(store, "ABCDEF")
+    player = store.enter_player("k-ann", "Ann", "AnnPublic123").player_id
+    seats = [result(0, "Ann", "t", True, (310,), player_id=player),
+             result(1, "Bot", None, False, (280,), kind="bot", bot="casual")]
+    game_id = a_rated_game(store, seats)
+    store.rate_game(game_id, fixed_rater({player: (26.0, 8.0)}))
+    store.finish_game(game_id, {"n": game_id}, 0, "won",
+                      [result(0, "Ann", "t", True, (310, 305), player_id=player), seats[1]])
+    [game] = store.player_games(player)
+    assert game["reactions"] == [310, 305]
+    assert game["place"] == 1 and game["patterns"] == {"pair": [2, 0, 0], "none": [0, 0, 1]}
+
+
 def test_a_stored_seat_names_its_keyed_player(store: Store) -> None:
     a_room(store, "ABCDEF")
     row = store.load_room("ABCDEF")
@@ -456,11 +473,81 @@ def test_an_old_database_keeps_its_games_and_they_are_never_rated(
     try:
         assert store.schema_version == 3
         assert store.unrated_games() == []  # finished before ratings existed: never rated
-        assert store.player_stats("hash-ann")["games"] == 1 and store.leaderboard("classic") == []
+        assert player_stats(store, "hash-ann")["games"] == 1 and leaderboard(store, "classic") == []
         row = store.load_room("ABCDEF")
         assert row is not None and row.seats == (SeatRow(0, "human", "Ann", None, "hash-ann", None),)
     finally:
         store.close()
+
+
+SCHEMA_HISTORY = Path(__file__).parent / "schema_history"
+"""The migrations as ratscrew shipped them, written by hand per database, before ratscrew/storage
+derived them from one schema: old databases were made by these."""
+
+
+@pytest.fixture(params=[(dialect, version) for dialect in ("sqlite", "postgresql") for version in (1, 2, 3)],
+                ids=lambda p: f"{p[0]}-v{p[1]}")
+def shipped(request: pytest.FixtureRequest,
+            tmp_path: Path) -> Iterator[tuple[str, str, int, Callable[[str], list[tuple[Any, ...]]]]]:
+    """A database made by the hand-written migrations up to a version, with a room and a
+    finished game in it, and a way to query it."""
+    dialect, version = request.param
+    if dialect == "sqlite":
+        target = str(tmp_path / "shipped.db")
+        conn: Any = sqlite3.connect(target, isolation_level=None)
+    else:
+        import psycopg
+
+        cluster: PostgresCluster = request.getfixturevalue("postgres_cluster")
+        target = cluster.create_database()
+        conn = psycopg.connect(target, autocommit=True)
+
+    def query(sql: str) -> list[tuple[Any, ...]]:
+        return [tuple(row) for row in conn.execute(sql).fetchall()]
+
+    conn.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    conn.execute(f"INSERT INTO schema_version VALUES ({version})")
+    for number in range(1, version + 1):
+        for statement in (SCHEMA_HISTORY / f"{dialect}-{number}.sql").read_text().split(";"):
+            if statement.strip():
+                conn.execute(statement)
+    conn.execute("INSERT INTO rooms (code, created_at, updated_at, settings, host_hash, phase, "
+                 "games_played, game_id) VALUES ('ABCDEF', 0, 0, '{}', NULL, 'over', 1, 1)")
+    conn.execute("INSERT INTO games (code, number, rules_name, start, clock_start, started_at, "
+                 "finished_at, status, winner, reason, record) VALUES ('ABCDEF', 1, 'classic', '{}', "
+                 "0, 0, 1, 'over', 0, 'won', '{}')")
+    conn.execute("INSERT INTO results (game_id, seat, kind, name, token_hash, won, slaps, misslaps, "
+                 "reactions) VALUES (1, 0, 'human', 'Ann', 'hash-ann', 1, 2, 0, '[300]')")
+    yield dialect, target, version, query
+    conn.close()
+
+
+def test_a_database_made_at_any_shipped_version_migrates_to_the_schema_written_once(
+        shipped: tuple[str, str, int, Callable[[str], list[tuple[Any, ...]]]]) -> None:
+    dialect, target, version, query = shipped
+    store = open_store(target)
+    try:
+        assert store.schema_version == VERSION
+        assert player_stats(store, "hash-ann")["games"] == 1 and store.game_record(1) == {}
+        # a game finished before ratings existed (schema 1) is marked rated by migration 2
+        assert store.unrated_games() == ([] if version == 1 else [1])
+        store.finish_game(store.start_game("ABCDEF", 2, "classic", {}, 0.0), {}, 0, "won", [])
+        assert store.game_count() == 2  # a new game's id follows the old ones
+    finally:
+        store.close()
+    if dialect == "sqlite":
+        tables = [r[0] for r in query("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                      "AND name NOT IN ('sqlite_sequence', 'schema_version')")]
+        found = {t: [r[1] for r in query(f"PRAGMA table_info({t})")] for t in tables}
+    else:
+        found = {}
+        for table, name in query("SELECT table_name, column_name FROM information_schema.columns "
+                                 "WHERE table_schema = current_schema() AND table_name <> 'schema_version' "
+                                 "ORDER BY table_name, ordinal_position"):
+            found.setdefault(table, []).append(name)
+    written = {t.name: [c.name for c in t.columns] for t in schema.metadata.sorted_tables
+               if t.info.get("only") in (None, dialect)}
+    assert found == written
 
 
 def test_two_processes_rating_one_game_at_once_rate_it_once(opener: Opener, store: Store) -> None:
@@ -514,13 +601,13 @@ def test_a_player_is_ranked_only_after_rated_games_against_three_different_oppon
         game_id = a_rated_game(store, [result(0, "Ann", "t1", True, player_id=ann),
                                        result(1, "Bob", "t2", False, player_id=bob)])
         store.rate_game(game_id, fixed_rater({ann: (30.0, 2.0), bob: (20.0, 2.0)}))
-    assert store.leaderboard("classic") == [] and store.ratings_of(ann)[0]["rank"] is None
+    assert leaderboard(store, "classic") == [] and store.ratings_of(ann)[0]["rank"] is None
     game_id = a_rated_game(store, [result(0, "Ann", "t1", True, player_id=ann),
                                    result(1, "Casual bot", None, False, kind="bot", bot="casual"),
                                    result(2, "Expert bot", None, False, kind="bot", bot="expert")])
     store.rate_game(game_id, fixed_rater({ann: (31.0, 2.0), "bot:casual": (20.0, 2.0),
                                           "bot:expert": (20.0, 2.0)}))
-    assert [p["player_id"] for p in store.leaderboard("classic")] == [ann]  # Bob: one opponent
+    assert [p["player_id"] for p in leaderboard(store, "classic")] == [ann]  # Bob: one opponent
     assert store.ratings_of(ann)[0]["rank"] == 1 and store.ratings_of(bob)[0]["rank"] is None
 
 
@@ -535,13 +622,13 @@ def test_a_flag_takes_the_player_off_the_board_and_takes_back_the_ratings_since_
     for mu in (30.0, 31.0, 32.0):
         games.append(a_rated_game(store, [result(0, "Ann", "t1", True, player_id=ann), *bots]))
         store.rate_game(games[-1], fixed_rater({ann: (mu, 2.0), **moves}))
-    assert [p["player_id"] for p in store.leaderboard("classic")] == [ann]
+    assert [p["player_id"] for p in leaderboard(store, "classic")] == [ann]
     store.flag_player(ann, "classic", games[1], ["12 of 12 reactions were under 100 ms"], 12)
     assert store.integrity_flag(ann) == {"rules": "classic", "since_game": games[1],
                                          "flagged_at": store.integrity_flag(ann)["flagged_at"],  # type: ignore[index]
                                          "reasons": ["12 of 12 reactions were under 100 ms"],
                                          "checked_slaps": 12, "cleared_at": None}
-    assert store.leaderboard("classic") == []
+    assert leaderboard(store, "classic") == []
     assert store.unrated_games() == games[1:]  # to be rated again, without her
     (classic,) = store.ratings_of(ann)
     assert (classic["mu"], classic["games"], classic["rank"]) == (30.0, 1, None)
@@ -551,7 +638,7 @@ def test_a_flag_takes_the_player_off_the_board_and_takes_back_the_ratings_since_
     assert store.integrity_flag(ann)["cleared_at"] is not None  # type: ignore[index]
     for game_id in store.unrated_games():
         store.rate_game(game_id, fixed_rater({ann: (33.0, 2.0), **moves}))
-    assert [p["player_id"] for p in store.leaderboard("classic")] == [ann]
+    assert [p["player_id"] for p in leaderboard(store, "classic")] == [ann]
     assert store.clear_flag("NobodyPublic") is False
 
 

@@ -18,8 +18,9 @@ The layers, top to bottom (see ``docs/online.md`` and ``docs/protocol.md``):
 - :mod:`ratscrew.server.players`: player keys (stored as hashes), public ids, names, import
   codes and a player's record; :mod:`ratscrew.server.ratings`: openskill Plackett-Luce ratings
   of finished games, exactly once;
-- :mod:`ratscrew.server.store`: the `Store` protocol and its SQLite implementation;
-  :mod:`ratscrew.server.pgstore`: the same on PostgreSQL, for shards
+- :mod:`ratscrew.storage` (below the server): the `Store` and its roles, written once for
+  SQLite and PostgreSQL (:mod:`ratscrew.server.store` and :mod:`ratscrew.server.pgstore`
+  re-export it); :mod:`ratscrew.server.ranking`: figures and leaderboards from its rows; shards
   (:mod:`ratscrew.server.shards`, :mod:`ratscrew.server.nginx`, :mod:`ratscrew.server.outage`);
 - :mod:`ratscrew.server.wsprotocol`: uvicorn's websocket protocol, reading in batches.
 

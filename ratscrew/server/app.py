@@ -37,7 +37,7 @@ from ratscrew.narrate import describe_event
 from ratscrew.protocol.server_messages import PingMessage, ServerMessage, error_message
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
-from ratscrew.server import players, ratings
+from ratscrew.server import players, ranking, ratings
 from ratscrew.server.absence import AbsenceTimes
 from ratscrew.server.expiry import (
     CLOSED_MESSAGE,
@@ -585,7 +585,7 @@ async def leaderboard(request: Request) -> JSONResponse:
     rules = request.query_params.get("rules", "classic")
     if len(rules) > 64:
         return _error(400, "rules: a ruleset name is at most 64 characters")
-    return JSONResponse({"rules": rules, "players": _server(request).store.leaderboard(rules)})
+    return JSONResponse({"rules": rules, "players": ranking.leaderboard(_server(request).store, rules)})
 
 
 def _coded_error(status: int, code: str, message: str) -> JSONResponse:

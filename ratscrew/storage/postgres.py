@@ -1,0 +1,338 @@
+"""`PostgresStore`: the store in PostgreSQL, shared by several server processes (``ratscrew
+serve --db postgresql://…``, shards). Its queries are `ratscrew.storage.store.SqlStore`'s, the
+same as SQLite's; this module adds how PostgreSQL is reached, locked and counted in.
+
+psycopg 3 with a connection pool (``psycopg_pool``): the pool replaces broken connections after
+PostgreSQL restarts, and lets the outage probe run in a thread. Each method is one transaction,
+committed when it returns, with PostgreSQL's default ``synchronous_commit = on``; a write's
+statements are sent in one pipeline (one round trip for a step's actions and judgements).
+
+When PostgreSQL goes away, the method that needed it raises `StoreUnavailable` and the store
+fails fast from then on (no call waits for a connection) until :meth:`PostgresStore.reachable`
+finds the database back; the rooms pause meanwhile (see :mod:`ratscrew.server.outage`).
+
+Shards: :meth:`PostgresStore.claim` takes a PostgreSQL advisory lock for the shard's letter (and
+a shared one on the whole database; a process without a shard takes that one exclusively), held
+on a connection of its own, so two processes can never serve the same rooms. Rating a game
+holds another advisory lock, so games are rated one at a time across every process.
+
+The per-address limits are counted in the ``rate_events`` table (`PostgresRateCounter`), so
+they hold across every process on the database.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import psycopg
+import sqlalchemy as sa
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from ratscrew.storage.records import RateCounter, StoreError, StoreInUse, StoreUnavailable
+from ratscrew.storage.schema import MIGRATIONS, migration_statements
+from ratscrew.storage.sql import Compiler, Conflict, Params, Rows, Statement, Write, row_params, rows_insert
+from ratscrew.storage.store import SqlStore
+
+log = logging.getLogger("ratscrew.server")
+
+NO_PARAMS: Params = {}
+
+LOCK_SPACE = 0x52415453
+"""The first key of ratscrew's advisory locks ("RATS"); the second is a shard's letter, 0 for
+the whole database, `MIGRATION_LOCK` while migrating."""
+MIGRATION_LOCK = 1
+RATING_LOCK = 2
+"""The second key of the advisory lock that rating a game holds: games are rated one at a time
+across every process (a bot level's rating is shared by every shard's games)."""
+
+CONNECT_TIMEOUT_S = 5
+POOL_TIMEOUT_S = 3.0
+"""The longest a store call waits for a connection before it reports the database unavailable."""
+
+T = TypeVar("T")
+
+
+def redact(url: str) -> str:
+    """The URL without its password, to show in logs and errors.
+
+    >>> redact("postgresql://ratscrew:s3cret@db.example:5432/ers?sslmode=require&password=x")
+    'postgresql://ratscrew@db.example:5432/ers?sslmode=require'
+    >>> redact("postgresql:///ers")
+    'postgresql:///ers'
+    """
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, host = netloc.rsplit("@", 1)
+        netloc = f"{user.split(':', 1)[0]}@{host}"
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k.lower() != "password"])
+    return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
+
+
+
+
+class PostgresTransaction:
+    """Statements on one pooled connection inside an open transaction."""
+
+    def __init__(self, conn: psycopg.Connection[Any], compiler: Compiler) -> None:
+        self.conn = conn
+        self.compiler = compiler
+
+    def rows(self, statement: Statement, params: Params = NO_PARAMS) -> list[dict[str, Any]]:
+        """Run a statement and return its rows as dictionaries."""
+        sql, values = self.compiler.sql(statement, params)
+        with self.conn.cursor(row_factory=dict_row) as cursor:
+            cursor.execute(sql, values)
+            return cursor.fetchall() if cursor.description else []
+
+    def run(self, statement: Statement, params: Params = NO_PARAMS) -> None:
+        """Run a statement whose rows are not needed."""
+        sql, values = self.compiler.sql(statement, params)
+        self.conn.execute(sql, values)
+
+
+class PostgresDatabase:
+    """The pool of a `PostgresStore`: every call takes a connection, runs, and gives it back;
+    losing the database makes the store unavailable (see the module docstring)."""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+        self.compiler = Compiler("postgresql")
+        self._chained: dict[tuple[tuple[str, tuple[str, ...], int], ...], sa.Insert] = {}
+        """Each shape of `insert_rows` as one statement, kept so it is compiled once."""
+
+    def rows(self, statement: Statement, params: Params = NO_PARAMS) -> list[dict[str, Any]]:
+        """Run one statement (autocommit) and return its rows."""
+        with self.store._connection() as conn:
+            return PostgresTransaction(conn, self.compiler).rows(statement, params)
+
+    def write(self, statements: Sequence[Write]) -> None:
+        """Run ``statements`` in one transaction: one statement on its own (autocommit),
+        several sent as one pipeline."""
+        if len(statements) == 1:
+            with self.store._connection() as conn:
+                conn.execute(*self.compiler.sql(*statements[0]))
+            return
+        with self.store._connection() as conn, conn.transaction(), conn.pipeline():
+            for statement, params in statements:
+                conn.execute(*self.compiler.sql(statement, params))
+
+    def insert_rows(self, inserts: Sequence[Rows]) -> None:
+        """One statement (one round trip, its own transaction): a multi-row ``INSERT``, the
+        inserts after the first chained to it as data-modifying ``WITH`` clauses."""
+        if not inserts:
+            return
+        key = tuple((table.name, tuple(rows[0]), len(rows)) for table, rows in inserts)
+        chained = self._chained.get(key)
+        if chained is None:
+            for number, (table, rows) in enumerate(inserts):
+                insert = rows_insert(table, tuple(rows[0]), len(rows))
+                chained = insert if chained is None else chained.add_cte(insert.cte(f"w{number}"))
+            assert chained is not None
+            self._chained[key] = chained
+        params: dict[str, Any] = {}
+        for table, rows in inserts:
+            params.update(row_params(table, rows))
+        with self.store._connection() as conn:
+            conn.execute(*self.compiler.sql(chained, params))
+
+    @contextmanager
+    def transaction(self, rating: bool = False) -> Iterator[PostgresTransaction]:
+        """A transaction on one connection (under the rating lock when ``rating``)."""
+        with self.store._connection() as conn, conn.transaction():
+            if rating:
+                conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, RATING_LOCK))
+            yield PostgresTransaction(conn, self.compiler)
+
+
+class PostgresStore(SqlStore):
+    """The store in a PostgreSQL database (see the module docstring)."""
+
+    def __init__(self, url: str, *, max_connections: int = 4) -> None:
+        self.url = url
+        self._shown = redact(url)
+        self._down = False
+        self._shard_lock: psycopg.Connection[Any] | None = None
+        self._claimed: tuple[bool, str | None] = (False, None)
+        self._lock = threading.Lock()
+        self._database = PostgresDatabase(self)
+        try:
+            with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
+                self._migrate(conn)
+        except psycopg.Error as error:
+            raise StoreError(f"cannot use the PostgreSQL database {self._shown}: "
+                             f"{_first_line(error)}") from None
+        self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+            url, min_size=1, max_size=max_connections, timeout=POOL_TIMEOUT_S,
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+            name="ratscrew", open=True)
+
+    # ------------------------------------------------------------------ opening
+
+    def _migrate(self, conn: psycopg.Connection[Any]) -> None:
+        with conn.transaction():
+            # several shards may start at once: one migrates, the others wait and see it done
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, MIGRATION_LOCK))
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = conn.execute("SELECT version FROM schema_version").fetchone()
+            version = 0 if row is None else int(row[0])
+            if version > len(MIGRATIONS):
+                raise StoreError(f"the database {self._shown} is from a newer ratscrew (schema "
+                                 f"{version}, this one knows {len(MIGRATIONS)}); upgrade ratscrew")
+            for number in MIGRATIONS[version:]:
+                for statement in migration_statements("postgresql", number):
+                    conn.execute(statement)
+            if row is None:
+                conn.execute("INSERT INTO schema_version VALUES (%s)", (len(MIGRATIONS),))
+            else:
+                conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS),))
+    @property
+    def schema_version(self) -> int:
+        """The schema version of the open database."""
+        return self._run(lambda c: int(_one(c, "SELECT version FROM schema_version")[0]))
+
+    @property
+    def description(self) -> str:
+        """The URL without its password."""
+        return self._shown
+
+    def close(self) -> None:
+        """Close the pool and give up the shard."""
+        self._pool.close()
+        if self._shard_lock is not None:
+            self._shard_lock.close()
+            self._shard_lock = None
+
+    @property
+    def claim_held(self) -> bool:
+        """Whether this process holds the shard it claimed (True when it claimed none)."""
+        lock = self._shard_lock
+        return not self._claimed[0] or (lock is not None and not lock.closed and not lock.broken)
+
+    def claim(self, shard: str | None) -> None:
+        """Take the advisory locks that make this process the only one serving ``shard``."""
+        self._claimed = (True, shard)
+        try:
+            self._take_shard_locks()
+        except psycopg.Error as error:
+            raise StoreError(f"cannot use the PostgreSQL database {self._shown}: "
+                             f"{_first_line(error)}") from None
+
+    def _take_shard_locks(self) -> None:
+        claimed, shard = self._claimed
+        if not claimed:
+            return
+        if self._shard_lock is not None:
+            self._shard_lock.close()
+        conn = self._shard_lock = psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S,
+                                                  autocommit=True)
+        if shard is None:
+            taken = _one(conn, "SELECT pg_try_advisory_lock(%s, 0)", (LOCK_SPACE,))[0]
+            who = "another ratscrew server already uses this database"
+        else:
+            taken = (_one(conn, "SELECT pg_try_advisory_lock_shared(%s, 0)", (LOCK_SPACE,))[0]
+                     and _one(conn, "SELECT pg_try_advisory_lock(%s, %s)", (LOCK_SPACE, ord(shard)))[0])
+            who = f"another ratscrew server already serves shard {shard} (or all rooms) of this database"
+        if not taken:
+            conn.close()
+            self._shard_lock = None
+            raise StoreInUse(f"{who} ({self._shown})", "or give this one another --shard")
+
+    def reachable(self) -> bool:
+        """Whether PostgreSQL answers (and this process still holds its shard); clears the
+        fail-fast state when it does."""
+        try:
+            self._pool.check()  # replaces connections broken while the database was away
+            with self._pool.connection(timeout=POOL_TIMEOUT_S) as conn:
+                conn.execute("SELECT 1")
+            lock = self._shard_lock
+            if self._claimed[0] and (lock is None or lock.closed or lock.broken):
+                self._take_shard_locks()
+            elif lock is not None:
+                lock.execute("SELECT 1")
+        except StoreError as error:
+            log.error("%s", error)
+            return False
+        except psycopg.Error:
+            return False
+        if self._down:
+            log.info("the database %s is back", self._shown)
+        self._down = False
+        return True
+
+    def rate_counter(self, what: str, limit: int, window_s: float) -> RateCounter | None:
+        """A counter in the ``rate_events`` table, shared by every process on this database."""
+        return PostgresRateCounter(self, what, limit, window_s)
+
+
+    # ------------------------------------------------------------------ reaching the database
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        if self._down:
+            raise StoreUnavailable(f"the database {self._shown} is unavailable")
+        try:
+            with self._pool.connection() as conn:
+                yield conn
+        except psycopg.IntegrityError as error:
+            raise Conflict(_first_line(error)) from error
+        except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+            # psycopg_pool.PoolTimeout is one too: no connection could be had in time
+            self._down = True
+            log.error("the database %s is unavailable: %s", self._shown, _first_line(error))
+            raise StoreUnavailable(f"the database {self._shown} is unavailable") from None
+
+    def _run(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
+        with self._connection() as conn:
+            return work(conn)
+
+class PostgresRateCounter:
+    """A per-address window counter in PostgreSQL, so a limit holds across every process:
+    counting and adding happen under a transaction-scoped advisory lock on the key, and time is
+    the database's clock (the processes' monotonic clocks are not comparable)."""
+
+    PRUNE_EVERY = 500
+    """Every this many calls, rows older than the window are deleted for every address."""
+
+    def __init__(self, store: PostgresStore, what: str, limit: int, window_s: float) -> None:
+        self.store, self.what, self.limit, self.window_s = store, what, limit, window_s
+        self._calls = 0
+
+    def allow(self, key: str, now: float) -> bool:
+        """Count one more for ``key`` unless it is over its limit (``now`` is not used)."""
+        self._calls += 1
+        prune = self._calls % self.PRUNE_EVERY == 0
+
+        def count(conn: psycopg.Connection[Any]) -> bool:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{self.what}\n{key}",))
+                if prune:
+                    conn.execute("DELETE FROM rate_events WHERE what = %s AND "
+                                 "at <= clock_timestamp() - make_interval(secs => %s)",
+                                 (self.what, self.window_s))
+                seen = _one(conn, "SELECT count(*) FROM rate_events WHERE what = %s AND address = %s "
+                            "AND at > clock_timestamp() - make_interval(secs => %s)",
+                            (self.what, key, self.window_s))[0]
+                if int(seen) >= self.limit:
+                    return False
+                conn.execute("INSERT INTO rate_events (what, address) VALUES (%s, %s)", (self.what, key))
+                return True
+
+        return self.store._run(count)
+
+
+def _one(conn: psycopg.Connection[Any], sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...]:
+    row = conn.execute(sql, params).fetchone()
+    assert row is not None
+    return tuple(row)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
