@@ -24,6 +24,8 @@ from ratscrew.bots.profile import LEVELS
 from ratscrew.protocol import names
 from ratscrew.protocol.codec import ProtocolError, decode_json
 from ratscrew.protocol.keys import KEY_PATTERN
+from ratscrew.protocol.room_words import Judging as Judging
+from ratscrew.protocol.room_words import Pace as Pace
 from ratscrew.ruleset import PRESET_NAMES, Ruleset, RulesetError
 
 PROTOCOL_VERSION = 1
@@ -44,10 +46,8 @@ MAX_SEED = 2**63 - 1
 DEFAULT_TURN_TIMEOUT_MS = 5000
 """How long a human seat may sit on its turn before its card is played for it."""
 
-Pace = Literal["slow", "normal", "fast"]
 PACE_FACTORS: dict[str, float] = {"slow": 0.7, "normal": 1.0, "fast": 1.4}
 """How many times their level's usual card-playing speed the bots play at, by pace name."""
-Judging = Literal["fair", "first-packet"]
 JUDGINGS: tuple[str, ...] = get_args(Judging)
 ActKind = Literal["play", "slap", "resign"]
 LEFT_OUT = {"null": False}

@@ -20,6 +20,14 @@ from __future__ import annotations
 from typing import Any, Literal, NewType, NotRequired, TypedDict
 
 from ratscrew.observation import Observation
+from ratscrew.protocol.room_words import Judging, Pace
+
+Phase = Literal["lobby", "playing", "over"]
+"""Where a room is: seating people (``lobby``), a game being played, or a game just ended."""
+SeatKind = Literal["open", "bot", "human"]
+"""What sits in a seat: nobody yet, a bot or a person."""
+NoticeCode = Literal["resumed"]
+"""Every ``notice`` code (docs/protocol.md, ``notice``)."""
 
 PublicEvent = NewType("PublicEvent", dict[str, Any])
 """One engine event as every client may see it (``Event.public_dict()``): ``kind``, ``at``,
@@ -77,9 +85,9 @@ class SettingsInfo(TypedDict):
     """The room's settings (as in ``POST /api/rooms``)."""
 
     seats: int
-    pace: str
+    pace: Pace
     turn_timeout_ms: int
-    judging: str
+    judging: Judging
     seeded: bool
     time_limit_ms: int
 
@@ -88,7 +96,7 @@ class SeatInfo(TypedDict):
     """One seat: ``open``, a ``bot`` (with its level) or a ``human`` (with the person's link)."""
 
     seat: int
-    kind: str
+    kind: SeatKind
     name: str | None
     bot: NotRequired[str | None]
     host: NotRequired[bool]
@@ -136,7 +144,7 @@ class RoomMessage(TypedDict):
 
     type: Literal["room"]
     code: str
-    phase: str
+    phase: Phase
     rules: RulesInfo
     settings: SettingsInfo
     seats: list[SeatInfo]
@@ -320,7 +328,7 @@ class NoticeMessage(TypedDict):
     """Something the server announces (``resumed``: the database is back)."""
 
     type: Literal["notice"]
-    code: str
+    code: NoticeCode
     message: str
 
 

@@ -52,6 +52,9 @@ def _named_aliases() -> dict[object, str]:
         server_messages.HistoryEntry: "HistoryEntry",
         client_messages.Pace: "Pace",
         client_messages.Judging: "Judging",
+        server_messages.Phase: "Phase",
+        server_messages.SeatKind: "SeatKind",
+        server_messages.NoticeCode: "NoticeCode",
         client_messages.OpenSeats: "OpenSeats",
         client_messages.ActKind: "ActKind",
     }

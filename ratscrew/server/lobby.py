@@ -20,9 +20,17 @@ from __future__ import annotations
 import hmac
 import secrets
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
-from ratscrew.protocol.server_messages import RoomMessage, RoomPeople, RoomPersonal, SeatInfo, Status
+from ratscrew.protocol.server_messages import (
+    Phase,
+    RoomMessage,
+    RoomPeople,
+    RoomPersonal,
+    SeatInfo,
+    SeatKind,
+    Status,
+)
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.membership import Member, Membership
 from ratscrew.server.names import bot_name
@@ -50,6 +58,30 @@ DEFAULT_BOT = "casual"
 """The level of the bots that fill open seats at the start, or take over a kicked player."""
 
 
+def stored_phase(text: str) -> Phase:
+    """A room's phase as the store keeps it (text), as the protocol's `Phase`.
+
+    >>> stored_phase("over")
+    'over'
+    """
+    for phase in get_args(Phase):
+        if phase == text:
+            return phase  # type: ignore[no-any-return]  # get_args loses the Literal
+    raise ValueError(f"a stored room's phase is {text!r}, none of {get_args(Phase)}")
+
+
+def stored_seat_kind(text: str) -> SeatKind:
+    """A seat's kind as the store keeps it (text), as the protocol's `SeatKind`.
+
+    >>> stored_seat_kind("bot")
+    'bot'
+    """
+    for kind in get_args(SeatKind):
+        if kind == text:
+            return kind  # type: ignore[no-any-return]  # get_args loses the Literal
+    raise ValueError(f"a stored seat's kind is {text!r}, none of {get_args(SeatKind)}")
+
+
 def new_code() -> str:
     """A fresh random room code.
 
@@ -64,7 +96,7 @@ class Seat:
     """One seat: ``open`` (waiting for a person), ``human`` or ``bot``."""
 
     index: int
-    kind: str = "open"
+    kind: SeatKind = "open"
     name: str | None = None
     bot: str | None = None
     token_hash: str | None = None
@@ -114,12 +146,12 @@ class Lobby:
     """The seats and the people of one room (see the module docstring)."""
 
     def __init__(self, seats: list[Seat], *, members: Membership | None = None,
-                 phase: str = "lobby") -> None:
+                 phase: Phase = "lobby") -> None:
         self.seats = seats
         self.members = members or Membership(player_ids={
             s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id})
         """The room's tokens, host, kicks and connections (`ratscrew.server.membership`)."""
-        self.phase = phase
+        self.phase: Phase = phase
         """``lobby`` (no game yet), ``playing`` or ``over`` (a game ended; a rematch may follow)."""
         self.waiting: list[str] = []
         """Token hashes of people waiting to be dealt into the next game, first come first."""

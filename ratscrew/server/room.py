@@ -45,6 +45,7 @@ from ratscrew.protocol.server_messages import (
     ExpectedLength,
     KickedMessage,
     NoticeMessage,
+    Phase,
     ReplacedMessage,
     RoomMessage,
     SeatResultInfo,
@@ -63,7 +64,17 @@ from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
 from ratscrew.server.labjobs import LabService
 from ratscrew.server.lifecycle import Presence, RoomHooks
-from ratscrew.server.lobby import CODE_ALPHABET, CODE_LENGTH, DEFAULT_BOT, Lobby, RoomSettings, Seat, new_code
+from ratscrew.server.lobby import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    DEFAULT_BOT,
+    Lobby,
+    RoomSettings,
+    Seat,
+    new_code,
+    stored_phase,
+    stored_seat_kind,
+)
 from ratscrew.server.membership import Member, Membership, hash_token
 from ratscrew.server.metrics import TALLY
 from ratscrew.server.persistence import RoomRecorder
@@ -117,7 +128,7 @@ class Room:
 
     def __init__(self, code: str, settings: RoomSettings, seats: list[Seat], store: Store, *,
                  wall: Callable[[], float] = time.monotonic, drive: bool = True,
-                 host_hash: str | None = None, phase: str = "lobby", games_played: int = 0,
+                 host_hash: str | None = None, phase: Phase = "lobby", games_played: int = 0,
                  members: dict[str, str] | None = None, kicked: Iterable[str] = (),
                  deal: Callable[[Ruleset, int, int], Game] | None = None,
                  absence: AbsenceTimes | None = None) -> None:
@@ -170,7 +181,7 @@ class Room:
 
     @property
     def phase(self) -> str:
-        """``lobby``, ``playing`` or ``over``."""
+        """``lobby``, ``playing`` or ``over`` (the lobby's `Phase`)."""
         return self.lobby.phase
 
     @property
@@ -261,11 +272,11 @@ class Room:
 
     def _take_stored(self, row: RoomRow) -> None:
         """Take the stored room's settings, seats, people and games (its game not rebuilt yet)."""
-        seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash, player_id=s.player_id)
+        seats = [Seat(s.seat, stored_seat_kind(s.kind), s.name, s.bot, s.token_hash, player_id=s.player_id)
                  for s in row.seats]
         self.settings = RoomSettings.from_json(row.settings)
         self.lobby = Lobby(seats, members=_membership(seats, row.host_hash, row.members, row.kicked),
-                           phase=row.phase)
+                           phase=stored_phase(row.phase))
         self.games_played = row.games_played
         self.game_id = row.game_id
 
@@ -922,7 +933,7 @@ class Room:
         rules = self.settings.rules
         people = self.lobby.people()
         return {
-            "type": "room", "code": self.code, "phase": self.phase,
+            "type": "room", "code": self.code, "phase": self.lobby.phase,
             "rules": {"name": rules.name, "summary": rules.summary, "toml": rules.to_toml(),
                       "lines": explain(rules), "preset": rules_are_preset(rules),
                       "unrated": rules_verdict(rules),  # issue 30: "custom rules (unrated)"

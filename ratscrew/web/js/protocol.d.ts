@@ -18,6 +18,12 @@ export type Pace = "slow" | "normal" | "fast";
 
 export type Judging = "fair" | "first-packet";
 
+export type Phase = "lobby" | "playing" | "over";
+
+export type SeatKind = "open" | "bot" | "human";
+
+export type NoticeCode = "resumed";
+
 export type OpenSeats = "bots" | "remove";
 
 export type ActKind = "play" | "slap" | "resign";
@@ -42,7 +48,7 @@ export interface WelcomeMessage {
 export interface RoomMessage {
   type: "room";
   code: string;
-  phase: string;
+  phase: Phase;
   rules: RulesInfo;
   settings: SettingsInfo;
   seats: SeatInfo[];
@@ -131,7 +137,7 @@ export interface ErrorMessage {
 /** Something the server announces (``resumed``: the database is back). */
 export interface NoticeMessage {
   type: "notice";
-  code: string;
+  code: NoticeCode;
   message: string;
 }
 
@@ -149,9 +155,9 @@ export interface RulesInfo {
 /** The room's settings (as in ``POST /api/rooms``). */
 export interface SettingsInfo {
   seats: number;
-  pace: string;
+  pace: Pace;
   turn_timeout_ms: number;
-  judging: string;
+  judging: Judging;
   seeded: boolean;
   time_limit_ms: number;
 }
@@ -159,7 +165,7 @@ export interface SettingsInfo {
 /** One seat: ``open``, a ``bot`` (with its level) or a ``human`` (with the person's link). */
 export interface SeatInfo {
   seat: number;
-  kind: string;
+  kind: SeatKind;
   name: string | null;
   bot?: string | null;
   host?: boolean;
