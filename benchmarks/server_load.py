@@ -75,6 +75,8 @@ class WorkerReport:
     stalled: int = 0
     stalled_closed: int = 0
     """Stalled connections (see ``--stalled``) and how many of them the server closed."""
+    deflated: int = 0
+    """Connections on which the server agreed to per-message deflate (`negotiated_deflate`)."""
 
 
 class LoadPlayer:
@@ -169,6 +171,14 @@ class LoadPlayer:
         task.add_done_callback(tasks.discard)
 
 
+def negotiated_deflate(ws: ClientConnection) -> bool:
+    """Whether the server agreed to compress this connection's messages (the client offers
+    per-message deflate; ``ratscrew serve`` declines it)."""
+    response = ws.response
+    return response is not None and "permessage-deflate" in response.headers.get(
+        "Sec-WebSocket-Extensions", "")
+
+
 async def open_socket(url: str, small_buffer: bool) -> ClientConnection:
     """A websocket to ``url``; with ``small_buffer`` its TCP receive buffer is 4 KiB and it
     queues one frame, so a client that stops reading pushes back on the server at once."""
@@ -211,6 +221,7 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
                     stalls = room_stalls and seat == 3
                     ws = await open_socket(f"{url.replace('http', 'ws')}/ws/{code}", stalls)
                     sockets.append(ws)
+                    report.deflated += negotiated_deflate(ws)
                     player = LoadPlayer(ws, report, rng, measuring, stalls=stalls,
                                         room_stalled=room_stalls and not stalls)
                     players.append(player)
@@ -361,6 +372,7 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
         "stalled": sum(r.stalled for r in reports),
         "stalled_closed": sum(r.stalled_closed for r in reports),
         "stalled_rooms_p99_ms": percentile([x for r in reports for x in r.stalled_room_latencies_ms], .99),
+        "deflated_sockets": sum(r.deflated for r in reports),
     }
 
 
