@@ -272,6 +272,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="measuring time per run (default 20)")
     parser.add_argument("--processes", type=int, default=2, help="load-generating processes (default 2)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per server measured")
+    parser.add_argument("--ramp", type=float, default=None,
+                        help="seconds to start the rooms before measuring (default: 5 + rooms/25; "
+                        "longer on a busy machine, so that every room plays while measured)")
     parser.add_argument("--compare", type=Path, metavar="DIR",
                         help="also measure the room server of another checkout (e.g. made with "
                         "'git worktree add /tmp/before main'), alternating with this one in every "
@@ -294,7 +297,9 @@ def main() -> None:
         parser.error("--rooms, --seconds, --processes and --repeat must be positive")
     if args.compare is not None and not (args.compare / "ratscrew" / "__init__.py").is_file():
         parser.error(f"--compare: {args.compare} is not a checkout of ratscrew (no ratscrew/__init__.py)")
-    ramp = 5 + args.rooms / 25
+    ramp = args.ramp if args.ramp is not None else 5 + args.rooms / 25
+    if ramp <= 0:
+        parser.error("--ramp must be positive")
     if args.floor_sizes:
         floor_by_size(args.rooms * ROOM_SIZE, args.floor_sizes, args.rate, args.seconds, ramp,
                       args.processes, parser)
