@@ -329,6 +329,9 @@ def main() -> None:
                   f"{'load CPU %':>11}{'deflate':>9}{'p99 ms':>9}{'ratio':>8}")
         for name, figures in rooms:
             print_row(name, figures, floor_us, args.json)
+            if figures["late_rooms"] and not args.json:
+                print(f"  ({figures['late_rooms']:.0f} rooms were still starting when the measuring "
+                      "began: a longer --ramp measures them all)")
         print_row("bare websocket floor", floor, None, args.json)
 
 
