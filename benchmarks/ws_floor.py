@@ -110,7 +110,8 @@ class FloorServer:
 def floor_server(size: int, per_socket_rate: float) -> Iterator[FloorServer]:
     """The bare app as a subprocess on a free loopback port."""
     process = subprocess.Popen(
-        [sys.executable, __file__, "--serve", "--size", str(size), "--rate", str(per_socket_rate)],
+        [sys.executable, str(Path(__file__).resolve()), "--serve", "--size", str(size),
+         "--rate", str(per_socket_rate)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert process.stdout is not None
@@ -226,18 +227,24 @@ def floor_by_size(sockets: int, sizes_text: str, rate: float, seconds: float, ra
               flush=True)
 
 
+THIS_TREE = Path(__file__).resolve().parent.parent
+"""The checkout this script belongs to."""
+
+
 @contextlib.contextmanager
 def source_tree(path: Path | None) -> Iterator[None]:
     """Servers started meanwhile run the code in ``path`` (a checkout of this repository, e.g.
-    ``git worktree add /tmp/before main``) instead of this one; ``None``: this one."""
-    if path is None:
-        yield
-        return
-    saved = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = str(path.resolve())
+    ``git worktree add /tmp/before main``); ``None``: this script's own checkout. Both the
+    import path and the working directory are set: ``python -m ratscrew serve`` imports from
+    its working directory before ``PYTHONPATH``."""
+    tree = (path or THIS_TREE).resolve()
+    saved, saved_cwd = os.environ.get("PYTHONPATH"), os.getcwd()
+    os.environ["PYTHONPATH"] = str(tree)
+    os.chdir(tree)
     try:
         yield
     finally:
+        os.chdir(saved_cwd)
         if saved is None:
             os.environ.pop("PYTHONPATH", None)
         else:
@@ -320,7 +327,8 @@ def main() -> None:
         last = rooms[-1][1]  # the floor sends what this tree's server sent
         size = round(last["bytes_per_msg_out"])
         per_socket = last["msgs_out_per_s"] / max(1, last["sockets"])
-        floor = run_floor(int(last["sockets"]), size, per_socket, args.seconds, ramp, args.processes)
+        with source_tree(None):  # the floor runs this checkout's server configuration
+            floor = run_floor(int(last["sockets"]), size, per_socket, args.seconds, ramp, args.processes)
         floor_us = floor["server_cpu_us_per_msg_out"]
         if not args.json:
             print(f"round {round_number}: {size} bytes a message, {per_socket:.2f} messages a "
