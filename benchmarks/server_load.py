@@ -75,6 +75,11 @@ class WorkerReport:
     stalled: int = 0
     stalled_closed: int = 0
     """Stalled connections (see ``--stalled``) and how many of them the server closed."""
+    late_rooms: int = 0
+    """Rooms still starting when the measuring began (their players are measured from when
+    they start)."""
+    deflated: int = 0
+    """Connections on which the server agreed to per-message deflate (`negotiated_deflate`)."""
 
 
 class LoadPlayer:
@@ -169,6 +174,14 @@ class LoadPlayer:
         task.add_done_callback(tasks.discard)
 
 
+def negotiated_deflate(ws: ClientConnection) -> bool:
+    """Whether the server agreed to compress this connection's messages (the client offers
+    per-message deflate; ``ratscrew serve`` declines it)."""
+    response = ws.response
+    return response is not None and "permessage-deflate" in response.headers.get(
+        "Sec-WebSocket-Extensions", "")
+
+
 async def open_socket(url: str, small_buffer: bool) -> ClientConnection:
     """A websocket to ``url``; with ``small_buffer`` its TCP receive buffer is 4 KiB and it
     queues one frame, so a client that stops reading pushes back on the server at once."""
@@ -211,6 +224,7 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
                     stalls = room_stalls and seat == 3
                     ws = await open_socket(f"{url.replace('http', 'ws')}/ws/{code}", stalls)
                     sockets.append(ws)
+                    report.deflated += negotiated_deflate(ws)
                     player = LoadPlayer(ws, report, rng, measuring, stalls=stalls,
                                         room_stalled=room_stalls and not stalls)
                     players.append(player)
@@ -225,12 +239,22 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
                 if report.failed_to_start <= 3:  # the first few say why; the count says the rest
                     print(f"a room failed to start: {error}", file=sys.stderr)
 
-        await asyncio.gather(*(start_room(i) for i in range(rooms)))
-    await asyncio.sleep(max(0.0, started + ramp_s - time.monotonic()))
-    measuring.set()
-    cpu_start = time.process_time()
-    await asyncio.sleep(max(0.0, stop_at - time.monotonic()))
-    report.cpu_s = time.process_time() - cpu_start
+        # The measuring starts when the ramp ends even if some rooms are still starting (on a
+        # busy machine they can take longer than the ramp): waiting for them used to start it
+        # after its end, and a run measured nothing. Rooms late are counted (``late_rooms``).
+        starting = asyncio.gather(*(start_room(i) for i in range(rooms)))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(starting),
+                                   max(0.0, started + ramp_s - time.monotonic()))
+        await asyncio.sleep(max(0.0, started + ramp_s - time.monotonic()))
+        measuring.set()
+        report.late_rooms = rooms - report.rooms - report.failed_to_start
+        cpu_start = time.process_time()
+        await asyncio.sleep(max(0.0, stop_at - time.monotonic()))
+        report.cpu_s = time.process_time() - cpu_start
+        starting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await starting
     for ws in sockets:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(ws.close(), 2)
@@ -361,6 +385,8 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
         "stalled": sum(r.stalled for r in reports),
         "stalled_closed": sum(r.stalled_closed for r in reports),
         "stalled_rooms_p99_ms": percentile([x for r in reports for x in r.stalled_room_latencies_ms], .99),
+        "deflated_sockets": sum(r.deflated for r in reports),
+        "late_rooms": sum(r.late_rooms for r in reports),
     }
 
 
@@ -444,6 +470,9 @@ def main() -> None:
               f"{figures['server_cpu_pct']:>7.0f}{figures['server_cpu_us_per_msg_out']:>8.0f}"
               f"{figures['rss_mb']:>8.0f}{figures['rss_mb_per_room']:>9.2f}"
               f"{figures['load_cpu_pct']:>11.0f}{figures['proxy_db_cpu_pct']:>15.0f}", flush=True)
+        if figures["late_rooms"]:
+            print(f"  {figures['late_rooms']:.0f} rooms were still starting when the measuring began "
+                  "(a longer --ramp measures them all)", flush=True)
         if args.stalled:
             print(f"  stalled clients: {figures['stalled']:.0f}, closed by the server: "
                   f"{figures['stalled_closed']:.0f}; p99 of the others in their rooms: "

@@ -1,14 +1,22 @@
-"""The floor under the room server: what the same uvicorn/Starlette stack costs to send a message.
+"""The floor under the room server: what the same websocket stack costs to send a message.
 
 Runs ``benchmarks/server_load.py``'s measurement of ``ratscrew serve`` (rooms of four scripted
-players), then starts a bare Starlette websocket app on the same uvicorn that does nothing but
-send one pre-encoded text message of the same average size, at the same rate per socket, to the
-same number of sockets (grouped in fours, a "room" at a time, as a room broadcasts a state).
-Both runs measure the server process's CPU over the same window and divide it by the messages
-the clients received: the CPU microseconds one outgoing message costs. It prints both figures
-and their ratio (the room server's cost as a multiple of the floor).
+players), then starts a bare Starlette websocket app on the very uvicorn configuration
+``ratscrew serve`` runs (``ratscrew.commands.serve.uvicorn_config``: the same sans-I/O websocket
+protocol reading in batches, the same guarded HTTP protocol, no per-message deflate) that does
+nothing but send one pre-encoded text message of the same average size to the same number of
+sockets, grouped in rooms of four: each room wakes at Poisson times, at the same rate of
+messages per socket as the server run, and sends the same text to its four members, as a room
+publishes one state to its audience. Both runs measure the server process's CPU over the same
+window and divide it by the messages the clients received: the CPU microseconds one outgoing
+message costs. It prints both figures, their ratio (the room server's cost as a multiple of
+the floor), and how many connections of each server negotiated per-message deflate (none on
+either: the client offers it, both decline).
 
-Usage: ``.venv/bin/python benchmarks/ws_floor.py [--rooms N] [--seconds T] [--json]``.
+Usage: ``.venv/bin/python benchmarks/ws_floor.py [--rooms N] [--seconds T] [--repeat R]
+[--compare DIR] [--json]``. ``--compare DIR`` also measures the room server of another checkout
+(the code before a change), alternating with this one in every round, so before and after
+share the machine's load.
 ``--serve`` (internal) runs the bare app itself. It prints figures; nothing is asserted. Every
 run is bounded and stops by itself.
 """
@@ -32,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from server_load import cpu_seconds, rss_mb, run_once
+from server_load import cpu_seconds, negotiated_deflate, rss_mb, run_once
 from websockets.asyncio.client import connect
 
 ROOM_SIZE = 4
@@ -50,6 +58,9 @@ def serve(port: int, size: int, per_socket_rate: float) -> None:
     from starlette.applications import Starlette
     from starlette.routing import WebSocketRoute
     from starlette.websockets import WebSocket, WebSocketDisconnect
+
+    from ratscrew.commands.serve import uvicorn_config
+    from ratscrew.server.transport import ConnectionLimits
 
     payload = json.dumps({"type": "state", "pad": "x" * max(0, size - 27)})
     groups: list[list[WebSocket]] = [[]]
@@ -84,7 +95,9 @@ def serve(port: int, size: int, per_socket_rate: float) -> None:
     listener = socket.socket()
     listener.bind(("127.0.0.1", port))
     print(f"listening on http://127.0.0.1:{listener.getsockname()[1]}", flush=True)
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[listener])
+    # the server's own configuration; every client comes from 127.0.0.1, as in server_load.py
+    limits = ConnectionLimits(connections_per_address=1_000_000)
+    uvicorn.Server(uvicorn_config(app, limits, None)).run(sockets=[listener])
 
 
 @dataclass
@@ -97,7 +110,8 @@ class FloorServer:
 def floor_server(size: int, per_socket_rate: float) -> Iterator[FloorServer]:
     """The bare app as a subprocess on a free loopback port."""
     process = subprocess.Popen(
-        [sys.executable, __file__, "--serve", "--size", str(size), "--rate", str(per_socket_rate)],
+        [sys.executable, str(Path(__file__).resolve()), "--serve", "--size", str(size),
+         "--rate", str(per_socket_rate)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert process.stdout is not None
@@ -122,18 +136,22 @@ def floor_server(size: int, per_socket_rate: float) -> Iterator[FloorServer]:
 # ---------------------------------------------------------------------- its clients
 
 
-async def receive(url: str, sockets: int, ramp_s: float, seconds: float) -> tuple[int, int, float]:
+async def receive(url: str, sockets: int, ramp_s: float,
+                  seconds: float) -> tuple[int, int, float, int]:
     """Open ``sockets`` connections over ``ramp_s``, then count what arrives for ``seconds``:
-    (messages, lost connections, this process's CPU seconds while measuring)."""
+    (messages, lost connections, this process's CPU seconds while measuring, connections that
+    negotiated per-message deflate)."""
     counted = 0
     lost = 0
+    deflated = 0
     measuring = False
 
     async def one(index: int) -> None:
-        nonlocal counted, lost
+        nonlocal counted, lost, deflated
         await asyncio.sleep(ramp_s * 0.7 * index / max(1, sockets))
         try:
             async with connect(url.replace("http", "ws") + "/ws", open_timeout=30, max_size=2**20) as ws:
+                deflated += negotiated_deflate(ws)
                 async for _raw in ws:
                     if measuring:
                         counted += 1
@@ -151,7 +169,7 @@ async def receive(url: str, sockets: int, ramp_s: float, seconds: float) -> tupl
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return counted, lost, cpu
+    return counted, lost, cpu, deflated
 
 
 def client_worker(url: str, sockets: int, ramp_s: float, seconds: float,
@@ -163,7 +181,7 @@ def run_floor(sockets: int, size: int, per_socket_rate: float, seconds: float, r
               processes: int = 2) -> dict[str, float]:
     """Measure the bare app: CPU per message sent, messages per second, memory."""
     with floor_server(size, per_socket_rate) as server:
-        out: multiprocessing.Queue[tuple[int, int, float]] = multiprocessing.Queue()
+        out: multiprocessing.Queue[tuple[int, int, float, int]] = multiprocessing.Queue()
         # whole rooms per process, so every group of four is filled
         rooms = sockets // ROOM_SIZE
         shares = [ROOM_SIZE * (rooms // processes + (1 if i < rooms % processes else 0))
@@ -187,7 +205,8 @@ def run_floor(sockets: int, size: int, per_socket_rate: float, seconds: float, r
     return {"sockets": sum(shares), "lost": sum(r[1] for r in results),
             "msgs_out_per_s": received / seconds, "server_cpu_pct": 100 * cpu, "rss_mb": rss,
             "load_cpu_pct": 100 * sum(r[2] for r in results) / seconds,
-            "server_cpu_us_per_msg_out": cpu * seconds / received * 1e6 if received else float("nan")}
+            "server_cpu_us_per_msg_out": cpu * seconds / received * 1e6 if received else float("nan"),
+            "deflated_sockets": sum(r[3] for r in results)}
 
 
 def floor_by_size(sockets: int, sizes_text: str, rate: float, seconds: float, ramp: float,
@@ -208,12 +227,68 @@ def floor_by_size(sockets: int, sizes_text: str, rate: float, seconds: float, ra
               flush=True)
 
 
+THIS_TREE = Path(__file__).resolve().parent.parent
+"""The checkout this script belongs to."""
+
+
+@contextlib.contextmanager
+def source_tree(path: Path | None) -> Iterator[None]:
+    """Servers started meanwhile run the code in ``path`` (a checkout of this repository, e.g.
+    ``git worktree add /tmp/before main``); ``None``: this script's own checkout. Both the
+    import path and the working directory are set: ``python -m ratscrew serve`` imports from
+    its working directory before ``PYTHONPATH``."""
+    tree = (path or THIS_TREE).resolve()
+    saved, saved_cwd = os.environ.get("PYTHONPATH"), os.getcwd()
+    os.environ["PYTHONPATH"] = str(tree)
+    os.chdir(tree)
+    try:
+        yield
+    finally:
+        os.chdir(saved_cwd)
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
+
+
+ROW_KEYS = ("msgs_out_per_s", "lost", "server_cpu_pct", "server_cpu_us_per_msg_out", "rss_mb",
+            "load_cpu_pct", "deflated_sockets")
+"""The figures printed for every server measured (and in every ``--json`` row)."""
+
+
+def print_row(name: str, figures: dict[str, float], floor_us: float | None, as_json: bool) -> None:
+    """One measured server: its figures and, for a room server, its ratio to the floor and p99."""
+    ratio = figures["server_cpu_us_per_msg_out"] / floor_us if floor_us else float("nan")
+    p99 = figures.get("p99_ms", float("nan"))
+    if as_json:
+        row = {"server": name, **{k: round(figures[k], 2) for k in ROW_KEYS}}
+        if floor_us:
+            row |= {"ratio": round(ratio, 2), "p99_ms": round(p99, 1)}
+        print(json.dumps(row), flush=True)
+        return
+    print(f"{name:<30}{figures['msgs_out_per_s']:>10.0f}{figures['lost']:>6.0f}"
+          f"{figures['server_cpu_pct']:>7.0f}{figures['server_cpu_us_per_msg_out']:>8.1f}"
+          f"{figures['rss_mb']:>8.0f}{figures['load_cpu_pct']:>11.0f}"
+          f"{figures['deflated_sockets']:>9.0f}{p99:>9.1f}"
+          + (f"{ratio:>7.2f}x" if floor_us else ""), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rooms", type=int, default=100, help="rooms of four players (default 100)")
     parser.add_argument("--seconds", type=float, default=20.0, help="measuring time per run (default 20)")
     parser.add_argument("--processes", type=int, default=2, help="load-generating processes (default 2)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object per server")
+    parser.add_argument("--json", action="store_true", help="print one JSON object per server measured")
+    parser.add_argument("--ramp", type=float, default=None,
+                        help="seconds to start the rooms before measuring (default: 5 + rooms/25; "
+                        "longer on a busy machine, so that every room plays while measured)")
+    parser.add_argument("--compare", type=Path, metavar="DIR",
+                        help="also measure the room server of another checkout (e.g. made with "
+                        "'git worktree add /tmp/before main'), alternating with this one in every "
+                        "round, so before and after share the machine's load")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds of measurements (default 1); each: the room server(s), then "
+                        "the floor at the message size and rate this round's room server had")
     parser.add_argument("--floor-sizes", metavar="BYTES,...",
                         help="only the bare floor, once per message size (e.g. 150,700,2000), at "
                         "--rate messages a second per socket: does a smaller message cost less?")
@@ -225,34 +300,47 @@ def main() -> None:
     if args.serve:
         serve(0, args.size, args.rate)
         return
-    if args.rooms < 1 or args.seconds <= 0 or args.processes < 1:
-        parser.error("--rooms, --seconds and --processes must be positive")
-    ramp = 5 + args.rooms / 25
+    if args.rooms < 1 or args.seconds <= 0 or args.processes < 1 or args.repeat < 1:
+        parser.error("--rooms, --seconds, --processes and --repeat must be positive")
+    if args.compare is not None and not (args.compare / "ratscrew" / "__init__.py").is_file():
+        parser.error(f"--compare: {args.compare} is not a checkout of ratscrew (no ratscrew/__init__.py)")
+    ramp = args.ramp if args.ramp is not None else 5 + args.rooms / 25
+    if ramp <= 0:
+        parser.error("--ramp must be positive")
     if args.floor_sizes:
         floor_by_size(args.rooms * ROOM_SIZE, args.floor_sizes, args.rate, args.seconds, ramp,
                       args.processes, parser)
         return
-    room = run_once(args.rooms, args.seconds, args.processes, ramp)
-    size = round(room["bytes_per_msg_out"])
-    per_socket = room["msgs_out_per_s"] / max(1, room["sockets"])
-    floor = run_floor(int(room["sockets"]), size, per_socket, args.seconds, ramp, args.processes)
-    ratio = room["server_cpu_us_per_msg_out"] / floor["server_cpu_us_per_msg_out"]
-    if args.json:
-        for name, figures in (("ratscrew serve", room), ("bare websocket floor", floor)):
-            print(json.dumps({"server": name, **{k: round(v, 2) for k, v in figures.items()
-                                                 if k in floor}}))
-        print(json.dumps({"ratio": round(ratio, 2), "bytes_per_msg": size}))
-        return
-    print(f"machine: {os.cpu_count()} cores; servers and load generator share them")
-    print(f"{args.rooms} rooms, {room['sockets']:.0f} sockets, {size} bytes a message, "
-          f"{per_socket:.2f} messages a second per socket")
-    print(f"{'server':<22}{'msg/s out':>10}{'lost':>6}{'CPU %':>7}{'us/msg':>8}{'RSS MB':>8}"
-          f"{'load CPU %':>11}")
-    for name, figures in (("ratscrew serve", room), ("bare websocket floor", floor)):
-        print(f"{name:<22}{figures['msgs_out_per_s']:>10.0f}{figures['lost']:>6.0f}"
-              f"{figures['server_cpu_pct']:>7.0f}{figures['server_cpu_us_per_msg_out']:>8.1f}"
-              f"{figures['rss_mb']:>8.0f}{figures['load_cpu_pct']:>11.0f}")
-    print(f"ratio: the room server spends {ratio:.1f}x the floor's CPU per outgoing message")
+    servers: list[tuple[str, Path | None]] = [("ratscrew serve (this tree)", None)]
+    if args.compare is not None:
+        servers.insert(0, (f"ratscrew serve ({args.compare.name})", args.compare))
+    if not args.json:
+        print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the start; "
+              f"servers and load generator share them")
+        print(f"{args.rooms} rooms of {ROOM_SIZE}; deflate: connections that negotiated "
+              "per-message deflate; ratio: CPU per message out over the round's floor")
+    for round_number in range(1, args.repeat + 1):
+        rooms = []
+        for name, tree in servers:
+            with source_tree(tree):
+                rooms.append((name, run_once(args.rooms, args.seconds, args.processes, ramp)))
+        last = rooms[-1][1]  # the floor sends what this tree's server sent
+        size = round(last["bytes_per_msg_out"])
+        per_socket = last["msgs_out_per_s"] / max(1, last["sockets"])
+        with source_tree(None):  # the floor runs this checkout's server configuration
+            floor = run_floor(int(last["sockets"]), size, per_socket, args.seconds, ramp, args.processes)
+        floor_us = floor["server_cpu_us_per_msg_out"]
+        if not args.json:
+            print(f"round {round_number}: {size} bytes a message, {per_socket:.2f} messages a "
+                  f"second per socket, load average {os.getloadavg()[0]:.2f}")
+            print(f"{'server':<30}{'msg/s out':>10}{'lost':>6}{'CPU %':>7}{'us/msg':>8}{'RSS MB':>8}"
+                  f"{'load CPU %':>11}{'deflate':>9}{'p99 ms':>9}{'ratio':>8}")
+        for name, figures in rooms:
+            print_row(name, figures, floor_us, args.json)
+            if figures["late_rooms"] and not args.json:
+                print(f"  ({figures['late_rooms']:.0f} rooms were still starting when the measuring "
+                      "began: a longer --ramp measures them all)")
+        print_row("bare websocket floor", floor, None, args.json)
 
 
 if __name__ == "__main__":

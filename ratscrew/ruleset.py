@@ -15,6 +15,7 @@ Settings that mean "never" use 0 (``misslap_out_after = 0``), since TOML has no 
 
 from __future__ import annotations
 
+import functools
 import tomllib
 import typing
 from dataclasses import dataclass, fields
@@ -247,8 +248,9 @@ class Ruleset:
             raise RulesetError(
                 f"unknown preset {name!r}; choose one of {', '.join(PRESET_NAMES)}"
             )
-        text = resources.files("ratscrew.presets").joinpath(f"{name}.toml").read_text("utf-8")
-        return cls.from_toml(text)
+        if cls is Ruleset:
+            return _parsed_preset(name)
+        return cls.from_toml(_preset_text(name))
 
     @classmethod
     def load(cls, name_or_path: str) -> Ruleset:
@@ -264,6 +266,17 @@ class Ruleset:
 
 
 PRESET_NAMES = ("classic", "northwest", "pagat", "ratscrew", "paranoid", "bmn")
+
+
+def _preset_text(name: str) -> str:
+    return resources.files("ratscrew.presets").joinpath(f"{name}.toml").read_text("utf-8")
+
+
+@functools.cache
+def _parsed_preset(name: str) -> Ruleset:
+    """A preset read and checked once per process (some milliseconds: the TOML and every
+    setting's type): a ruleset is frozen, so every caller may share the one object."""
+    return Ruleset.from_toml(_preset_text(name))
 
 SETTING_BOUNDS: dict[str, tuple[int, int]] = {
     "max_players": (2, 54),

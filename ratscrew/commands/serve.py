@@ -20,7 +20,12 @@ import os
 import socket
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    import uvicorn
+
+    from ratscrew.server.transport import ConnectionLimits
 
 DEFAULT_DB = (Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
               / "ratscrew" / "ratscrew.db")
@@ -159,12 +164,11 @@ def run(args: argparse.Namespace) -> int:
     from ratscrew.server.app import create_app
     from ratscrew.server.logs import configure_logging
     from ratscrew.server.metrics import parse_trusted
-    from ratscrew.server.protocol import MAX_FRAME_BYTES
     from ratscrew.server.settings import password_on_command_line, resolve_database
     from ratscrew.server.shards import check_shard
     from ratscrew.server.store import StoreError, is_database_url, open_store
     from ratscrew.server.supervisor import watch_parent_from_environment
-    from ratscrew.server.transport import guarded_protocols, install_accept_error_filter
+    from ratscrew.server.transport import install_accept_error_filter
 
     if password_on_command_line(args.db):
         print("ratscrew: warning: the --db password shows in ps; put the URL in "
@@ -205,14 +209,7 @@ def run(args: argparse.Namespace) -> int:
                      close_store=True, shard=shard, idle_room_hours=args.idle_room_hours,
                      absence=absence)
     app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
-    http_protocol, ws_protocol, _registry = guarded_protocols(connection_limits, args.forwarded_allow_ips)
-    config = uvicorn.Config(app, log_level="warning", log_config=None, http=http_protocol, ws=ws_protocol,
-                            ws_max_size=MAX_FRAME_BYTES,
-                            ws_per_message_deflate=False,
-                            proxy_headers=args.forwarded_allow_ips is not None,
-                            forwarded_allow_ips=args.forwarded_allow_ips, access_log=False,
-                            timeout_graceful_shutdown=3)
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(app, connection_limits, args.forwarded_allow_ips))
     addresses = _addresses(args.host, port)
     if args.public_url:  # behind a proxy: the address players use, not this process's port
         public = args.public_url.rstrip("/")
@@ -236,6 +233,25 @@ def run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+def uvicorn_config(app: Any, connection_limits: ConnectionLimits,
+                   forwarded_allow_ips: str | None) -> uvicorn.Config:
+    """The ``uvicorn.Config`` this server runs ``app`` with: the guarded HTTP and batched-read
+    websocket protocols (`ratscrew.server.transport`), no per-message deflate, no access log.
+    ``benchmarks/ws_floor.py`` runs its bare floor on the same configuration."""
+    import uvicorn
+
+    from ratscrew.server.protocol import MAX_FRAME_BYTES
+    from ratscrew.server.transport import guarded_protocols
+
+    http_protocol, ws_protocol, _registry = guarded_protocols(connection_limits, forwarded_allow_ips)
+    return uvicorn.Config(app, log_level="warning", log_config=None, http=http_protocol, ws=ws_protocol,
+                          ws_max_size=MAX_FRAME_BYTES,
+                          ws_per_message_deflate=False,
+                          proxy_headers=forwarded_allow_ips is not None,
+                          forwarded_allow_ips=forwarded_allow_ips, access_log=False,
+                          timeout_graceful_shutdown=3)
 
 
 def _refuse_start(message: str) -> NoReturn:

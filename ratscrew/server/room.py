@@ -53,7 +53,6 @@ from ratscrew.protocol.server_messages import (
     WelcomeMessage,
     error_message,
 )
-from ratscrew.rulebook import explain, pattern_examples
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
 from ratscrew.server import names, players  # issue 17: keys; issue 29: names
@@ -99,7 +98,8 @@ from ratscrew.server.protocol import (
     Watch,
 )
 from ratscrew.server.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
-from ratscrew.server.rated import room_verdict, rules_are_preset, rules_verdict  # issue 30
+from ratscrew.server.rated import room_verdict  # issue 30
+from ratscrew.server.roomrules import rules_entry
 from ratscrew.server.store import RoomRow, SeatResult, Store
 from ratscrew.server.tally import ContestTally
 from ratscrew.sim.summary import game_seed
@@ -934,11 +934,7 @@ class Room:
         people = self.lobby.people()
         return {
             "type": "room", "code": self.code, "phase": self.lobby.phase,
-            "rules": {"name": rules.name, "summary": rules.summary, "toml": rules.to_toml(),
-                      "lines": explain(rules), "preset": rules_are_preset(rules),
-                      "unrated": rules_verdict(rules),  # issue 30: "custom rules (unrated)"
-                      "patterns": [{"name": p["name"], "text": p["text"], "example": p["example"]}
-                                   for p in pattern_examples(rules)]},
+            "rules": rules_entry(rules),  # made once per ruleset (roomrules.py)
             "settings": {"seats": len(self.seats), "pace": self.settings.pace,
                          "turn_timeout_ms": self.settings.turn_timeout_ms,
                          "judging": self.settings.judging, "seeded": self.settings.seed is not None,
