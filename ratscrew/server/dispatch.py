@@ -15,7 +15,7 @@ handlers; :func:`route_for` looks a message up in it.
 >>> check(route, "start", member=None, host=False, seated=False, phase="lobby", paused=None)
 Traceback (most recent call last):
 ...
-ratscrew.server.protocol.ProtocolError: send join or watch first
+ratscrew.protocol.codec.ProtocolError: send join or watch first
 """
 
 from __future__ import annotations

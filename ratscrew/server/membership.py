@@ -19,7 +19,7 @@ when is the dispatch table's (`ratscrew.server.dispatch`). Nothing here sends an
 >>> members.authenticate(token, seats=[])
 Traceback (most recent call last):
 ...
-ratscrew.server.protocol.ProtocolError: the host removed this player from the room
+ratscrew.protocol.codec.ProtocolError: the host removed this player from the room
 """
 
 from __future__ import annotations
