@@ -20,7 +20,7 @@ from __future__ import annotations
 import hmac
 import secrets
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from ratscrew.protocol.server_messages import (
     Phase,
@@ -58,16 +58,24 @@ DEFAULT_BOT = "casual"
 """The level of the bots that fill open seats at the start, or take over a kicked player."""
 
 
+_Word = TypeVar("_Word", bound=str)
+
+
+def _stored_word(text: str, words: tuple[_Word, ...], what: str) -> _Word:
+    """``text`` read from the store as one of ``words`` (a Literal's values), or ValueError."""
+    for word in words:
+        if word == text:
+            return word
+    raise ValueError(f"{what} is {text!r}, none of {words}")
+
+
 def stored_phase(text: str) -> Phase:
     """A room's phase as the store keeps it (text), as the protocol's `Phase`.
 
     >>> stored_phase("over")
     'over'
     """
-    for phase in get_args(Phase):
-        if phase == text:
-            return phase  # type: ignore[no-any-return]  # get_args loses the Literal
-    raise ValueError(f"a stored room's phase is {text!r}, none of {get_args(Phase)}")
+    return _stored_word(text, get_args(Phase), "a stored room's phase")
 
 
 def stored_seat_kind(text: str) -> SeatKind:
@@ -76,10 +84,7 @@ def stored_seat_kind(text: str) -> SeatKind:
     >>> stored_seat_kind("bot")
     'bot'
     """
-    for kind in get_args(SeatKind):
-        if kind == text:
-            return kind  # type: ignore[no-any-return]  # get_args loses the Literal
-    raise ValueError(f"a stored seat's kind is {text!r}, none of {get_args(SeatKind)}")
+    return _stored_word(text, get_args(SeatKind), "a stored seat's kind")
 
 
 def new_code() -> str:
