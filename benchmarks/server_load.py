@@ -439,6 +439,10 @@ def main() -> None:
         pids = tuple(int(p) for p in args.pids.split(",") if p.strip())
     except ValueError:
         parser.error(f"--pids takes process ids separated by commas, not {args.pids!r}")
+    gone = [pid for pid in pids if not Path(f"/proc/{pid}").exists()]
+    if gone:
+        parser.error(f"--pids: no process {', '.join(map(str, gone))} runs on this machine "
+                     "(give the ids of the server processes behind --url)")
     if args.shards < 0 or (args.url is not None and args.shards):
         parser.error("--shards is a count (0 or more) and does not go with --url")
     try:
@@ -461,6 +465,8 @@ def main() -> None:
                                min(args.stalled, rooms))
         except RuntimeError as error:  # PostgreSQL or nginx missing or unable to start
             sys.exit(f"server_load: {error}")
+        except FileNotFoundError as error:  # a --pids process ended while it was measured
+            sys.exit(f"server_load: a server process ended during the run ({error.filename})")
         if args.json:
             print(json_row(figures), flush=True)
             continue
