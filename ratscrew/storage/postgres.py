@@ -35,7 +35,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from ratscrew.storage.records import RateCounter, StoreError, StoreInUse, StoreUnavailable
-from ratscrew.storage.schema import MIGRATIONS, migration_statements
+from ratscrew.storage.schema import bring_to_current
 from ratscrew.storage.sql import Compiler, Conflict, Params, Rows, Statement, Write, row_params, rows_insert
 from ratscrew.storage.store import SqlStore
 
@@ -179,19 +179,7 @@ class PostgresStore(SqlStore):
         with conn.transaction():
             # several shards may start at once: one migrates, the others wait and see it done
             conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, MIGRATION_LOCK))
-            conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            row = conn.execute("SELECT version FROM schema_version").fetchone()
-            version = 0 if row is None else int(row[0])
-            if version > len(MIGRATIONS):
-                raise StoreError(f"the database {self._shown} is from a newer ratscrew (schema "
-                                 f"{version}, this one knows {len(MIGRATIONS)}); upgrade ratscrew")
-            for number in MIGRATIONS[version:]:
-                for statement in migration_statements("postgresql", number):
-                    conn.execute(statement)
-            if row is None:
-                conn.execute("INSERT INTO schema_version VALUES (%s)", (len(MIGRATIONS),))
-            else:
-                conn.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS),))
+            bring_to_current(conn.execute, "postgresql", self._shown)
     @property
     def schema_version(self) -> int:
         """The schema version of the open database."""

@@ -19,13 +19,15 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.engine.interfaces import Dialect
 from sqlalchemy.schema import CreateColumn, CreateIndex, CreateTable
+
+from ratscrew.storage.records import StoreError
 
 DialectName = Literal["sqlite", "postgresql"]
 
@@ -286,6 +288,30 @@ def migration_statements(name: DialectName, number: int) -> tuple[str, ...]:
 
 MIGRATIONS: tuple[int, ...] = tuple(range(1, VERSION + 1))
 """The schema versions, each reached by its migration (`migration_statements`)."""
+
+
+def bring_to_current(execute: Callable[..., Any], name: DialectName,
+                     shown: str) -> None:
+    """Make the database current: create the schema of an empty one or run the migrations an
+    older one lacks, and record `VERSION`. It runs inside the caller's transaction (and lock):
+    ``execute(sql)`` or ``execute(sql, params)`` runs one statement on the caller's connection
+    (sqlite3's or psycopg's ``execute``: no parameters, so no placeholder parsing, where there
+    are none) and returns its cursor. A database from a newer ratscrew is refused
+    with a `StoreError` naming ``shown``."""
+    mark = "?" if name == "sqlite" else "%s"
+    execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    row = execute("SELECT version FROM schema_version").fetchone()
+    version = 0 if row is None else int(row[0])
+    if version > len(MIGRATIONS):
+        raise StoreError(f"the database {shown} is from a newer ratscrew (schema {version}, "
+                         f"this one knows {len(MIGRATIONS)}); upgrade ratscrew")
+    for number in MIGRATIONS[version:]:
+        for statement in migration_statements(name, number):
+            execute(statement)
+    if row is None:
+        execute(f"INSERT INTO schema_version VALUES ({mark})", (len(MIGRATIONS),))
+    else:
+        execute(f"UPDATE schema_version SET version = {mark}", (len(MIGRATIONS),))
 
 
 def statements_up_to(name: DialectName, version: int) -> Sequence[str]:

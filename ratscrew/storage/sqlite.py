@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
 from ratscrew.storage.records import RateCounter, StoreError, StoreInUse
-from ratscrew.storage.schema import MIGRATIONS, migration_statements
+from ratscrew.storage.schema import bring_to_current
 from ratscrew.storage.sql import Compiler, Conflict, Params, Rows, Statement, Write, row_insert
 from ratscrew.storage.store import SqlStore
 
@@ -162,19 +162,7 @@ class SqliteStore(SqlStore):
             raise sqlite3.DatabaseError(f"integrity check failed: {check}")
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            row = db.execute("SELECT version FROM schema_version").fetchone()
-            version = 0 if row is None else int(row[0])
-            if version > len(MIGRATIONS):
-                raise StoreError(f"the database {self.path} is from a newer ratscrew (schema "
-                                 f"{version}, this one knows {len(MIGRATIONS)}); upgrade ratscrew")
-            for number in MIGRATIONS[version:]:
-                for statement in migration_statements("sqlite", number):
-                    db.execute(statement)
-            if row is None:
-                db.execute("INSERT INTO schema_version VALUES (?)", (len(MIGRATIONS),))
-            else:
-                db.execute("UPDATE schema_version SET version = ?", (len(MIGRATIONS),))
+            bring_to_current(db.execute, "sqlite", str(self.path))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
