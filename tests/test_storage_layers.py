@@ -1,6 +1,7 @@
 """The storage sits below the server: ``ratscrew/storage`` imports none of the server's rooms,
-routes or stores (only two modules of plain facts: names compared by look, and the rating
-thresholds), and the old store modules are re-exports with no import circle between them."""
+routes or stores (only one module of plain facts: the rating thresholds; names compared by look
+come from ``ratscrew.protocol.names``), and the old store modules are re-exports with no import
+circle between them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import ratscrew
 
 PACKAGE = Path(ratscrew.__file__).parent
-ALLOWED_FROM_SERVER = {"ratscrew.server.names", "ratscrew.server.rated"}
+ALLOWED_FROM_SERVER = {"ratscrew.server.rated"}
 
 
 def imported(path: Path) -> set[str]:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ratscrew.server.names import name_key
+from ratscrew.protocol.names import name_key
 
 
 class StoreError(Exception):
