@@ -69,6 +69,7 @@ from ratscrew.server.protocol import (
 from ratscrew.server.room import SHOWN_VERSIONS, Room
 from ratscrew.server.shards import misdirected, misdirected_page, new_room_code
 from ratscrew.server.store import RateCounter, Store, StoreUnavailable, open_store
+from ratscrew.server.writer import Closing, Item, OutboxSends, StepWriter
 
 log = logging.getLogger("ratscrew.server")
 
@@ -169,7 +170,7 @@ class WindowCounter:
         return True
 
 
-class WebSocketConnection:
+class WebSocketConnection(OutboxSends):
     """One websocket, as a room sees it (`ratscrew.server.room.Connection`): a bounded queue of
     messages written out by its own task, the link's pings, and when each state was sent."""
 
@@ -197,29 +198,24 @@ class WebSocketConnection:
         self.writer: asyncio.Task[None] | None = None
         """The task running `write_loop`."""
 
-    def send(self, message: ServerMessage) -> None:
-        """Queue a message; a client whose queue is full is disconnected."""
-        self._enqueue(message)
 
-    def send_state(self, version: int, encoded: str) -> None:
-        """Queue a state encoded once for its whole audience (``sent_at`` is added on the way out)."""
-        self._enqueue((version, encoded))
-
-    def send_encoded(self, encoded: str) -> None:
-        """Queue a message already encoded as JSON text."""
-        self._enqueue(encoded)
-
-    def _enqueue(self, item: ServerMessage | tuple[int, str] | str) -> None:
+    def send_now(self, item: Item) -> None:
+        """Queue ``item`` (a state: ``sent_at`` is added on the way out; a `Closing`: close);
+        a client whose queue is full is disconnected. `OutboxSends.send` and the others come
+        here once the room's writes they wait for are stored."""
+        if isinstance(item, Closing):
+            self.close_now(item.code, item.reason)
+            return
         if self.closed:
             return
         if len(self._queue) >= self._limits.send_queue:
             log.info("closing a connection from %s: it does not read its messages", self.address)
-            self.close(1013, "too slow: messages were not read")
+            self.close_now(1013, "too slow: messages were not read")
             return
         self._queue.append(item)
         self._ready.set()
 
-    def close(self, code: int = 1000, reason: str = "") -> None:
+    def close_now(self, code: int = 1000, reason: str = "") -> None:
         """Close after the messages already queued."""
         if not self.closed:
             self.closed = True
@@ -342,12 +338,14 @@ class Server:
                                           or WindowCounter(self.limits.joins_per_minute, 60.0))
         self.unknown_codes = UnknownCodes(self.limits.unknown_codes_per_minute, 60.0)
         self.open_websockets = OpenConnections(self.limits.connections_per_address)
+        self.writer = StepWriter(self.store)
+        """The one writer of every room's steps (`ratscrew.server.writer`)."""
 
     def restore_rooms(self) -> None:
         """Bring back every open room of this shard from the store (games in progress included)."""
         for row in self.store.load_rooms(self.shard):
             try:
-                room = Room.restore(row, self.store, absence=self.absence)
+                room = Room.restore(row, self.store, absence=self.absence, writer=self.writer)
             except Exception:
                 log.exception("room %s could not be restored; it stays closed", row.code)
                 continue
@@ -501,7 +499,7 @@ async def create_room(request: Request) -> JSONResponse:
         return _error(429, f"at most {server.limits.rooms_per_hour} rooms an hour from one address; "
                            "try again later")
     room = Room.create(request_data, server.store, code=new_room_code(server.store, server.shard),
-                       absence=server.absence)
+                       absence=server.absence, writer=server.writer)
     server.add_room(room)
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
 
@@ -721,6 +719,7 @@ async def _serve_websocket(server: Server, websocket: WebSocket, room: Room, add
     server.connections.add(conn)
     writer = conn.writer = asyncio.create_task(conn.write_loop())
     pinger = asyncio.create_task(conn.ping_loop())
+    conn.outbox = room.outbox
     room.connect(conn)
     try:
         while not conn.closed:
@@ -806,7 +805,9 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         for conn in closing:
             conn.close(1012, "the server is restarting")
         await asyncio.gather(*(room.stop() for room in server.rooms.values()))
+        await server.writer.drain()
         server.lab.shutdown()
+        await server.store.close_async()
         if owned:
             server.store.close()
         log.info("shut down: %d rooms kept for the next start, %d connections closed",

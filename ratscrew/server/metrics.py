@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import inspect
 import ipaddress
 import time
 from collections import Counter
@@ -94,6 +95,17 @@ def instrument_store(store: Any, tally: Tally = TALLY) -> Any:
 
 
 def _timed(method: Callable[..., Any], tally: Tally) -> Callable[..., Any]:
+    if inspect.iscoroutinefunction(method):  # timed until it is done, not until it is made
+        @functools.wraps(method)
+        async def timed_async(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await method(*args, **kwargs)
+            finally:
+                tally.store_call(time.perf_counter() - started)
+
+        return timed_async
+
     @functools.wraps(method)
     def timed(*args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()

@@ -2,11 +2,15 @@
 actions and judgements, and the game's end; and a game in progress rebuilt from them.
 
 A room writes through a :class:`RoomRecorder`, which remembers how much of the current game is
-stored, so that each step is appended once and whole (:meth:`Store.append_step
-<ratscrew.server.store.Store.append_step>`: the actions and their judgements in one
-transaction). The room stores a step before it shows it (persist before publish): a step the
-store refused (`ratscrew.server.store.StoreUnavailable`) was never seen by anyone.
-The recorder works the same on any store (SQLite or PostgreSQL) and in any process.
+stored, so that each step is appended once and whole (the actions and their judgements in one
+transaction). Steps and a game's end go through the process's
+`ratscrew.server.writer.StepWriter`, which stores them off the event loop's critical path and
+holds everything the room sends after them in the room's `ratscrew.server.writer.Outbox` until
+they are stored (persist before publish): a step the store refused
+(`ratscrew.server.store.StoreUnavailable`) was never seen by anyone. The room's settings and
+seats, tokens and a game's start are written at once (they are rare, and the room needs a new
+game's id before its first step). The recorder works the same on any store (SQLite or
+PostgreSQL) and in any process.
 """
 
 from __future__ import annotations
@@ -20,7 +24,11 @@ from ratscrew.cards import format_cards
 from ratscrew.engine import RECORD_FORMAT, RECORD_VERSION, Game
 from ratscrew.server import ratings
 from ratscrew.server.lobby import Lobby, RoomSettings
-from ratscrew.server.store import SeatResult, Store
+from ratscrew.server.store import SeatResult, SeatRow, StepRows, Store
+from ratscrew.server.writer import OnLost, Outbox, StepWriter
+
+RoomParts = tuple[RoomSettings, Lobby, int, int | None]
+"""What `RoomRecorder.save_room` stores of a room: settings, lobby, games played, game id."""
 
 log = logging.getLogger("ratscrew.server")
 
@@ -37,17 +45,34 @@ class StoredGame:
 class RoomRecorder:
     """One room's writes to its store (see the module docstring)."""
 
-    def __init__(self, store: Store, code: str) -> None:
+    def __init__(self, store: Store, code: str, writer: StepWriter, outbox: Outbox,
+                 on_lost: OnLost) -> None:
         self.store = store
         self.code = code
+        self.writer = writer
+        self.outbox = outbox
+        """Where the room's messages wait for its writes."""
+        self.on_lost = on_lost
+        """What the room does when a write that went through the writer failed."""
         self._saved_actions = 0
         self._saved_judged = 0
 
     def save_room(self, settings: RoomSettings, lobby: Lobby, games_played: int,
                   game_id: int | None) -> None:
-        """Write the room's settings, phase and seats."""
-        self.store.save_room(self.code, settings.to_json(), lobby.members.host_hash, lobby.phase,
-                             games_played, game_id, [seat.row() for seat in lobby.seats])
+        """Write the room's settings, phase and seats: at once, or after the writes the room
+        still waits for (so that an older picture of the room never overwrites a newer one)."""
+        row = self._room_row(settings, lobby, games_played, game_id)
+        if self.outbox.holding:
+            store = self.store
+            self.writer.write(self.outbox, lambda: store.save_room(*row), self.on_lost)
+        else:
+            self.store.save_room(*row)
+
+    def _room_row(self, settings: RoomSettings, lobby: Lobby, games_played: int,
+                  game_id: int | None) -> tuple[str, dict[str, Any], str | None, str, int,
+                                                int | None, list[SeatRow]]:
+        return (self.code, settings.to_json(), lobby.members.host_hash, lobby.phase, games_played,
+                game_id, [seat.row() for seat in lobby.seats])
 
     def add_member(self, token_hash: str, name: str) -> None:
         """A token given out in this room, to someone who may not hold a seat."""
@@ -76,18 +101,28 @@ class RoomRecorder:
                    else [])
         new_judged = judged[self._saved_judged:]
         if actions or new_judged:
-            self.store.append_step(game_id, self._saved_actions, actions, self._saved_judged,
-                                   new_judged)
+            self.writer.append_step(self.outbox, StepRows(game_id, self._saved_actions, actions,
+                                                          self._saved_judged, new_judged),
+                                    self.on_lost)
             self._saved_actions += len(actions)
             self._saved_judged += len(new_judged)
 
     def finish_game(self, game_id: int, record: dict[str, Any], game: Game,
-                    results: list[SeatResult], reason: str | None = None) -> None:
+                    results: list[SeatResult], room: RoomParts, reason: str | None = None) -> None:
         """Store a finished game's record and each seat's result, then rate it (exactly once:
-        see :mod:`ratscrew.server.ratings`). ``reason``: why it ended, when not the engine's
+        see :mod:`ratscrew.server.ratings`), then the room as it is now (``room``: its settings,
+        lobby, games played and game id); after the game's last steps, and before anything the
+        room sends from now on. ``reason``: why it ended, when not the engine's
         (``abandoned``)."""
-        self.store.finish_game(game_id, record, game.winner, reason or game.end_reason, results)
-        ratings.rate_finished_game(self.store, game_id)
+        store, winner, ended = self.store, game.winner, reason or game.end_reason
+        room_row = self._room_row(*room)  # taken now: the write may run in another thread
+
+        def finish() -> None:
+            store.finish_game(game_id, record, winner, ended, results)
+            ratings.rate_finished_game(store, game_id)
+            store.save_room(*room_row)
+
+        self.writer.write(self.outbox, finish, self.on_lost)
 
     def stored_game(self, game_id: int) -> StoredGame | None:
         """The game in progress with this id, rebuilt by replaying its stored actions; ``None``

@@ -100,8 +100,9 @@ from ratscrew.server.protocol import (
 from ratscrew.server.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
 from ratscrew.server.rated import room_verdict  # issue 30
 from ratscrew.server.roomrules import rules_entry
-from ratscrew.server.store import RoomRow, SeatResult, Store
+from ratscrew.server.store import RoomRow, SeatResult, Store, StoreUnavailable
 from ratscrew.server.tally import ContestTally
+from ratscrew.server.writer import Outbox, StepWriter
 from ratscrew.sim.summary import game_seed
 
 __all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSIONS", "Connection", "Member",
@@ -131,7 +132,7 @@ class Room:
                  host_hash: str | None = None, phase: Phase = "lobby", games_played: int = 0,
                  members: dict[str, str] | None = None, kicked: Iterable[str] = (),
                  deal: Callable[[Ruleset, int, int], Game] | None = None,
-                 absence: AbsenceTimes | None = None) -> None:
+                 absence: AbsenceTimes | None = None, writer: StepWriter | None = None) -> None:
         self.code = code
         self.settings = settings
         self.store = store
@@ -151,6 +152,11 @@ class Room:
         hears of people leaving and coming back through its hooks."""
         self.hooks: list[RoomHooks] = [self.absence]
         """Who hears of the room's lifecycle (`ratscrew.server.lifecycle`)."""
+        self.writer = writer or StepWriter(store)
+        """Who stores the game's steps (the server's one writer; a room of its own otherwise)."""
+        self.outbox = Outbox()
+        """What the room sends, held while a write it shows is being stored (the server hands
+        it to each connection of this room; see `ratscrew.server.writer`)."""
         self._new_game_parts()
 
     def _new_game_parts(self) -> None:
@@ -159,7 +165,8 @@ class Room:
         self.driver = GameDriver(self.clock, self._settle_window)
         self.tally = ContestTally(0)
         """The slaps on each pile state, the judgements, every seat's figures (one per game)."""
-        self.recorder = RoomRecorder(self.store, self.code)
+        self.recorder = RoomRecorder(self.store, self.code, self.writer, self.outbox,
+                                     self._write_lost)
         self.paused: str | None = None
         """Why the room takes no actions now (its store is unavailable), or ``None``."""
         self._names: list[str] = []
@@ -290,6 +297,9 @@ class Room:
         self.clock.restart(float(stored.game.now))
         self._begin(stored.game, stored.judged)
 
+    def _parts(self) -> tuple[RoomSettings, Lobby, int, int | None]:
+        return self.settings, self.lobby, self.games_played, self.game_id
+
     def save(self) -> None:
         """Write the room's settings and seats to the store."""
         self.recorder.save_room(self.settings, self.lobby, self.games_played, self.game_id)
@@ -336,6 +346,7 @@ class Room:
         ``close_code`` and ``reason``), tell the hooks, and let go of its game, people and
         listeners, so that nothing keeps the room alive."""
         await self.driver.stop()
+        await self.writer.drain()
         for conn in list(self.connections):
             conn.close(close_code, reason)
         self.connections.clear()
@@ -574,8 +585,9 @@ class Room:
             self._start_driving()
 
     async def stop(self) -> None:
-        """Stop moving the game (server shutdown); everything accepted is already stored."""
+        """Stop moving the game (server shutdown) and store what it took."""
         await self.driver.stop()
+        await self.writer.drain()
 
     def _step(self) -> bool:
         """The driver's task: move the game on; whether there is more to drive."""
@@ -583,6 +595,15 @@ class Room:
             return False
         self.tick()
         return self.phase == "playing" and self.paused is None
+
+    def _write_lost(self, error: Exception) -> None:
+        """A write that went through the writer failed: nothing held behind it was sent."""
+        if isinstance(error, StoreUnavailable):
+            self.pause_for_store()
+        else:
+            log.error("room %s: a write to the store failed", self.code, exc_info=error)
+            self.driver.cancel()
+            self._fail()
 
     def _fail(self) -> None:
         log.error("room %s: the game is stopped after an error", self.code)
@@ -595,6 +616,7 @@ class Room:
         """The store failed: take no more actions and tell everyone. What the engine took since
         the last stored step was never shown (persist before publish), and is dropped when
         :meth:`reload` rebuilds the room from the store."""
+        self.outbox.drop()  # what waited for the lost write is never sent
         if self.paused is None:
             self.paused = ("the server lost its database: the game is paused, and nothing you do "
                            "counts until it is back")
@@ -848,11 +870,10 @@ class Room:
                        "the game is abandoned, and nobody wins")
         record, results, public = self._results(game)
         record["abandoned"] = True
-        self.recorder.finish_game(game_id, record, game, results, reason="abandoned")
         self.lobby.phase = "lobby"
         for seat in self.seats:
             seat.stand_in = None
-        self.save()
+        self.recorder.finish_game(game_id, record, game, results, self._parts(), reason="abandoned")
         log.info("room %s: game id %d abandoned after %d cards: everyone was away", self.code,
                  game_id, game.cards_played)
         self.publisher.finish({
@@ -875,9 +896,8 @@ class Room:
         self._send_judgements()
         self._save_step()
         record, results, public = self._results(game)
-        self.recorder.finish_game(game_id, record, game, results)
         self.lobby.phase = "over"
-        self.save()
+        self.recorder.finish_game(game_id, record, game, results, self._parts())
         log.info("room %s: game id %d over (%s, winner %s) after %d cards", self.code, game_id,
                  game.end_reason, "nobody" if game.winner is None else self._names[game.winner],
                  game.cards_played)

@@ -20,6 +20,7 @@ from ratscrew.storage.records import (
     RoomRow,
     SeatResult,
     SeatRow,
+    StepRows,
     StoreError,
     StoreInUse,
     StoreUnavailable,
@@ -34,6 +35,6 @@ from ratscrew.storage.sqlite import SqliteStore
 __all__ = ["BOT_PREFIX", "MIGRATIONS", "PROVISIONAL_GAMES", "ArchiveStore", "FinishedGame",
            "GameInProgress", "GameRating", "NameTaken", "PlayerRow", "PlayerStore", "RateCounter",
            "Rater", "Rating", "RatingChange", "RatingStore", "RoomRow", "RoomStore", "SeatResult",
-           "SeatRow", "SqliteStore", "Store", "StoreError", "StoreInUse", "StoreUnavailable",
+           "SeatRow", "SqliteStore", "StepRows", "Store", "StoreError", "StoreInUse", "StoreUnavailable",
            "check_database_name", "conservative", "fold_name", "is_database_url", "new_server_id",
            "open_store", "participant"]

@@ -22,22 +22,23 @@ they hold across every process on the database.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import psycopg
 import sqlalchemy as sa
 from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool
+from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
-from ratscrew.storage.records import RateCounter, StoreError, StoreInUse, StoreUnavailable
+from ratscrew.storage.records import RateCounter, StepRows, StoreError, StoreInUse, StoreUnavailable
 from ratscrew.storage.schema import bring_to_current
 from ratscrew.storage.sql import Compiler, Conflict, Params, Rows, Statement, Write, row_params, rows_insert
-from ratscrew.storage.store import SqlStore
+from ratscrew.storage.store import SqlStore, step_inserts
 
 log = logging.getLogger("ratscrew.server")
 
@@ -128,6 +129,17 @@ class PostgresDatabase:
         inserts after the first chained to it as data-modifying ``WITH`` clauses."""
         if not inserts:
             return
+        with self.store._connection() as conn:
+            conn.execute(*self.chained_insert(inserts))
+
+    async def insert_rows_async(self, inserts: Sequence[Rows]) -> None:
+        """`insert_rows` on a connection of the store's asynchronous pool."""
+        if inserts:
+            async with self.store._async_connection() as conn:
+                await conn.execute(*self.chained_insert(inserts))
+
+    def chained_insert(self, inserts: Sequence[Rows]) -> tuple[str, Any]:
+        """The SQL and values of `insert_rows`' one statement."""
         key = tuple((table.name, tuple(rows[0]), len(rows)) for table, rows in inserts)
         chained = self._chained.get(key)
         if chained is None:
@@ -139,8 +151,7 @@ class PostgresDatabase:
         params: dict[str, Any] = {}
         for table, rows in inserts:
             params.update(row_params(table, rows))
-        with self.store._connection() as conn:
-            conn.execute(*self.compiler.sql(chained, params))
+        return self.compiler.sql(chained, params)
 
     @contextmanager
     def transaction(self, rating: bool = False) -> Iterator[PostgresTransaction]:
@@ -161,7 +172,14 @@ class PostgresStore(SqlStore):
         self._shard_lock: psycopg.Connection[Any] | None = None
         self._claimed: tuple[bool, str | None] = (False, None)
         self._lock = threading.Lock()
-        self._database = PostgresDatabase(self)
+        self._max_connections = max_connections
+        self._outages = 0
+        """How many times the database went away (the asynchronous pool checks its connections
+        once after each)."""
+        self._async_pool: AsyncConnectionPool[psycopg.AsyncConnection[Any]] | None = None
+        self._async_loop: asyncio.AbstractEventLoop | None = None
+        self._async_checked = 0
+        self._database = self._postgres = PostgresDatabase(self)
         try:
             with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
                 self._migrate(conn)
@@ -189,6 +207,23 @@ class PostgresStore(SqlStore):
     def description(self) -> str:
         """The URL without its password."""
         return self._shown
+
+    @property
+    def writes_off_the_loop(self) -> bool:
+        """True: a step is a round trip to PostgreSQL, written in a task by
+        `append_steps_async` (see `ratscrew.server.writer`)."""
+        return True
+
+    async def append_steps_async(self, steps: Sequence[StepRows]) -> None:
+        """`append_steps` on psycopg's asynchronous pool: the event loop runs on while
+        PostgreSQL answers."""
+        await self._postgres.insert_rows_async(step_inserts(steps))
+
+    async def close_async(self) -> None:
+        """Close the asynchronous pool (at the end of the event loop that opened it)."""
+        pool, self._async_pool = self._async_pool, None
+        if pool is not None:
+            await pool.close()
 
     def close(self) -> None:
         """Close the pool and give up the shard."""
@@ -272,9 +307,43 @@ class PostgresStore(SqlStore):
             raise Conflict(_first_line(error)) from error
         except (psycopg.OperationalError, psycopg.InterfaceError) as error:
             # psycopg_pool.PoolTimeout is one too: no connection could be had in time
-            self._down = True
-            log.error("the database %s is unavailable: %s", self._shown, _first_line(error))
+            self._lost(error)
             raise StoreUnavailable(f"the database {self._shown} is unavailable") from None
+
+    @asynccontextmanager
+    async def _async_connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A connection of the asynchronous pool, made in the running event loop on first use;
+        failing as `_connection` does. After an outage the pool's idle connections are checked
+        once (PostgreSQL's restart broke them)."""
+        if self._down:
+            raise StoreUnavailable(f"the database {self._shown} is unavailable")
+        loop = asyncio.get_running_loop()
+        pool = self._async_pool
+        try:
+            if pool is None or self._async_loop is not loop:
+                pool = self._async_pool = AsyncConnectionPool(
+                    self.url, min_size=1, max_size=self._max_connections, timeout=POOL_TIMEOUT_S,
+                    kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+                    name="ratscrew-async", open=False)
+                self._async_loop = loop
+                self._async_checked = self._outages
+                await pool.open()
+            elif self._async_checked != self._outages:
+                self._async_checked = self._outages
+                await pool.check()
+            async with pool.connection() as conn:
+                yield conn
+        except psycopg.IntegrityError as error:
+            raise Conflict(_first_line(error)) from error
+        except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+            self._lost(error)
+            raise StoreUnavailable(f"the database {self._shown} is unavailable") from None
+
+    def _lost(self, error: Exception) -> None:
+        if not self._down:
+            self._outages += 1
+        self._down = True
+        log.error("the database %s is unavailable: %s", self._shown, _first_line(error))
 
     def _run(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
         with self._connection() as conn:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -66,6 +66,18 @@ class GameInProgress:
     clock_start: float
     actions: list[tuple[str, int | None, int]]
     judged: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class StepRows:
+    """One step of a game to append: the actions the engine took, numbered from
+    ``first_action``, and how people's actions were judged, numbered from ``first_judged``."""
+
+    game_id: int
+    first_action: int
+    actions: Sequence[tuple[str, int | None, int]]
+    first_judged: int
+    judged: Sequence[dict[str, Any]]
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from ratscrew.storage.records import (
     RoomRow,
     SeatResult,
     SeatRow,
+    StepRows,
 )
 
 
@@ -116,6 +117,22 @@ class ArchiveStore(Protocol):
                     actions: Sequence[tuple[str, int | None, int]], first_judged: int,
                     judged: Sequence[dict[str, Any]]) -> None:
         """`append_actions` and `append_judged` of one step, in one transaction."""
+
+    def append_steps(self, steps: Sequence[StepRows]) -> None:
+        """Several steps (of one game or of several), in one transaction."""
+
+    async def append_steps_async(self, steps: Sequence[StepRows]) -> None:
+        """`append_steps` without a database round trip on the event loop, where the store
+        reaches its database over the network (PostgreSQL); otherwise `append_steps`."""
+
+    @property
+    def writes_off_the_loop(self) -> bool:
+        """Whether steps are best written by `append_steps_async` in a task (the database is
+        another process) rather than by `append_steps` at the end of a loop turn (a file)."""
+        ...
+
+    async def close_async(self) -> None:
+        """Close what the store opened for asynchronous use, in the event loop that used it."""
 
     def game_in_progress(self, game_id: int) -> GameInProgress | None:
         """A game still being played, with every action stored so far."""

@@ -27,6 +27,7 @@ from ratscrew.storage.records import (
     RoomRow,
     SeatResult,
     SeatRow,
+    StepRows,
     fold_name,
     new_server_id,
     participant,
@@ -65,6 +66,27 @@ def flag_row(row: Mapping[str, Any]) -> dict[str, Any]:
             "flagged_at": float(row["flagged_at"]), "reasons": list(json.loads(row["reasons"])),
             "checked_slaps": int(row["checked_slaps"]),
             "cleared_at": None if row["cleared_at"] is None else float(row["cleared_at"])}
+
+
+def step_inserts(steps: Sequence[StepRows]) -> list[Rows]:
+    """The rows of ``steps``: their actions, then their judgements (at most two inserts).
+
+    >>> [(table.name, len(rows)) for table, rows in step_inserts(
+    ...     [StepRows(1, 0, [("play", 0, 5), ("play", 1, 900)], 0, []),
+    ...      StepRows(2, 7, [("slap", 2, 40)], 3, [{"seat": 2}])])]
+    [('actions', 3), ('judged', 1)]
+    """
+    actions = [{"game_id": step.game_id, "n": step.first_action + i, "kind": kind, "seat": seat,
+                "at": at}
+               for step in steps for i, (kind, seat, at) in enumerate(step.actions)]
+    judged = [{"game_id": step.game_id, "n": step.first_judged + i, "entry": json.dumps(entry)}
+              for step in steps for i, entry in enumerate(step.judged)]
+    inserts: list[Rows] = []
+    if actions:
+        inserts.append((schema.actions, actions))
+    if judged:
+        inserts.append((schema.judged, judged))
+    return inserts
 
 
 class SqlStore:
@@ -180,17 +202,26 @@ class SqlStore:
     def _append(self, game_id: int, first_action: int,
                 actions: Sequence[tuple[str, int | None, int]], first_judged: int,
                 judged: Sequence[dict[str, Any]]) -> None:
-        inserts: list[Rows] = []
-        if actions:
-            inserts.append((schema.actions, [
-                {"game_id": game_id, "n": first_action + i, "kind": kind, "seat": seat, "at": at}
-                for i, (kind, seat, at) in enumerate(actions)]))
-        if judged:
-            inserts.append((schema.judged, [
-                {"game_id": game_id, "n": first_judged + i, "entry": json.dumps(entry)}
-                for i, entry in enumerate(judged)]))
+        self.append_steps([StepRows(game_id, first_action, actions, first_judged, judged)])
+
+    def append_steps(self, steps: Sequence[StepRows]) -> None:
+        """Several steps (of one game or of several), in one transaction: the rooms' steps of
+        one event-loop turn (`ratscrew.server.writer`)."""
+        inserts = step_inserts(steps)
         if inserts:
             self._database.insert_rows(inserts)
+
+    async def append_steps_async(self, steps: Sequence[StepRows]) -> None:
+        """`append_steps` (a local database: no round trip to wait for)."""
+        self.append_steps(steps)
+
+    @property
+    def writes_off_the_loop(self) -> bool:
+        """False: steps are written at the end of a loop turn (see `ratscrew.server.writer`)."""
+        return False
+
+    async def close_async(self) -> None:
+        """Close what the store opened for asynchronous use (nothing, here)."""
 
     def game_in_progress(self, game_id: int) -> GameInProgress | None:
         """A game still being played, with every action stored so far."""

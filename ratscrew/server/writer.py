@@ -1,0 +1,327 @@
+"""Storing the rooms' steps without holding up the event loop, and holding back what shows a
+step until the step is stored (persist before publish).
+
+A room does not write its steps itself: it hands each one to the process's :class:`StepWriter`
+with a *ticket*, and from then on everything the room sends waits in the room's
+:class:`Outbox` until the writer says the ticket is stored. The room goes on meanwhile (its
+game moves, more steps queue behind the first), so a slow write delays what people see by the
+write's time, never the other rooms.
+
+How the writer writes depends on the store (`Store.writes_off_the_loop`):
+
+- **SQLite** (a local file, a write is tens of microseconds): the steps every room took in one
+  turn of the event loop are written at the end of that turn, in one transaction (one commit
+  instead of one per step), and then the held messages go out.
+- **PostgreSQL** (a round trip to another process, ~200 µs or more): the writes run in a task
+  on psycopg's asynchronous pool, one batch at a time (each batch is everything queued while
+  the last one was in flight); no round trip for a step is made on the event loop.
+
+Other writes that must come after a room's steps and before what shows them (a game's end, its
+record and rating) go through :meth:`StepWriter.write`, in order with the steps; on PostgreSQL
+they run in a thread. Without a running event loop (tests that drive a room by hand) every
+write happens at once, before the call returns.
+
+If a write fails, nothing held behind it is sent: the room hears of it
+(``on_lost``) and pauses (:meth:`ratscrew.server.room.Room.pause_for_store`) or stops, as if
+the room had written itself.
+
+>>> from ratscrew.server.store import SqliteStore, StepRows
+>>> store = SqliteStore(":memory:")
+>>> writer = StepWriter(store)
+>>> store.save_room("ABCD", {}, None, "playing", 1, None, [])
+>>> game_id = store.start_game("ABCD", 1, "classic", {}, 0.0)
+>>> outbox = Outbox()
+>>> writer.append_step(outbox, StepRows(game_id, 0, [("play", 0, 0)], 0, []), print)
+>>> len(store.game_in_progress(game_id).actions)  # no event loop: written at once
+1
+>>> outbox.holding
+False
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ratscrew.protocol.server_messages import ServerMessage
+from ratscrew.server.store import StepRows, Store
+
+log = logging.getLogger("ratscrew.server")
+
+
+@dataclass(frozen=True)
+class Closing:
+    """A connection's close, held in order with its messages."""
+
+    code: int
+    reason: str
+
+
+Item = ServerMessage | tuple[int, str] | str | Closing
+"""What a connection sends: a message, a state encoded once for its audience (version, JSON
+text), a message already encoded, or its close."""
+
+
+class HeldConnection(Protocol):
+    """A connection whose sends an :class:`Outbox` can hold (``WebSocketConnection``)."""
+
+    def send_now(self, item: Item) -> None:
+        """Send ``item`` without asking the outbox."""
+
+
+class OutboxSends:
+    """The sending side of a connection whose room may hold its messages: while the room's
+    :attr:`outbox` holds, what is sent (and a close) waits there in order; otherwise it goes
+    to :meth:`send_now` (and :meth:`close_now`) at once. ``WebSocketConnection`` is one."""
+
+    outbox: Outbox | None = None
+    """The outbox of the connection's room, once it is in one."""
+
+    def send(self, message: ServerMessage) -> None:
+        """Send a message (after the room's writes in flight)."""
+        self._hand(message)
+
+    def send_state(self, version: int, encoded: str) -> None:
+        """Send a state encoded once for its whole audience (after the room's writes)."""
+        self._hand((version, encoded))
+
+    def send_encoded(self, encoded: str) -> None:
+        """Send a message already encoded as JSON text (after the room's writes)."""
+        self._hand(encoded)
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Close, after what is sent and held before."""
+        self._hand(Closing(code, reason))
+
+    def _hand(self, item: Item) -> None:
+        outbox = self.outbox
+        if outbox is not None and outbox.holding:
+            outbox.defer(self, item)
+        elif isinstance(item, Closing):
+            self.close_now(item.code, item.reason)
+        else:
+            self.send_now(item)
+
+    def send_now(self, item: Item) -> None:
+        """Send ``item`` without asking the outbox (a `Closing` closes)."""
+        raise NotImplementedError
+
+    def close_now(self, code: int = 1000, reason: str = "") -> None:
+        """Close without waiting for the room's writes."""
+        raise NotImplementedError
+
+
+class Outbox:
+    """One room's messages held until the writes they show are stored (see the module
+    docstring): tickets of writes in flight and, behind each, what was sent after it.
+
+    >>> outbox = Outbox()
+    >>> class Printing:
+    ...     def send_now(self, item: Item) -> None:
+    ...         print(item)
+    >>> outbox.hold_until(1)
+    >>> outbox.defer(Printing(), "after step 1")
+    >>> outbox.hold_until(2)
+    >>> outbox.defer(Printing(), "after step 2")
+    >>> outbox.release(1)
+    after step 1
+    >>> outbox.holding
+    True
+    >>> outbox.release(2)
+    after step 2
+    """
+
+    def __init__(self) -> None:
+        self._held: deque[int | tuple[HeldConnection, Item]] = deque()
+
+    @property
+    def holding(self) -> bool:
+        """Whether anything waits for a write (then new messages wait too, in order)."""
+        return bool(self._held)
+
+    def hold_until(self, ticket: int) -> None:
+        """What is sent from now on waits until write ``ticket`` is stored."""
+        self._held.append(ticket)
+
+    def defer(self, conn: HeldConnection, item: Item) -> None:
+        """Keep ``item`` for ``conn`` until the writes before it are stored."""
+        self._held.append((conn, item))
+
+    def release(self, stored: int) -> None:
+        """Writes up to ticket ``stored`` are stored: send what waited for them only."""
+        held = self._held
+        while held:
+            first = held[0]
+            if isinstance(first, int):
+                if first > stored:
+                    return
+                held.popleft()
+                continue
+            held.popleft()
+            conn, item = first
+            conn.send_now(item)
+
+    def drop(self) -> None:
+        """A write failed: what waited for it is never sent."""
+        self._held.clear()
+
+
+OnLost = Callable[[Exception], None]
+"""What a room does when one of its writes failed (pause for the store, or stop the game)."""
+
+
+@dataclass
+class _Write:
+    ticket: int
+    outbox: Outbox
+    step: StepRows | None
+    call: Callable[[], None] | None
+    on_lost: OnLost
+
+
+class StepWriter:
+    """The process's writer of the rooms' steps (see the module docstring); one per store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._pending: list[_Write] = []
+        self._tickets = 0
+        self._scheduled = False
+        self._flushing = False
+        self._task: asyncio.Task[None] | None = None
+        self.batches = 0
+        """Batches written so far (a batch is one transaction of steps, for the benchmarks)."""
+        self.steps = 0
+        """Steps written so far."""
+
+    def append_step(self, outbox: Outbox, step: StepRows, on_lost: OnLost) -> None:
+        """Store ``step``; until it is stored, what ``outbox``'s room sends waits."""
+        self._add(_Write(0, outbox, step, None, on_lost))
+
+    def write(self, outbox: Outbox, call: Callable[[], None], on_lost: OnLost) -> None:
+        """Run the store call(s) of ``call`` after the writes queued before it; until it has
+        run, what ``outbox``'s room sends waits."""
+        self._add(_Write(0, outbox, None, call, on_lost))
+
+    def _add(self, write: _Write) -> None:
+        self._tickets += 1
+        write.ticket = self._tickets
+        write.outbox.hold_until(write.ticket)
+        self._pending.append(write)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush_now()
+            return
+        if self.store.writes_off_the_loop:
+            if self._task is None or self._task.done():
+                self._task = loop.create_task(self._write_off_the_loop(), name="step writer")
+        elif not self._scheduled:
+            self._scheduled = True
+            loop.call_soon(self._write_on_the_loop)
+
+    @property
+    def pending(self) -> int:
+        """Writes queued and not yet stored."""
+        return len(self._pending)
+
+    # ------------------------------------------------------------------ SQLite: at the turn's end
+
+    def _write_on_the_loop(self) -> None:
+        self._scheduled = False
+        self.flush_now()
+
+    def flush_now(self) -> None:
+        """Write everything queued, now, on this thread (SQLite at the end of a loop turn; any
+        store without an event loop, and at shutdown)."""
+        if self._flushing:  # a write's own call queued another: the loop below takes it
+            return
+        self._flushing = True
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                for start, group in _groups(batch):
+                    try:
+                        if group[0].step is not None:
+                            self.store.append_steps([w.step for w in group if w.step is not None])
+                        else:
+                            for write in group:
+                                assert write.call is not None
+                                write.call()
+                    except Exception as error:
+                        self._lost(batch[start:], error)
+                        return
+                    self._stored(group)
+        finally:
+            self._flushing = False
+
+    # ------------------------------------------------------------------ PostgreSQL: in a task
+
+    async def _write_off_the_loop(self) -> None:
+        while self._pending:
+            batch, self._pending = self._pending, []
+            for start, group in _groups(batch):
+                try:
+                    if group[0].step is not None:
+                        await self.store.append_steps_async([w.step for w in group if w.step is not None])
+                    else:
+                        for write in group:
+                            assert write.call is not None
+                            await asyncio.to_thread(write.call)
+                except Exception as error:
+                    self._lost(batch[start:], error)
+                    return
+                self._stored(group)
+
+    async def drain(self) -> None:
+        """Wait until everything queued is stored (or has failed): at shutdown, before a room
+        is disposed of."""
+        while self._pending or (self._task is not None and not self._task.done()):
+            if self._task is not None and not self._task.done():
+                await asyncio.shield(self._task)
+            elif self._pending:
+                self.flush_now()
+
+    # ------------------------------------------------------------------ after a batch
+
+    def _stored(self, group: Sequence[_Write]) -> None:
+        if group[0].step is not None:
+            self.batches += 1
+            self.steps += len(group)
+        last: dict[int, tuple[Outbox, int]] = {}
+        for write in group:
+            last[id(write.outbox)] = (write.outbox, write.ticket)
+        for outbox, ticket in last.values():
+            outbox.release(ticket)
+
+    def _lost(self, failed: Sequence[_Write], error: Exception) -> None:
+        """A write failed: it, the writes after it and everything queued since are not stored;
+        each room concerned drops what it held and hears of it once."""
+        everything = [*failed, *self._pending]
+        self._pending = []
+        told: set[int] = set()
+        for write in everything:
+            write.outbox.drop()
+        for write in everything:
+            if id(write.outbox) not in told:
+                told.add(id(write.outbox))
+                try:
+                    write.on_lost(error)
+                except Exception:
+                    log.exception("a room failed while its store write was lost")
+
+
+def _groups(batch: Sequence[_Write]) -> list[tuple[int, list[_Write]]]:
+    """``batch`` cut into runs of steps (one transaction each) and runs of other writes, each
+    with the index of its first write."""
+    groups: list[tuple[int, list[_Write]]] = []
+    for index, write in enumerate(batch):
+        if groups and (groups[-1][1][0].step is None) == (write.step is None):
+            groups[-1][1].append(write)
+        else:
+            groups.append((index, [write]))
+    return groups

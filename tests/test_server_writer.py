@@ -1,0 +1,230 @@
+"""The step writer (`ratscrew.server.writer`): steps stored off the event loop's critical path,
+one transaction for a loop turn's steps on SQLite, psycopg's asynchronous pool on PostgreSQL,
+and what a room sends held until the step it shows is stored (persist before publish)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from online import FakeConnection, FakeWall, move_to
+from postgres import PostgresCluster
+
+from ratscrew.server.protocol import Start, Watch, parse_room_request
+from ratscrew.server.room import Room
+from ratscrew.server.store import SqliteStore, StepRows, Store, StoreUnavailable, open_store
+from ratscrew.server.writer import Closing, Item, Outbox, OutboxSends, StepWriter
+
+
+class Recording(OutboxSends):
+    """A connection that writes down what reaches the wire, in order."""
+
+    def __init__(self, outbox: Outbox | None = None) -> None:
+        self.outbox = outbox
+        self.wire: list[Any] = []
+
+    def send_now(self, item: Item) -> None:
+        if isinstance(item, Closing):
+            self.close_now(item.code, item.reason)
+        else:
+            self.wire.append(item)
+
+    def close_now(self, code: int = 1000, reason: str = "") -> None:
+        self.wire.append(("closed", code))
+
+
+def never_lost(error: Exception) -> None:
+    raise AssertionError(f"a write was lost: {error}")
+
+
+def a_game(store: Store, code: str) -> int:
+    store.save_room(code, {}, None, "playing", 1, None, [])
+    return store.start_game(code, 1, "classic", {"rules": {}}, 0.0)
+
+
+def stored_actions(store: Store, game_id: int) -> int:
+    stored = store.game_in_progress(game_id)
+    assert stored is not None
+    return len(stored.actions)
+
+
+def test_what_a_room_sends_after_a_write_waits_for_it_in_order_close_included() -> None:
+    outbox = Outbox()
+    ann = Recording(outbox)
+    ann.send({"type": "notice", "code": "resumed", "message": "before any write"})
+    assert len(ann.wire) == 1  # nothing held: sent at once
+    outbox.hold_until(1)
+    ann.send_state(7, '{"type":"state","version":7}')
+    outbox.hold_until(2)
+    ann.send_encoded('{"type":"room"}')
+    ann.close(4000, "kicked")
+    assert len(ann.wire) == 1
+    outbox.release(1)
+    assert ann.wire[1:] == [(7, '{"type":"state","version":7}')]
+    outbox.release(2)
+    assert ann.wire[2:] == ['{"type":"room"}', ("closed", 4000)]
+    assert not outbox.holding
+
+
+def test_on_sqlite_the_steps_every_room_took_in_one_loop_turn_are_one_transaction(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "ratscrew.db")
+    writer = StepWriter(store)
+    games = [a_game(store, code) for code in ("AAAA", "BBBB", "CCCC")]
+    outboxes = [Outbox() for _ in games]
+    people = [Recording(outbox) for outbox in outboxes]
+
+    async def one_turn() -> None:
+        for n, (game_id, outbox, person) in enumerate(zip(games, outboxes, people, strict=True)):
+            writer.append_step(outbox, StepRows(game_id, 0, [("play", 0, 10 * n)], 0, []), never_lost)
+            person.send({"type": "notice", "code": "resumed", "message": f"step {n}"})
+        # the turn is not over: nothing is stored, nothing is shown
+        assert [stored_actions(store, game_id) for game_id in games] == [0, 0, 0]
+        assert all(person.wire == [] for person in people)
+        await asyncio.sleep(0)  # the loop turns: the writer writes
+        assert [stored_actions(store, game_id) for game_id in games] == [1, 1, 1]
+        assert [len(person.wire) for person in people] == [1, 1, 1]
+
+    asyncio.run(one_turn())
+    assert (writer.batches, writer.steps) == (1, 3)
+    store.close()
+
+
+def test_on_postgresql_steps_are_written_off_the_event_loop_and_shown_once_stored(
+        fresh_database: str) -> None:
+    store = open_store(fresh_database)
+    writer = StepWriter(store)
+    game_id = a_game(store, "PGPG")
+    outbox = Outbox()
+    checked: list[int] = []
+
+    class Checking(Recording):
+        def send_now(self, item: Item) -> None:  # when it goes out, its step is in PostgreSQL
+            if isinstance(item, tuple):
+                checked.append(item[0])
+                assert stored_actions(store, game_id) >= item[0]
+            super().send_now(item)
+
+    ann = Checking(outbox)
+
+    async def play() -> int:
+        turns = 0
+        for n in range(1, 41):
+            writer.append_step(outbox, StepRows(game_id, n - 1, [("play", n % 2, 100 * n)], 0, []),
+                               never_lost)
+            ann.send_state(n, json.dumps({"type": "state", "version": n}))
+            await asyncio.sleep(0)
+            turns += 1
+        while outbox.holding:  # the loop keeps turning while PostgreSQL answers
+            await asyncio.sleep(0)
+            turns += 1
+        await store.close_async()
+        return turns
+
+    turns = asyncio.run(play())
+    assert checked == list(range(1, 41)) and stored_actions(store, game_id) == 40
+    assert writer.steps == 40 and writer.batches < 40  # steps queued while one was in flight went together
+    assert turns > 40
+    store.close()
+
+
+def test_a_lost_write_drops_what_waited_for_it_and_the_room_hears_of_it(
+        private_cluster: PostgresCluster) -> None:
+    store = open_store(private_cluster.create_database())
+    writer = StepWriter(store)
+    game_id = a_game(store, "LOST")
+    outbox = Outbox()
+    ann = Recording(outbox)
+    lost: list[Exception] = []
+
+    async def play() -> None:
+        writer.append_step(outbox, StepRows(game_id, 0, [("play", 0, 0)], 0, []), lost.append)
+        ann.send_state(1, '{"type":"state","version":1}')
+        await writer.drain()
+        private_cluster.stop()
+        writer.append_step(outbox, StepRows(game_id, 1, [("play", 1, 500)], 0, []), lost.append)
+        writer.append_step(outbox, StepRows(game_id, 2, [("play", 0, 900)], 0, []), lost.append)
+        ann.send_state(2, '{"type":"state","version":2}')
+        ann.close(1012, "bye")
+        await writer.drain()
+        await store.close_async()
+
+    asyncio.run(play())
+    assert ann.wire == [(1, '{"type":"state","version":1}')]  # state 2 and the close never went out
+    assert len(lost) == 1 and isinstance(lost[0], StoreUnavailable)  # the room is told once
+    assert not outbox.holding and writer.pending == 0
+    private_cluster.start()
+    assert store.reachable() and stored_actions(store, game_id) == 1
+    store.close()
+
+
+class HeldFakeConnection(OutboxSends, FakeConnection):  # type: ignore[misc]  # send takes any mapping there
+    """A test client behind its room's outbox, as a websocket is; checks that every state it is
+    sent shows only actions the store already holds."""
+
+    def __init__(self, room: Room) -> None:
+        FakeConnection.__init__(self, room)
+        self.outbox = room.outbox
+        self.checked = 0
+
+    def send_now(self, item: Item) -> None:
+        if isinstance(item, Closing):
+            FakeConnection.close(self, item.code, item.reason)
+        elif isinstance(item, tuple):
+            game, game_id = self.room.game, self.room.game_id
+            assert game is not None and game_id is not None
+            stored = self.room.store.game_in_progress(game_id)
+            if stored is not None or not game.over:  # a finished game's actions sit in its record
+                held = [] if stored is None else stored.actions
+                assert held == game.actions_since(0), (  # (the test lets nothing act meanwhile)
+                    f"state {item[0]} sent with {game.action_count} actions taken, {len(held)} stored")
+                self.checked += 1
+            FakeConnection.send_state(self, *item)
+        elif isinstance(item, str):
+            FakeConnection.send_encoded(self, item)
+        else:
+            FakeConnection.send(self, item)
+
+    def close_now(self, code: int = 1000, reason: str = "") -> None:
+        FakeConnection.close(self, code, reason)
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgres"])
+def test_in_a_running_loop_a_room_shows_a_step_only_after_the_writer_stored_it(
+        database: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    target = (str(tmp_path / "ratscrew.db") if database == "sqlite"
+              else request.getfixturevalue("fresh_database"))
+    store = open_store(target)
+    request_data = parse_room_request({"rules": "classic", "seats": 3, "bots": ["expert", "casual"],
+                                       "seed": 11, "turn_timeout_ms": 1000})
+    wall = FakeWall()
+    room = Room.create(request_data, store, wall=wall, drive=False)
+    held_while_writing = 0
+
+    async def play() -> None:
+        nonlocal held_while_writing
+        ann, watcher = HeldFakeConnection(room), HeldFakeConnection(room)
+        ann.join("Ann")
+        room.connect(watcher)
+        watcher.do(Watch())
+        ann.do(Start())
+        game = room.game
+        assert game is not None
+        while game.action_count < 60 and room.clock.now() < 120_000:
+            due = room.next_wake()
+            move_to(room, wall, room.clock.now() + 50 if due is None else max(due, room.clock.now()))
+            before = len(ann.of("state"))
+            room.tick()
+            if room.outbox.holding:
+                held_while_writing += 1
+                assert len(ann.of("state")) == before  # its step is being stored: not shown yet
+            await room.writer.drain()
+        assert ann.checked > 20 and watcher.checked == ann.checked
+        await store.close_async()
+
+    asyncio.run(play())
+    assert held_while_writing > 20  # the writer, not the room, stored the steps
+    assert room.game is not None and room.game.action_count >= 60
+    store.close()
