@@ -37,7 +37,17 @@ from psycopg_pool import AsyncConnectionPool, ConnectionPool
 
 from ratscrew.storage.records import RateCounter, StepRows, StoreError, StoreInUse, StoreUnavailable
 from ratscrew.storage.schema import bring_to_current
-from ratscrew.storage.sql import Compiler, Conflict, Params, Rows, Statement, Write, row_params, rows_insert
+from ratscrew.storage.sql import (
+    Compiler,
+    Conflict,
+    Params,
+    Rows,
+    Statement,
+    Write,
+    row_insert,
+    row_params,
+    rows_insert,
+)
 from ratscrew.storage.store import SqlStore, step_inserts
 
 log = logging.getLogger("ratscrew.server")
@@ -133,10 +143,17 @@ class PostgresDatabase:
             conn.execute(*self.chained_insert(inserts))
 
     async def insert_rows_async(self, inserts: Sequence[Rows]) -> None:
-        """`insert_rows` on a connection of the store's asynchronous pool."""
-        if inserts:
-            async with self.store._async_connection() as conn:
-                await conn.execute(*self.chained_insert(inserts))
+        """`insert_rows` on a connection of the store's asynchronous pool, in one transaction:
+        each table's rows by ``executemany`` of its one-row insert in a pipeline (one round
+        trip; one statement text whatever the rows' count, so PostgreSQL prepares it once,
+        where a multi-row insert would be a new statement for every batch size)."""
+        if not inserts:
+            return
+        async with (self.store._async_connection() as conn, conn.pipeline(), conn.transaction(),
+                    conn.cursor() as cursor):
+            for table, rows in inserts:
+                sql, _ = self.compiler.sql(row_insert(table, tuple(rows[0])), NO_PARAMS)
+                await cursor.executemany(sql, rows)
 
     def chained_insert(self, inserts: Sequence[Rows]) -> tuple[str, Any]:
         """The SQL and values of `insert_rows`' one statement."""
