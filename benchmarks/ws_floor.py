@@ -3,7 +3,8 @@
 Runs ``benchmarks/server_load.py``'s measurement of ``ratscrew serve`` (rooms of four scripted
 players), then starts a bare Starlette websocket app on the very uvicorn configuration
 ``ratscrew serve`` runs (``ratscrew.commands.serve.uvicorn_config``: the same sans-I/O websocket
-protocol reading in batches, the same guarded HTTP protocol, no per-message deflate) that does
+protocol reading in batches, the same guarded HTTP protocol, no per-message deflate, and once
+started the same garbage collector settings, ``ratscrew.server.collector``) that does
 nothing but send one pre-encoded text message of the same average size to the same number of
 sockets, grouped in rooms of four: each room wakes at Poisson times, at the same rate of
 messages per socket as the server run, and sends the same text to its four members, as a room
@@ -35,7 +36,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +61,7 @@ def serve(port: int, size: int, per_socket_rate: float) -> None:
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
     from ratscrew.commands.serve import uvicorn_config
+    from ratscrew.server.collector import settle_collector
     from ratscrew.server.transport import ConnectionLimits
 
     payload = json.dumps({"type": "state", "pad": "x" * max(0, size - 27)})
@@ -91,7 +93,12 @@ def serve(port: int, size: int, per_socket_rate: float) -> None:
             with contextlib.suppress(ValueError):
                 group.remove(websocket)
 
-    app = Starlette(routes=[WebSocketRoute("/ws", endpoint)])
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        settle_collector()  # as `ratscrew serve` does once started: the same collector settings
+        yield
+
+    app = Starlette(routes=[WebSocketRoute("/ws", endpoint)], lifespan=lifespan)
     listener = socket.socket()
     listener.bind(("127.0.0.1", port))
     print(f"listening on http://127.0.0.1:{listener.getsockname()[1]}", flush=True)

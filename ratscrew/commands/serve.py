@@ -207,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     app = create_app(store, limits=limits, allowed_origins=_own_origins(args, port),
                      close_store=True, shard=shard, idle_room_hours=args.idle_room_hours,
-                     absence=absence)
+                     absence=absence, settle_gc=True)
     app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
     server = uvicorn.Server(uvicorn_config(app, connection_limits, args.forwarded_allow_ips))
     addresses = _addresses(args.host, port)

@@ -39,6 +39,7 @@ from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server import players, ranking, ratings
 from ratscrew.server.absence import AbsenceTimes
+from ratscrew.server.collector import settle_collector
 from ratscrew.server.expiry import (
     CLOSED_MESSAGE,
     CLOSED_WS_CODE,
@@ -770,11 +771,13 @@ async def _serve_websocket(server: Server, websocket: WebSocket, room: Room, add
 def create_app(store: Store | str | Path, *, limits: Limits | None = None,
                allowed_origins: frozenset[str] = frozenset(), close_store: bool = False,
                shard: str | None = None, idle_room_hours: float | None = None,
-               absence: AbsenceTimes | None = None) -> Starlette:
+               absence: AbsenceTimes | None = None, settle_gc: bool = False) -> Starlette:
     """The ratscrew web app over ``store`` (a `Store`, or a database path or URL to open and
     own); with ``shard``, it owns only the rooms whose code begins with that letter; with
     ``idle_room_hours``, rooms nobody has been in for that long are closed (`ratscrew.server.expiry`);
-    ``absence``: when people who left a game are stood in for, and the game abandoned (2 and 5 minutes).
+    ``absence``: when people who left a game are stood in for, and the game abandoned (2 and 5 minutes);
+    ``settle_gc``: once started, set the garbage collector for a server process
+    (`ratscrew.server.collector`; ``ratscrew serve`` does, tests do not).
 
     A store the app opened itself, or any store with ``close_store``, is closed when the app
     shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after
@@ -792,6 +795,8 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         except StoreUnavailable:
             log.error("could not rate the games left unrated: the database is unavailable")
         server.restore_rooms()
+        if settle_gc:
+            settle_collector()
         watcher = asyncio.create_task(watch_store(server.store, server.rooms))
         send_watch = asyncio.create_task(watch_sends(server.connections, server.limits))
         expiry = (None if idle is None

@@ -228,9 +228,15 @@ class GameDriver:
             if timeout == 0.0:
                 await asyncio.sleep(0)
                 continue
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(timeout):  # (no task made per wake-up, as wait_for would)
-                    await wake.wait()
+            # A timer that sets the event, not asyncio.timeout: a timeout ends by raising an
+            # exception into the task, whose traceback is a reference cycle for the garbage
+            # collector to find, at every wake-up of every room (no task made either).
+            timer = None if timeout is None else asyncio.get_running_loop().call_later(timeout, wake.set)
+            try:
+                await wake.wait()
+            finally:
+                if timer is not None:
+                    timer.cancel()
 
     def poke(self) -> None:
         """Wake the task now (something new is queued)."""
