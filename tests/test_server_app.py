@@ -3,6 +3,7 @@ messages both ways, the errors for bad input and the per-client limits (docs/pro
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -14,6 +15,7 @@ from starlette.websockets import WebSocketDisconnect
 from ratscrew.engine import Game
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.app import Limits, create_app
+from ratscrew.server.collector import GC_THRESHOLDS
 from ratscrew.server.protocol import PROTOCOL_VERSION
 from ratscrew.server.store import SqliteStore
 
@@ -296,3 +298,17 @@ def test_a_resigned_game_ends_is_stored_and_its_record_replays(client: TestClien
     # rated, but one opponent is not enough to be ranked (issue 30: three different ones)
     assert board["rules"] == "classic" and board["players"] == []
     assert client.get("/api/players/" + player_id).json()["ratings"][0]["games"] == 1
+
+
+def test_a_served_app_settles_the_garbage_collector_once_started_and_a_tests_app_does_not() -> None:
+    before = gc.get_threshold()
+    try:
+        with TestClient(create_app(SqliteStore(":memory:"))) as client:
+            assert client.get("/healthz").status_code == 200
+            assert gc.get_threshold() == before  # a test's app leaves the collector alone
+        with TestClient(create_app(SqliteStore(":memory:"), settle_gc=True)) as client:
+            assert client.get("/healthz").status_code == 200
+            assert gc.get_threshold() == GC_THRESHOLDS and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
