@@ -314,12 +314,14 @@ class PostgresStore(SqlStore):
     # ------------------------------------------------------------------ reaching the database
 
     @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+    def _database_errors(self) -> Iterator[None]:
+        """psycopg's errors as the store's: a clash with a unique key is a `Conflict`; a lost
+        database (or no connection in time) is `StoreUnavailable`, and the store fails fast
+        from then on (see the module docstring)."""
         if self._down:
             raise StoreUnavailable(f"the database {self._shown} is unavailable")
         try:
-            with self._pool.connection() as conn:
-                yield conn
+            yield
         except psycopg.IntegrityError as error:
             raise Conflict(_first_line(error)) from error
         except (psycopg.OperationalError, psycopg.InterfaceError) as error:
@@ -327,16 +329,19 @@ class PostgresStore(SqlStore):
             self._lost(error)
             raise StoreUnavailable(f"the database {self._shown} is unavailable") from None
 
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        with self._database_errors(), self._pool.connection() as conn:
+            yield conn
+
     @asynccontextmanager
     async def _async_connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         """A connection of the asynchronous pool, made in the running event loop on first use;
         failing as `_connection` does. After an outage the pool's idle connections are checked
         once (PostgreSQL's restart broke them)."""
-        if self._down:
-            raise StoreUnavailable(f"the database {self._shown} is unavailable")
         loop = asyncio.get_running_loop()
         pool = self._async_pool
-        try:
+        with self._database_errors():
             if pool is None or self._async_loop is not loop:
                 pool = self._async_pool = AsyncConnectionPool(
                     self.url, min_size=1, max_size=self._max_connections, timeout=POOL_TIMEOUT_S,
@@ -350,11 +355,6 @@ class PostgresStore(SqlStore):
                 await pool.check()
             async with pool.connection() as conn:
                 yield conn
-        except psycopg.IntegrityError as error:
-            raise Conflict(_first_line(error)) from error
-        except (psycopg.OperationalError, psycopg.InterfaceError) as error:
-            self._lost(error)
-            raise StoreUnavailable(f"the database {self._shown} is unavailable") from None
 
     def _lost(self, error: Exception) -> None:
         if not self._down:
