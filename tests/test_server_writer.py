@@ -111,9 +111,10 @@ def test_on_postgresql_steps_are_written_off_the_event_loop_and_shown_once_store
 
     async def play() -> int:
         turns = 0
-        for n in range(1, 41):
-            writer.append_step(outbox, StepRows(game_id, n - 1, [("play", n % 2, 100 * n)], 0, []),
-                               never_lost)
+        for n in range(1, 41):  # every third step with a person's judged action
+            judged = [{"seat": 0, "kind": "play", "n": n}] if n % 3 == 0 else []
+            writer.append_step(outbox, StepRows(game_id, n - 1, [("play", n % 2, 100 * n)], (n - 1) // 3,
+                                                judged), never_lost)
             ann.send_state(n, json.dumps({"type": "state", "version": n}))
             await asyncio.sleep(0)
             turns += 1
@@ -125,6 +126,8 @@ def test_on_postgresql_steps_are_written_off_the_event_loop_and_shown_once_store
 
     turns = asyncio.run(play())
     assert checked == list(range(1, 41)) and stored_actions(store, game_id) == 40
+    stored = store.game_in_progress(game_id)
+    assert stored is not None and [entry["n"] for entry in stored.judged] == list(range(3, 41, 3))
     assert writer.steps == 40 and writer.batches < 40  # steps queued while one was in flight went together
     assert turns > 40
     store.close()

@@ -44,7 +44,6 @@ from ratscrew.storage.sql import (
     Rows,
     Statement,
     Write,
-    row_insert,
     row_params,
     rows_insert,
 )
@@ -86,6 +85,48 @@ def redact(url: str) -> str:
     return f"{parts.scheme}://{netloc}{parts.path}" + (f"?{query}" if query else "")
 
 
+
+
+STEPS_INSERT = """
+WITH new_actions AS (
+    INSERT INTO actions (game_id, n, kind, seat, at)
+    SELECT * FROM unnest(%(action_game)s::bigint[], %(action_n)s::int[], %(action_kind)s::text[],
+                         %(action_seat)s::int[], %(action_at)s::bigint[])
+)
+INSERT INTO judged (game_id, n, entry)
+SELECT * FROM unnest(%(judged_game)s::bigint[], %(judged_n)s::int[], %(judged_entry)s::text[])
+"""
+"""A batch of steps (every room's, while the last batch was in flight) as one statement: each
+column an array, unnested into its table. Written for PostgreSQL by hand, the store's one such
+statement, because it is the hot write and its text does not change with the batch's size: a
+multi-row ``INSERT`` is a new statement for every size, and ``executemany`` in a pipeline waits
+on the event loop once per part (begin, each table, commit) while the loop is busy with 500
+rooms. One statement is one transaction: all of the batch or none."""
+
+
+def steps_as_arrays(steps: Sequence[StepRows]) -> dict[str, list[Any]]:
+    """The parameters of `STEPS_INSERT` for ``steps``: the columns of their rows.
+
+    >>> arrays = steps_as_arrays([StepRows(7, 3, [("play", 1, 900), ("slap", 0, 950)], 2,
+    ...                                    [{"seat": 0}])])
+    >>> arrays["action_n"], arrays["action_kind"], arrays["judged_n"], arrays["judged_entry"]
+    ([3, 4], ['play', 'slap'], [2], ['{"seat": 0}'])
+    """
+    columns: dict[str, list[Any]] = {name: [] for name in (
+        "action_game", "action_n", "action_kind", "action_seat", "action_at",
+        "judged_game", "judged_n", "judged_entry")}
+    for table, rows in step_inserts(steps):
+        prefix = "action" if table.name == "actions" else "judged"
+        for row in rows:
+            columns[f"{prefix}_game"].append(row["game_id"])
+            columns[f"{prefix}_n"].append(row["n"])
+            if prefix == "action":
+                columns["action_kind"].append(row["kind"])
+                columns["action_seat"].append(row["seat"])
+                columns["action_at"].append(row["at"])
+            else:
+                columns["judged_entry"].append(row["entry"])
+    return columns
 
 
 class PostgresTransaction:
@@ -142,18 +183,15 @@ class PostgresDatabase:
         with self.store._connection() as conn:
             conn.execute(*self.chained_insert(inserts))
 
-    async def insert_rows_async(self, inserts: Sequence[Rows]) -> None:
-        """`insert_rows` on a connection of the store's asynchronous pool, in one transaction:
-        each table's rows by ``executemany`` of its one-row insert in a pipeline (one round
-        trip; one statement text whatever the rows' count, so PostgreSQL prepares it once,
-        where a multi-row insert would be a new statement for every batch size)."""
-        if not inserts:
+    async def insert_steps_async(self, steps: Sequence[StepRows]) -> None:
+        """Append ``steps`` on a connection of the store's asynchronous pool: one statement
+        (`STEPS_INSERT`), so one round trip and one wait on the event loop, whatever the
+        batch's size."""
+        if not steps:
             return
-        async with (self.store._async_connection() as conn, conn.pipeline(), conn.transaction(),
-                    conn.cursor() as cursor):
-            for table, rows in inserts:
-                sql, _ = self.compiler.sql(row_insert(table, tuple(rows[0])), NO_PARAMS)
-                await cursor.executemany(sql, rows)
+        params = steps_as_arrays(steps)
+        async with self.store._async_connection() as conn:
+            await conn.execute(STEPS_INSERT, params)
 
     def chained_insert(self, inserts: Sequence[Rows]) -> tuple[str, Any]:
         """The SQL and values of `insert_rows`' one statement."""
@@ -234,7 +272,7 @@ class PostgresStore(SqlStore):
     async def append_steps_async(self, steps: Sequence[StepRows]) -> None:
         """`append_steps` on psycopg's asynchronous pool: the event loop runs on while
         PostgreSQL answers."""
-        await self._postgres.insert_rows_async(step_inserts(steps))
+        await self._postgres.insert_steps_async(steps)
 
     async def close_async(self) -> None:
         """Close the asynchronous pool (at the end of the event loop that opened it)."""
