@@ -84,6 +84,23 @@ def running_deployment(shards: int) -> Iterator[RunningDeployment]:
 
 
 @contextlib.contextmanager
+def running_server_behind_nginx() -> Iterator[RunningDeployment]:
+    """One ``ratscrew serve`` on SQLite (no shard) behind nginx with the shipped routing: the
+    one-process default reached as the shards are, to compare them like for like. Its
+    ``database_pid`` is 0 (SQLite is in the server's own process)."""
+    if str(TESTS) not in sys.path:
+        sys.path.insert(0, str(TESTS))
+    from nginx import NginxProxy, rendered_routing
+
+    with running_server() as server:
+        proxy = NginxProxy(rendered_routing([int(server.url.rsplit(":", 1)[1])]), workers=1)
+        try:
+            yield RunningDeployment(proxy.url, (server.pid,), proxy.pid, 0)
+        finally:
+            proxy.remove()
+
+
+@contextlib.contextmanager
 def running_server(*extra: str, db: Path | str | None = None) -> Iterator[RunningServer]:
     """A ``ratscrew serve`` subprocess on a free loopback port with no per-address limits to
     speak of (every scripted client comes from 127.0.0.1)."""

@@ -11,12 +11,14 @@ clock), the server's CPU (share of one core) and memory per room, the load gener
 connection lost.
 
 Usage: ``.venv/bin/python benchmarks/server_load.py [--rooms N | --sweep 50,100,200]
-[--seconds T] [--processes P] [--json] [--shards S | --url URL [--pids PID,...]]``.
+[--seconds T] [--processes P] [--json] [--shards S | --nginx | --url URL [--pids PID,...]]``.
 
 Past one process: ``--shards S`` starts a throwaway PostgreSQL, S shard processes and nginx with
 the shipped routing (as the deployment tests do; needs Debian's postgresql and nginx) and drives
 the rooms through nginx; the server figures are then the shards' together, and
-``proxy_db_cpu_pct`` is what nginx and PostgreSQL (with their worker processes) used. ``--url``
+``proxy_db_cpu_pct`` is what nginx and PostgreSQL (with their worker processes) used.
+``--nginx`` puts the one SQLite process behind the same nginx, so that ``--shards 1`` can be
+compared with it like for like (nginx's CPU is then ``proxy_db_cpu_pct``). ``--url``
 drives a deployment that is already running (its limits on rooms and joins per address must be
 raised, as every client comes from one address); give ``--pids`` (the shard processes) to get
 the server's CPU figures. It prints figures (a table, or with ``--json`` one JSON
@@ -51,7 +53,7 @@ from rich.progress import Progress
 from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scripted import running_deployment, running_server
+from scripted import running_deployment, running_server, running_server_behind_nginx
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -295,11 +297,15 @@ class Target:
 
 
 @contextlib.contextmanager
-def target_of(shards: int, url: str | None, pids: tuple[int, ...]) -> Iterator[Target]:
-    """A fresh single server (``shards`` 0), a fresh deployment of ``shards`` shards behind
-    nginx, or the running deployment at ``url``."""
+def target_of(shards: int, url: str | None, pids: tuple[int, ...],
+              nginx: bool = False) -> Iterator[Target]:
+    """A fresh single server (``shards`` 0; behind nginx with ``nginx``), a fresh deployment of
+    ``shards`` shards behind nginx, or the running deployment at ``url``."""
     if url is not None:
         yield Target(url.rstrip("/"), pids)
+    elif shards == 0 and nginx:
+        with running_server_behind_nginx() as proxied:
+            yield Target(proxied.url, proxied.shard_pids, (proxied.proxy_pid,))
     elif shards == 0:
         with running_server() as server:
             yield Target(server.url, (server.pid,))
@@ -322,11 +328,12 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: int = 0,
-             url: str | None = None, pids: tuple[int, ...] = (), stalled: int = 0) -> dict[str, float]:
+             url: str | None = None, pids: tuple[int, ...] = (), stalled: int = 0,
+             nginx: bool = False) -> dict[str, float]:
     """One measurement: a fresh server (or deployment, see `target_of`), ``rooms`` rooms of four,
     ``ramp_s`` to start them, then ``seconds`` measured. The figures are keyed as in ``--json``
     (see :data:`JSON_KEYS`)."""
-    with target_of(shards, url, pids) as server:
+    with target_of(shards, url, pids, nginx) as server:
         def server_cpu() -> float:
             return sum(cpu_seconds(pid) for pid in server.server_pids)
 
@@ -425,6 +432,9 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=0,
                         help="0 (default): one server process on SQLite; S: a throwaway PostgreSQL, "
                              "S shard processes and nginx in front, driven through nginx")
+    parser.add_argument("--nginx", action="store_true",
+                        help="with --shards 0: the one SQLite process behind nginx with the shipped "
+                             "routing, driven through nginx (to compare with --shards 1 like for like)")
     parser.add_argument("--url", default=None,
                         help="drive a deployment that is already running at this URL instead")
     parser.add_argument("--pids", default="",
@@ -445,6 +455,9 @@ def main() -> None:
                      "(give the ids of the server processes behind --url)")
     if args.shards < 0 or (args.url is not None and args.shards):
         parser.error("--shards is a count (0 or more) and does not go with --url")
+    if args.nginx and (args.shards or args.url is not None):
+        parser.error("--nginx puts the one SQLite process behind nginx: it goes with neither "
+                     "--shards (shards are behind nginx already) nor --url")
     try:
         counts = [int(c) for c in args.sweep.split(",")] if args.sweep else [args.rooms]
     except ValueError:
@@ -452,7 +465,8 @@ def main() -> None:
     if any(count < 1 for count in counts) or args.seconds <= 0 or args.processes < 1:
         parser.error("rooms, --seconds and --processes must be positive")
     if not args.json:
-        where = (args.url or ("one process (SQLite)" if not args.shards
+        where = (args.url or ("one process (SQLite) behind nginx" if args.nginx
+                              else "one process (SQLite)" if not args.shards
                               else f"{args.shards} shards behind nginx on PostgreSQL"))
         print(f"machine: {os.cpu_count()} cores; server and load generator share them; target: {where}")
         print(f"{'rooms':>6}{'sockets':>8}{'lost':>6}{'msg/s out':>11}{'msg/s in':>10}"
@@ -462,7 +476,7 @@ def main() -> None:
         ramp = args.ramp if args.ramp is not None else 5 + rooms / 25
         try:
             figures = run_once(rooms, args.seconds, args.processes, ramp, args.shards, args.url, pids,
-                               min(args.stalled, rooms))
+                               min(args.stalled, rooms), args.nginx)
         except RuntimeError as error:  # PostgreSQL or nginx missing or unable to start
             sys.exit(f"server_load: {error}")
         except FileNotFoundError as error:  # a --pids process ended while it was measured
