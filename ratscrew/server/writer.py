@@ -43,7 +43,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -242,40 +242,45 @@ class StepWriter:
             return
         self._flushing = True
         try:
-            while self._pending:
-                batch, self._pending = self._pending, []
-                for start, group in _groups(batch):
-                    try:
-                        if group[0].step is not None:
-                            self.store.append_steps([w.step for w in group if w.step is not None])
-                        else:
-                            for write in group:
-                                assert write.call is not None
-                                write.call()
-                    except Exception as error:
-                        self._lost(batch[start:], error)
-                        return
-                    self._stored(group)
+            for group, rest in self._queued_groups():
+                try:
+                    if group[0].step is not None:
+                        self.store.append_steps(_steps(group))
+                    else:
+                        for write in group:
+                            assert write.call is not None
+                            write.call()
+                except Exception as error:
+                    self._lost(rest, error)
+                    return
+                self._stored(group)
         finally:
             self._flushing = False
 
     # ------------------------------------------------------------------ PostgreSQL: in a task
 
     async def _write_off_the_loop(self) -> None:
+        for group, rest in self._queued_groups():
+            try:
+                if group[0].step is not None:
+                    await self.store.append_steps_async(_steps(group))
+                else:
+                    for write in group:
+                        assert write.call is not None
+                        await asyncio.to_thread(write.call)
+            except Exception as error:
+                self._lost(rest, error)
+                return
+            self._stored(group)
+
+    def _queued_groups(self) -> Iterator[tuple[list[_Write], list[_Write]]]:
+        """What is queued, batch after batch (a batch: everything queued while the last was
+        written), cut into runs of steps (one transaction each) and runs of other writes; each
+        run with itself and what follows it in its batch (what a failure loses)."""
         while self._pending:
             batch, self._pending = self._pending, []
             for start, group in _groups(batch):
-                try:
-                    if group[0].step is not None:
-                        await self.store.append_steps_async([w.step for w in group if w.step is not None])
-                    else:
-                        for write in group:
-                            assert write.call is not None
-                            await asyncio.to_thread(write.call)
-                except Exception as error:
-                    self._lost(batch[start:], error)
-                    return
-                self._stored(group)
+                yield group, batch[start:]
 
     async def drain(self) -> None:
         """Wait until everything queued is stored (or has failed): at shutdown, before a room
@@ -313,6 +318,10 @@ class StepWriter:
                     write.on_lost(error)
                 except Exception:
                     log.exception("a room failed while its store write was lost")
+
+
+def _steps(group: Sequence[_Write]) -> list[StepRows]:
+    return [write.step for write in group if write.step is not None]
 
 
 def _groups(batch: Sequence[_Write]) -> list[tuple[int, list[_Write]]]:

@@ -180,21 +180,6 @@ class PostgresDatabase:
         inserts after the first chained to it as data-modifying ``WITH`` clauses."""
         if not inserts:
             return
-        with self.store._connection() as conn:
-            conn.execute(*self.chained_insert(inserts))
-
-    async def insert_steps_async(self, steps: Sequence[StepRows]) -> None:
-        """Append ``steps`` on a connection of the store's asynchronous pool: one statement
-        (`STEPS_INSERT`), so one round trip and one wait on the event loop, whatever the
-        batch's size."""
-        if not steps:
-            return
-        params = steps_as_arrays(steps)
-        async with self.store._async_connection() as conn:
-            await conn.execute(STEPS_INSERT, params)
-
-    def chained_insert(self, inserts: Sequence[Rows]) -> tuple[str, Any]:
-        """The SQL and values of `insert_rows`' one statement."""
         key = tuple((table.name, tuple(rows[0]), len(rows)) for table, rows in inserts)
         chained = self._chained.get(key)
         if chained is None:
@@ -206,7 +191,18 @@ class PostgresDatabase:
         params: dict[str, Any] = {}
         for table, rows in inserts:
             params.update(row_params(table, rows))
-        return self.compiler.sql(chained, params)
+        with self.store._connection() as conn:
+            conn.execute(*self.compiler.sql(chained, params))
+
+    async def insert_steps_async(self, steps: Sequence[StepRows]) -> None:
+        """Append ``steps`` on a connection of the store's asynchronous pool: one statement
+        (`STEPS_INSERT`), so one round trip and one wait on the event loop, whatever the
+        batch's size."""
+        if not steps:
+            return
+        params = steps_as_arrays(steps)
+        async with self.store._async_connection() as conn:
+            await conn.execute(STEPS_INSERT, params)
 
     @contextmanager
     def transaction(self, rating: bool = False) -> Iterator[PostgresTransaction]:
