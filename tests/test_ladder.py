@@ -336,7 +336,9 @@ class Slapper:
             else:
                 self.over = True
             return
-        if message is not None and message["type"] == "state":
+        if message is not None and message["type"] == "state" and not self.resigned:
+            # once resigned it acts no more: the states still on their way (each goes out only
+            # once stored) would otherwise draw slaps that the judge may order before the resign
             seat = message["observation"]["seat"]
             self.won += sum(1 for e in message["events"] if e["kind"] == "slap_won" and e["seat"] == seat)
             pile = parse_cards(" ".join(message["observation"]["pile"]))
@@ -346,7 +348,7 @@ class Slapper:
             elif message["observation"]["turn"] == seat and message["version"] not in self.acted:
                 self.acted.add(message["version"])
                 self.player.send({"type": "play"})
-        if self.due is not None and time.monotonic() >= self.due[0]:
+        if self.due is not None and not self.resigned and time.monotonic() >= self.due[0]:
             _, version, reaction = self.due
             self.due = None
             self.player.send({"type": "slap", "version": version, "reaction_ms": round(reaction)})
