@@ -336,13 +336,14 @@ class Slapper:
             else:
                 self.over = True
             return
-        if message is not None and message["type"] == "state" and not self.resigned:
-            # once resigned it acts no more: the states still on their way (each goes out only
-            # once stored) would otherwise draw slaps that the judge may order before the resign
+        if message is not None and message["type"] == "state":
             seat = message["observation"]["seat"]
             self.won += sum(1 for e in message["events"] if e["kind"] == "slap_won" and e["seat"] == seat)
             pile = parse_cards(" ".join(message["observation"]["pile"]))
-            if find_slap(pile, CLASSIC.slaps, CLASSIC.pattern_options) is not None:
+            # once resigned it slaps no more (in classic a resigned player may slap back in, and
+            # the states still on their way drew slaps past MAX_SLAPS_A_GAME); it still plays on
+            # its turn, in case the resign was refused (a seat out of cards cannot resign)
+            if not self.resigned and find_slap(pile, CLASSIC.slaps, CLASSIC.pattern_options) is not None:
                 reaction = self.reaction()
                 self.due = (time.monotonic() + reaction / 1000.0, message["version"], reaction)
             elif message["observation"]["turn"] == seat and message["version"] not in self.acted:
