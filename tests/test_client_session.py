@@ -167,6 +167,22 @@ def test_a_notice_is_logged_and_shown_with_its_code() -> None:
     assert update.notice == Notice("resumed", "The database is back: the game goes on.", "info")
 
 
+def test_the_rooms_own_lines_after_the_events_take_their_note_kinds() -> None:
+    session = RoomSession("K7QPX2")
+    live = session.receive({"type": "state", "version": 1, "game": 1, "observation": {},
+                            "events": [{"kind": "card_played", "at": 1500, "seat": 0}],
+                            "lines": ["Ann plays 7♥", "Bob is away: a bot plays for Bob until they "
+                                      "come back"], "note_kinds": ["seat_away"]}, 1.0)
+    assert [(i.text[:11], i.event_kind, i.at) for i in live.log] == [
+        ("Ann plays 7", "card_played", 1500), ("Bob is away", "seat_away", None)]
+    told = session.receive({"type": "history", "game": 1, "complete": True, "entries": [
+        {"game": 1, "version": 2, "events": [], "lines": ["Bob is back and plays again"],
+         "note_kinds": ["seat_back"]},
+        {"game": 1, "version": 3, "events": [], "lines": ["A line of a server with no kinds"]}]}, 2.0)
+    assert [(i.text, i.event_kind) for i in told.log] == [
+        ("Bob is back and plays again", "seat_back"), ("A line of a server with no kinds", None)]
+
+
 def test_the_clock_runs_from_when_the_state_was_sent_and_stops_at_the_end() -> None:
     session = RoomSession("K7QPX2")
     assert session.now_ms(5.0) == 0.0

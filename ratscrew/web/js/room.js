@@ -276,6 +276,8 @@ const LINE_CLASSES = /** @type {Record<string, string>} */ ({
   misslap: "misslap", locked_out: "misslap", player_barred: "misslap",
   slap_ignored: "late",
   judgement: "judged",
+  // the room's own notes (a state's `note_kinds`): someone away or the game given up, someone back
+  seat_away: "away", game_abandoned: "away", seat_back: "back",
 });
 
 /** @param {LogItem} item */
