@@ -86,6 +86,19 @@ class History:
             return
         self._append(self.game, {"game": self.game, "version": version, "judgement": judgement})
 
+    def forget_from(self, version: int) -> None:
+        """Forget the entries of state ``version`` and after (never sent: the store lost them).
+
+        >>> history = History()
+        >>> for version in (1, 2, 3):
+        ...     history.add_state(1, version, [], [f"line {version}"])
+        >>> history.forget_from(2)
+        >>> [entry["version"] for entry in history.message(since=None)["entries"]]
+        [1]
+        """
+        for game, entries in self._games.items():
+            self._games[game] = deque((e for e in entries if e["version"] < version), maxlen=entries.maxlen)
+
     def message(self, since: int | None) -> HistoryMessage:
         """The ``history`` message: the entries after state ``since`` (all kept if ``None``)."""
         entries: list[HistoryEntry] = []

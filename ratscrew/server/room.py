@@ -618,6 +618,9 @@ class Room:
         the last stored step was never shown (persist before publish), and is dropped when
         :meth:`reload` rebuilds the room from the store."""
         self.outbox.drop()  # what waited for the lost write is never sent
+        dropped = self.outbox.take_dropped_states()
+        if dropped:  # ... nor redrawn from the history (a page would show a move never made)
+            self.publisher.history.forget_from(dropped[0])
         if self.paused is None:
             self.paused = ("the server lost its database: the game is paused, and nothing you do "
                            "counts until it is back")
