@@ -172,6 +172,9 @@ function handle(message, arrivedAt) {
       renderTable(message);
       renderNews(message);
       markShown(message.version);
+      // a history from now on is one this page asked for (a gap): it extends the log, never
+      // replaces it (as the terminal's session does; tests/transcripts/database_outage)
+      page.freshHistory = false;
       const { items, missing } = page.log.state(message);
       drawLog(items);
       if (missing !== null && !page.historyAsked) {
