@@ -5,8 +5,10 @@ The transcripts in ``tests/transcripts/`` are every message one client was sent 
 ends, playing the rematch and reconnecting; Bob in a contested slap. Replayed through a
 `RoomSession`, they must give the log a person expects: the lines from before the join, each
 line once, a divider between games, the judgement once, a gap filled from the history; and the
-waiting, seating and clock a terminal shows. ``tests/js/transcripts.test.mjs`` replays the same
-files through the page's ``LogBook`` and holds it to the same expected log.
+waiting, seating and clock a terminal shows; Ann through a database outage: the refusals, the
+``resumed`` notice once, the gap in versions filled, and the room's away and back notes with
+their kinds. ``tests/js/transcripts.test.mjs`` replays the same files through the page's
+``LogBook`` and holds it to the same expected log.
 """
 
 from __future__ import annotations
@@ -167,6 +169,44 @@ def test_a_notice_is_logged_and_shown_with_its_code() -> None:
     assert update.notice == Notice("resumed", "The database is back: the game goes on.", "info")
 
 
+def test_after_a_database_outage_the_resumed_notice_is_drawn_once_and_the_log_goes_on_whole() -> None:
+    messages = transcript("database_outage")
+    session = RoomSession("K7QPX2")
+    updates = replay(session, messages)
+    log = drawn(updates)
+    notice = next(m for m in messages if m["type"] == "notice")
+    assert [(i.kind, i.text, i.event_kind) for i in log if i.kind == "notice"] == [
+        ("notice", "The database is back: the game goes on from its last stored move.", "resumed")]
+    assert notice["code"] == "resumed" and notice["message"].startswith("the database is back")
+    # while it was away, the refusals were said on the notice line, not logged
+    refused = [u.notice for u in updates[:messages.index(notice)] if u.notice is not None][-2:]
+    assert [(n.code, n.tone) for n in refused] == [("unavailable", "error")] * 2
+    # the versions skipped over the outage were asked for once, and every line is drawn once
+    assert sum(1 for u in updates for m in u.send if m["type"] == "history") == 1
+    lines = [i.text for i in log if i.kind == "line"]
+    assert lines == state_lines(messages) and len(lines) == len(set(lines))
+    kinds = {i.text: i.event_kind for i in log}
+    assert kinds["Bob is away: a bot plays for Bob until they come back"] == "seat_away"
+    assert kinds["Bob is back and plays again"] == "seat_back"
+    assert session.notice is not None and session.notice.code != "unavailable"
+
+
+def test_the_rooms_own_lines_after_the_events_take_their_note_kinds() -> None:
+    session = RoomSession("K7QPX2")
+    live = session.receive({"type": "state", "version": 1, "game": 1, "observation": {},
+                            "events": [{"kind": "card_played", "at": 1500, "seat": 0}],
+                            "lines": ["Ann plays 7♥", "Bob is away: a bot plays for Bob until they "
+                                      "come back"], "note_kinds": ["seat_away"]}, 1.0)
+    assert [(i.text[:11], i.event_kind, i.at) for i in live.log] == [
+        ("Ann plays 7", "card_played", 1500), ("Bob is away", "seat_away", None)]
+    told = session.receive({"type": "history", "game": 1, "complete": True, "entries": [
+        {"game": 1, "version": 2, "events": [], "lines": ["Bob is back and plays again"],
+         "note_kinds": ["seat_back"]},
+        {"game": 1, "version": 3, "events": [], "lines": ["A line of a server with no kinds"]}]}, 2.0)
+    assert [(i.text, i.event_kind) for i in told.log] == [
+        ("Bob is back and plays again", "seat_back"), ("A line of a server with no kinds", None)]
+
+
 def test_the_clock_runs_from_when_the_state_was_sent_and_stops_at_the_end() -> None:
     session = RoomSession("K7QPX2")
     assert session.now_ms(5.0) == 0.0
@@ -217,7 +257,7 @@ def test_kicked_and_replaced() -> None:
     assert replaced.replaced == "taken over"
 
 
-@pytest.mark.parametrize("name", ["late_joiner", "contested_slap"])
+@pytest.mark.parametrize("name", ["late_joiner", "contested_slap", "database_outage"])
 def test_the_terminal_draws_the_log_the_page_draws_from_the_same_messages(name: str) -> None:
     expected = json.loads((TRANSCRIPTS / f"{name}.log.json").read_text())
     log = drawn(replay(RoomSession("K7QPX2"), transcript(name)))

@@ -4,8 +4,9 @@ after a game, a time limit on a game, and people who go away and come back (issu
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from online import FakeConnection, FakeWall, make_room, run_until
@@ -133,6 +134,17 @@ def lines(conn: FakeConnection) -> list[str]:
     return [line for state in conn.of("state") for line in state["lines"]]
 
 
+def noted(entries: Sequence[Mapping[str, Any]], words: str) -> tuple[list[str], list[str]]:
+    """The lines and ``note_kinds`` of the one state (or history entry) with a line with ``words``."""
+    [entry] = [e for e in entries if any(words in line for line in e.get("lines", []))]
+    return entry["lines"], entry.get("note_kinds", [])
+
+
+def kept(room: Room) -> list[Mapping[str, Any]]:
+    """The room's history entries, as a page that reloads is sent them."""
+    return list(room.publisher.history.message(None)["entries"])
+
+
 def test_a_person_away_for_two_minutes_is_played_by_a_bot_until_they_come_back() -> None:
     room, wall = absent_room()
     ann, bob = FakeConnection(room), FakeConnection(room)
@@ -147,12 +159,19 @@ def test_a_person_away_for_two_minutes_is_played_by_a_bot_until_they_come_back()
     assert room.seats[1].stand_in is None
     run_until(room, wall, 121_500)
     assert "Bob is away: a bot plays for Bob until they come back" in lines(ann)
+    # the note comes after the step's events' lines, with its kind, live and in the history
+    away = (["Bob is away: a bot plays for Bob until they come back"], ["seat_away"])
+    assert noted(ann.of("state"), "Bob is away") == away == noted(kept(room), "Bob is away")
     assert ann.last("room")["seats"][1]["stand_in"] == "casual"
     run_until(room, wall, 135_000)
     assert room.phase == "playing"
     back = FakeConnection(room)
     back.join("Bob", token=token)
     assert "Bob is back and plays again" in lines(ann)
+    returned = (["Bob is back and plays again"], ["seat_back"])
+    assert noted(ann.of("state"), "Bob is back") == returned == noted(kept(room), "Bob is back")
+    assert all("note_kinds" not in state for state in ann.of("state")
+               if not any("Bob is" in line for line in state["lines"]))  # only with notes
     assert ann.last("room")["seats"][1]["stand_in"] is None
     assert room.seats[1].stand_in is None and room.absence.stand_ins == set()
     back.do(Act("slap"))  # Bob's own action (a misslap or not, it is his)
@@ -191,6 +210,7 @@ def test_a_game_everyone_left_for_five_minutes_is_abandoned_unrated_and_back_to_
     over = cat.last("game_over")
     assert (over["winner"], over["reason"]) == (None, "abandoned")
     assert "the game is abandoned, and nobody wins" in " ".join(lines(cat))
+    assert noted(cat.of("state"), "is abandoned")[1] == ["game_abandoned"]
     assert cat.last("room")["phase"] == "lobby"
     record = room.store.game_record(over["game_id"])
     assert record is not None and record["abandoned"] is True

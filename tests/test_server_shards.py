@@ -175,6 +175,11 @@ def test_a_room_pauses_while_postgresql_is_away_and_resumes_when_it_is_back(
             seats[turn].send_json({"type": "play"})
             after = receive(ann, "state", lambda m: bool(m["events"]))["observation"]
             assert after["cards_played"] == shown["cards_played"] + 1
+            with client.websocket_connect(f"/ws/{code}") as cat:  # a page opened after it all
+                cat.send_json({"type": "watch"})
+                told = receive(cat, "history")["entries"]
+                plays = [line for entry in told for line in entry.get("lines", []) if " plays " in line]
+                assert len(plays) == after["cards_played"]  # not the play the store lost, too
         game_id = client.get(f"/api/rooms/{code}").json()["game_id"]
     check = PostgresStore(url)
     try:

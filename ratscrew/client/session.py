@@ -36,9 +36,10 @@ Status = Literal["player", "waiting", "watching"]
 class LogItem:
     """One line of the log. ``kind`` is what it is (``line`` for a state's event, ``judgement``,
     ``divider`` where a game starts, ``notice`` for what the server announced); ``event_kind``
-    is the engine event's kind of a line (``card_played``, ``slap_won``, ``misslap``, …), or
-    ``judgement``, ``divider`` or the notice's code, so a screen can colour by it; ``at`` is
-    the event's room time, when it has one."""
+    is the engine event's kind of a line (``card_played``, ``slap_won``, ``misslap``, …), the
+    room's note kind of a line it added after the events' (``seat_away``, ``seat_back``,
+    ``game_abandoned``), or ``judgement``, ``divider`` or the notice's code, so a screen can
+    colour by it; ``at`` is the event's room time, when it has one."""
 
     kind: ItemKind
     text: str
@@ -111,14 +112,23 @@ def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _event_lines(events: object, lines: object, game: int) -> list[LogItem]:
-    """A state's (or a history entry's) lines as log items, each with its event's kind and time."""
+def _event_lines(events: object, lines: object, game: int, note_kinds: object = None) -> list[LogItem]:
+    """A state's (or a history entry's) lines as log items, each with its event's kind and time;
+    the room's own lines after the events' take their kind from ``note_kinds`` (``seat_away``,
+    ``seat_back``, ``game_abandoned``; none when the server sent none).
+
+    >>> [item.event_kind for item in _event_lines([{"kind": "card_played", "at": 5}],
+    ...     ["Ann plays 7♥", "Bob is back and plays again"], 1, ["seat_back"])]
+    ['card_played', 'seat_back']
+    """
     texts = [str(line) for line in lines] if isinstance(lines, list) else []
     told = [e for e in events if isinstance(e, dict)] if isinstance(events, list) else []
+    notes = [str(kind) for kind in note_kinds] if isinstance(note_kinds, list) else []
     items = []
     for index, text in enumerate(texts):
         event: Mapping[str, Any] = told[index] if index < len(told) else {}
-        kind = event.get("kind")
+        note = index - len(told)
+        kind = event.get("kind") if index < len(told) else notes[note] if note < len(notes) else None
         at = event.get("at")
         items.append(LogItem("line", text, game, str(kind) if kind is not None else None,
                              round(at) if isinstance(at, (int, float)) and not isinstance(at, bool)
@@ -167,7 +177,8 @@ class LogBook:
             return [], self.last_version
         self.last_version = version
         game = self._game(state.get("game"))
-        return self._enter(game) + _event_lines(state.get("events"), state.get("lines"), game), None
+        return self._enter(game) + _event_lines(state.get("events"), state.get("lines"), game,
+                                                 state.get("note_kinds")), None
 
     def judgement(self, judgement: Mapping[str, Any]) -> list[LogItem]:
         """A judgement arrived (live or from the history): drawn once."""
@@ -195,7 +206,8 @@ class LogBook:
             elif version is not None and (self.last_version is None or version > self.last_version):
                 self.last_version = version
                 game = self._game(entry.get("game"))
-                items += self._enter(game) + _event_lines(entry.get("events"), entry.get("lines"), game)
+                items += self._enter(game) + _event_lines(entry.get("events"), entry.get("lines"), game,
+                                                          entry.get("note_kinds"))
         return items
 
 

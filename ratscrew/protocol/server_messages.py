@@ -28,6 +28,10 @@ SeatKind = Literal["open", "bot", "human"]
 """What sits in a seat: nobody yet, a bot or a person."""
 NoticeCode = Literal["resumed"]
 """Every ``notice`` code (docs/protocol.md, ``notice``)."""
+NoteKind = Literal["seat_away", "seat_back", "game_abandoned"]
+"""What a line the room adds after a state's events tells (docs/protocol.md, ``state``): a
+stand-in bot plays for someone away, they are back, or everyone was away and the game is
+abandoned."""
 
 PublicEvent = NewType("PublicEvent", dict[str, Any])
 """One engine event as every client may see it (``Event.public_dict()``): ``kind``, ``at``,
@@ -180,6 +184,7 @@ class StateMessage(TypedDict):
     settle_ms: int
     events: list[PublicEvent]
     lines: list[str]
+    note_kinds: NotRequired[list[NoteKind]]
     observation: Observation
     sent_at: int
     server_time_ms: float
@@ -194,6 +199,7 @@ class StatePart(TypedDict):
     settle_ms: int
     events: list[PublicEvent]
     lines: list[str]
+    note_kinds: NotRequired[list[NoteKind]]
 
 
 class ViewPart(TypedDict):
@@ -264,12 +270,13 @@ class GameOverMessage(TypedDict):
 
 
 class StateEntry(TypedDict):
-    """A state of the history: its events and lines."""
+    """A state of the history: its events and lines (and the kinds of the room's notes)."""
 
     game: int
     version: int
     events: list[PublicEvent]
     lines: list[str]
+    note_kinds: NotRequired[list[NoteKind]]
 
 
 class JudgementEntry(TypedDict):

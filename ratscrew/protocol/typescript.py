@@ -55,6 +55,7 @@ def _named_aliases() -> dict[object, str]:
         server_messages.Phase: "Phase",
         server_messages.SeatKind: "SeatKind",
         server_messages.NoticeCode: "NoticeCode",
+        server_messages.NoteKind: "NoteKind",
         client_messages.OpenSeats: "OpenSeats",
         client_messages.ActKind: "ActKind",
     }
@@ -162,10 +163,10 @@ def declarations() -> str:
     ]
     for name, spelled in OPAQUE.items():
         out += [f"export type {name} = {spelled};", ""]
-    for alias, name in named.items():
-        out += [f"export type {name} = {typescript_type(alias, {})};", ""]
-    done: set[type] = set()
     queue: list[type] = list(server_messages.SERVER_MESSAGES)
+    for alias, name in named.items():  # an alias of TypedDicts (HistoryEntry) declares them too
+        out += [f"export type {name} = {typescript_type(alias, {}, queue.append)};", ""]
+    done: set[type] = set()
     body: list[str] = []
     while queue:
         cls = queue.pop(0)

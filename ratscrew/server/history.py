@@ -23,8 +23,16 @@ True
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 
-from ratscrew.protocol.server_messages import HistoryEntry, HistoryMessage, JudgementMessage, PublicEvent
+from ratscrew.protocol.server_messages import (
+    HistoryEntry,
+    HistoryMessage,
+    JudgementMessage,
+    NoteKind,
+    PublicEvent,
+    StateEntry,
+)
 
 HISTORY_LIMIT = 2000
 """Entries kept per game: a long game has about 600 steps, so every ordinary game is whole."""
@@ -57,15 +65,39 @@ class History:
             self._dropped[game] += 1
         entries.append(entry)
 
-    def add_state(self, game: int, version: int, events: list[PublicEvent], lines: list[str]) -> None:
-        """Record the step published as state ``version`` of ``game``."""
-        self._append(game, {"game": game, "version": version, "events": events, "lines": lines})
+    def add_state(self, game: int, version: int, events: list[PublicEvent], lines: list[str],
+                  note_kinds: Sequence[NoteKind] = ()) -> None:
+        """Record the step published as state ``version`` of ``game``; ``note_kinds``: the kind
+        of each of the room's own lines after the events' (kept only when there are some).
+
+        >>> history = History()
+        >>> history.add_state(1, 7, [], ["Ann is back and plays again"], ["seat_back"])
+        >>> history.message(since=None)["entries"][0]["note_kinds"]
+        ['seat_back']
+        """
+        entry: StateEntry = {"game": game, "version": version, "events": events, "lines": lines}
+        if note_kinds:
+            entry["note_kinds"] = list(note_kinds)
+        self._append(game, entry)
 
     def add_judgement(self, version: int, judgement: JudgementMessage) -> None:
         """Record a judgement sent after state ``version`` of the current game."""
         if self.game is None:
             return
         self._append(self.game, {"game": self.game, "version": version, "judgement": judgement})
+
+    def forget_from(self, version: int) -> None:
+        """Forget the entries of state ``version`` and after (never sent: the store lost them).
+
+        >>> history = History()
+        >>> for version in (1, 2, 3):
+        ...     history.add_state(1, version, [], [f"line {version}"])
+        >>> history.forget_from(2)
+        >>> [entry["version"] for entry in history.message(since=None)["entries"]]
+        [1]
+        """
+        for game, entries in self._games.items():
+            self._games[game] = deque((e for e in entries if e["version"] < version), maxlen=entries.maxlen)
 
     def message(self, since: int | None) -> HistoryMessage:
         """The ``history`` message: the entries after state ``since`` (all kept if ``None``)."""

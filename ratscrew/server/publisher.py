@@ -28,6 +28,7 @@ from ratscrew.protocol.server_messages import (
     GameOverMessage,
     HistoryMessage,
     JudgementMessage,
+    NoteKind,
     PublicEvent,
     RoomPersonal,
     ServerMessage,
@@ -123,19 +124,24 @@ class Publisher:
 
     def publish(self, game: Game, game_number: int, events: Sequence[Event], names: Sequence[str],
                 settle_ms: float, audience: Audience,
-                reaction_ms: Callable[[int, int], int | None], notes: Sequence[str] = ()) -> None:
+                reaction_ms: Callable[[int, int], int | None],
+                notes: Sequence[tuple[NoteKind, str]] = ()) -> None:
         """One ``state`` for a step the engine accepted (already stored), to every audience;
-        ``notes``: lines of the room's own after the events' (someone away, back, ...)."""
+        ``notes``: lines of the room's own after the events', each with its kind (someone away,
+        back, ...), sent as ``note_kinds`` alongside the lines."""
         self.version += 1
         self._shown[self.version] = self._now()
         self._shown.pop(self.version - SHOWN_VERSIONS, None)
         if any(isinstance(event, CardPlayed) for event in events):
             self.card_version = self.version
         event_dicts = [PublicEvent(event.public_dict()) for event in events]
-        lines = [self._line(event, names, reaction_ms) for event in events] + list(notes)
-        self.history.add_state(game_number, self.version, event_dicts, lines)
+        lines = [self._line(event, names, reaction_ms) for event in events] + [line for _, line in notes]
+        note_kinds = [kind for kind, _ in notes]
+        self.history.add_state(game_number, self.version, event_dicts, lines, note_kinds)
         shared: StatePart = {"type": "state", "version": self.version, "game": game_number,
                              "settle_ms": round(settle_ms), "events": event_dicts, "lines": lines}
+        if note_kinds:
+            shared["note_kinds"] = note_kinds
         public = encode_message(shared)
         encoded: dict[int | None, str] = {}
         for conn, seat in audience:

@@ -44,6 +44,7 @@ from ratscrew.narrate import refusal_text
 from ratscrew.protocol.server_messages import (
     ExpectedLength,
     KickedMessage,
+    NoteKind,
     NoticeMessage,
     Phase,
     ReplacedMessage,
@@ -617,6 +618,9 @@ class Room:
         the last stored step was never shown (persist before publish), and is dropped when
         :meth:`reload` rebuilds the room from the store."""
         self.outbox.drop()  # what waited for the lost write is never sent
+        dropped = self.outbox.take_dropped_states()
+        if dropped:  # ... nor redrawn from the history (a page would show a move never made)
+            self.publisher.history.forget_from(dropped[0])
         if self.paused is None:
             self.paused = ("the server lost its database: the game is paused, and nothing you do "
                            "counts until it is back")
@@ -827,7 +831,7 @@ class Room:
                                                    self.clock.now))
         name = self._names[seat.index]
         log.info("room %s: %s is back in seat %d", self.code, name, seat.index)
-        self._announce(f"{name} is back and plays again")
+        self._announce("seat_back", f"{name} is back and plays again")
 
     def _absence_due(self) -> bool:
         """Seat a stand-in bot for each person gone long enough; end the game as abandoned when
@@ -843,18 +847,18 @@ class Room:
             table.replace_agent(index, self._bot_agent(index, STAND_IN_BOT))
             name = self._names[index]
             log.info("room %s: %s is away; a %s bot plays seat %d", self.code, name, STAND_IN_BOT, index)
-            self._announce(f"{name} is away: a bot plays for {name} until they come back")
+            self._announce("seat_away", f"{name} is away: a bot plays for {name} until they come back")
         if newly:
             self._broadcast_room()
         return False
 
-    def _announce(self, line: str) -> None:
-        """A line in everyone's log (a step of its own, kept in the history)."""
+    def _announce(self, kind: NoteKind, line: str) -> None:
+        """A line in everyone's log, of the given kind (a step of its own, kept in the history)."""
         if self.game is not None:
             self.publisher.publish(self.game, self.games_played, [], self._names, self.settle_ms,
                                    [(conn, self._seat_in_game(member))
                                     for conn, member in self.connections.items()],
-                                   self._reaction_ms, notes=[line])
+                                   self._reaction_ms, notes=[(kind, line)])
 
     def _abandon(self) -> None:
         """Every person of the game has been gone too long: the game ends with no winner,
@@ -866,7 +870,8 @@ class Room:
         self._send_judgements()
         self._save_step()
         minutes = self.absence_times.abandon_after_s / 60
-        self._announce(f"Everyone has been away for {minutes:g} minute{'s' if minutes != 1 else ''}: "
+        self._announce("game_abandoned",
+                       f"Everyone has been away for {minutes:g} minute{'s' if minutes != 1 else ''}: "
                        "the game is abandoned, and nobody wins")
         record, results, public = self._results(game)
         record["abandoned"] = True

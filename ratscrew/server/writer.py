@@ -137,6 +137,7 @@ class Outbox:
 
     def __init__(self) -> None:
         self._held: deque[int | tuple[HeldConnection, Item]] = deque()
+        self._dropped_states: set[int] = set()
 
     @property
     def holding(self) -> bool:
@@ -166,8 +167,25 @@ class Outbox:
             conn.send_now(item)
 
     def drop(self) -> None:
-        """A write failed: what waited for it is never sent."""
+        """A write failed: what waited for it is never sent (the versions of the states among
+        it are kept for :meth:`take_dropped_states`).
+
+        >>> outbox = Outbox()
+        >>> outbox.hold_until(1)
+        >>> outbox.defer(None, (7, '{"type":"state","version":7}'))
+        >>> outbox.drop()
+        >>> outbox.holding, outbox.take_dropped_states(), outbox.take_dropped_states()
+        (False, [7], [])
+        """
+        self._dropped_states.update(entry[1][0] for entry in self._held
+                                    if not isinstance(entry, int) and isinstance(entry[1], tuple))
         self._held.clear()
+
+    def take_dropped_states(self) -> list[int]:
+        """The versions of the states dropped since the last call, in order (each never sent: the
+        room's history must not keep them either)."""
+        dropped, self._dropped_states = sorted(self._dropped_states), set()
+        return dropped
 
 
 OnLost = Callable[[Exception], None]

@@ -117,12 +117,26 @@ _KINDS = _event_classes()
 _JUDGED = (SlapWon, Misslap, SlapIgnored, SlapTie)
 
 
+_NOTE_LOOKS: dict[str, tuple[str, str]] = {
+    "seat_away": ("○ ", "italic yellow"),
+    "game_abandoned": ("○ ", "italic yellow"),
+    "seat_back": ("● ", "italic green"),
+}
+"""The room's own notes (a state's ``note_kinds``, docs/protocol.md): someone away or the game
+given up, someone back."""
+
+
 def kind_look(kind: str) -> tuple[str, str]:
-    """The mark and style of an event kind, as :func:`log_line` draws that event.
+    """The mark and style of an event kind, as :func:`log_line` draws that event (or of a room
+    note's kind).
 
     >>> kind_look("slap_won"), kind_look("challenge_passed"), kind_look("something_new")
     (('✔ ', 'bold green'), ('', 'yellow'), ('', ''))
+    >>> kind_look("seat_away"), kind_look("seat_back")
+    (('○ ', 'italic yellow'), ('● ', 'italic green'))
     """
+    if kind in _NOTE_LOOKS:
+        return _NOTE_LOOKS[kind]
     event_class = _KINDS.get(kind)
     if event_class is not None:
         for styled, look in _STYLES.items():

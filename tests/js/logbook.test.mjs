@@ -62,6 +62,19 @@ test("each line carries the kind of the event it tells; the room's own lines aft
   assert.deepEqual(judged.map((item) => item.eventKind), ["judgement"]);
 });
 
+test("the room's own lines after the events take their kinds from note_kinds, in a state and in the history", () => {
+  const book = new LogBook();
+  const { items } = book.state({
+    version: 1, game: 1, events: [{ kind: "card_played", at: 1500, seat: 0 }],
+    lines: ["Ann plays 7♥", "Cat is away: a bot plays for Cat until they come back"], note_kinds: ["seat_away"] });
+  assert.deepEqual(items.map((item) => [item.eventKind, item.at]), [["card_played", 1500], ["seat_away", null]]);
+  const told = book.history({ entries: [
+    { version: 2, game: 1, events: [], lines: ["Cat is back and plays again"], note_kinds: ["seat_back"] },
+    { version: 3, game: 1, events: [], lines: ["Everyone has been away for 5 minutes: the game is abandoned, and nobody wins"],
+      note_kinds: ["game_abandoned"] }] });
+  assert.deepEqual(told.map((item) => item.eventKind), ["seat_back", "game_abandoned"]);
+});
+
 test("a notice is logged once as a sentence, with its code as its kind", () => {
   const book = new LogBook();
   const items = book.notice({ code: "resumed", message: "the database is back: the game goes on" });

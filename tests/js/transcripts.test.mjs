@@ -15,7 +15,8 @@ function load(name) {
   return JSON.parse(readFileSync(new URL(name, HERE), "utf8"));
 }
 
-/** The log room.js draws from a transcript: a fresh history after each connection redraws it. */
+/** The log room.js draws from a transcript: a fresh history after each connection (before any
+ * state) redraws it; one that comes after a state (asked for, a gap) adds to it. */
 function replay(messages) {
   const book = new LogBook();
   /** @type {import("../../ratscrew/web/js/logbook.js").LogItem[]} */
@@ -23,7 +24,7 @@ function replay(messages) {
   let fresh = false;
   for (const message of messages) {
     if (message.type === "connected") { fresh = true; continue; }
-    if (message.type === "state") log.push(...book.state(message).items);
+    if (message.type === "state") { fresh = false; log.push(...book.state(message).items); }
     else if (message.type === "judgement") log.push(...book.judgement(message));
     else if (message.type === "notice") log.push(...book.notice(message));
     else if (message.type === "history") {
@@ -34,7 +35,7 @@ function replay(messages) {
   return log.map(({ kind, text, game, eventKind }) => ({ kind, text, game, event_kind: eventKind }));
 }
 
-for (const name of ["late_joiner", "contested_slap"]) {
+for (const name of ["late_joiner", "contested_slap", "database_outage"]) {
   test(`the page's log book draws the ${name} transcript as the terminal does`, () => {
     assert.deepEqual(replay(load(`${name}.json`)), load(`${name}.log.json`));
   });

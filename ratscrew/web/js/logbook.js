@@ -9,8 +9,9 @@
  *
  * Each item carries its `eventKind`, so the page colours a line by what happened, never by its
  * words: a state's line the kind of the engine event it tells (`card_played`, `slap_won`,
- * `misslap`, …; a line the room added after the events, someone away or back, has none),
- * `judgement`, `divider`, or a notice's code. The terminal's twin is `ratscrew/client/session.py`
+ * `misslap`, …), a line the room added after the events its `note_kinds` kind (`seat_away`,
+ * `seat_back`, `game_abandoned`; none if the server sent none), `judgement`, `divider`, or a
+ * notice's code. The terminal's twin is `ratscrew/client/session.py`
  * (`LogBook`, `LogItem.event_kind`); tests/transcripts/ holds both to the same log. */
 
 /** @typedef {import("./protocol").StateMessage} StateMessage */
@@ -18,6 +19,7 @@
 /** @typedef {import("./protocol").HistoryMessage} HistoryMessage */
 /** @typedef {import("./protocol").NoticeMessage} NoticeMessage */
 /** @typedef {import("./protocol").PublicEvent} PublicEvent */
+/** @typedef {import("./protocol").NoteKind} NoteKind */
 
 /**
  * One line of the log: what it is (`kind`), its words, its game, the event kind it tells (see
@@ -28,17 +30,19 @@
 
 /**
  * A state's (or a history entry's) lines as log items: the first lines tell its events, in
- * order; any after them are the room's own.
+ * order; any after them are the room's own, of the kinds `noteKinds` gives in order.
  * @param {PublicEvent[] | undefined} events @param {string[] | undefined} lines @param {number} game
+ * @param {NoteKind[] | undefined} noteKinds
  * @returns {LogItem[]}
  */
-function eventLines(events, lines, game) {
+function eventLines(events, lines, game, noteKinds) {
   const told = events ?? [];
+  const notes = noteKinds ?? [];
   return (lines ?? []).map((text, index) => {
     const event = told[index];
     return {
       kind: /** @type {const} */ ("line"), text, game,
-      eventKind: event?.kind ?? null,
+      eventKind: index < told.length ? event?.kind ?? null : notes[index - told.length] ?? null,
       at: typeof event?.at === "number" ? Math.round(event.at) : null,
     };
   });
@@ -77,7 +81,7 @@ export class LogBook {
   /**
    * A state arrived. Returns what to draw, and `missing`: the version to ask history for when
    * versions were skipped (the lines of this state are then left for the history to bring).
-   * @param {Pick<StateMessage, "version" | "game" | "lines"> & {events?: PublicEvent[]}} state
+   * @param {Pick<StateMessage, "version" | "game" | "lines"> & {events?: PublicEvent[], note_kinds?: NoteKind[]}} state
    * @returns {{items: LogItem[], missing: number | null}}
    */
   state(state) {
@@ -87,7 +91,7 @@ export class LogBook {
     }
     this.lastVersion = state.version;
     const game = state.game ?? this.game ?? 1;
-    return { items: [...this._enter(game), ...eventLines(state.events, state.lines, game)], missing: null };
+    return { items: [...this._enter(game), ...eventLines(state.events, state.lines, game, state.note_kinds)], missing: null };
   }
 
   /**
@@ -129,7 +133,7 @@ export class LogBook {
       } else if (this.lastVersion === null || entry.version > this.lastVersion) {
         this.lastVersion = entry.version;
         const game = entry.game ?? this.game ?? 1;
-        items.push(...this._enter(game), ...eventLines(entry.events, entry.lines, game));
+        items.push(...this._enter(game), ...eventLines(entry.events, entry.lines, game, entry.note_kinds));
       }
     }
     return items;

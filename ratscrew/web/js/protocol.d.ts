@@ -24,6 +24,8 @@ export type SeatKind = "open" | "bot" | "human";
 
 export type NoticeCode = "resumed";
 
+export type NoteKind = "seat_away" | "seat_back" | "game_abandoned";
+
 export type OpenSeats = "bots" | "remove";
 
 export type ActKind = "play" | "slap" | "resign";
@@ -74,6 +76,7 @@ export interface StateMessage {
   settle_ms: number;
   events: PublicEvent[];
   lines: string[];
+  note_kinds?: NoteKind[];
   observation: Observation;
   sent_at: number;
   server_time_ms: number;
@@ -139,6 +142,22 @@ export interface NoticeMessage {
   type: "notice";
   code: NoticeCode;
   message: string;
+}
+
+/** A state of the history: its events and lines (and the kinds of the room's notes). */
+export interface StateEntry {
+  game: number;
+  version: number;
+  events: PublicEvent[];
+  lines: string[];
+  note_kinds?: NoteKind[];
+}
+
+/** A judgement of the history, kept under the version it came after. */
+export interface JudgementEntry {
+  game: number;
+  version: number;
+  judgement: JudgementMessage;
 }
 
 /** The room's rules: the ruleset as TOML and in plain English. */

@@ -172,6 +172,9 @@ function handle(message, arrivedAt) {
       renderTable(message);
       renderNews(message);
       markShown(message.version);
+      // a history from now on is one this page asked for (a gap): it extends the log, never
+      // replaces it (as the terminal's session does; tests/transcripts/database_outage)
+      page.freshHistory = false;
       const { items, missing } = page.log.state(message);
       drawLog(items);
       if (missing !== null && !page.historyAsked) {
@@ -276,6 +279,8 @@ const LINE_CLASSES = /** @type {Record<string, string>} */ ({
   misslap: "misslap", locked_out: "misslap", player_barred: "misslap",
   slap_ignored: "late",
   judgement: "judged",
+  // the room's own notes (a state's `note_kinds`): someone away or the game given up, someone back
+  seat_away: "away", game_abandoned: "away", seat_back: "back",
 });
 
 /** @param {LogItem} item */
