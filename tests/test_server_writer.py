@@ -231,3 +231,51 @@ def test_in_a_running_loop_a_room_shows_a_step_only_after_the_writer_stored_it(
     assert held_while_writing > 20  # the writer, not the room, stored the steps
     assert room.game is not None and room.game.action_count >= 60
     store.close()
+
+
+def test_a_state_published_to_nobody_is_forgotten_with_the_write_the_store_lost(
+        private_cluster: PostgresCluster) -> None:
+    """Ann leaves; the bots play on, each step published to nobody. PostgreSQL stops under a
+    write: the room pauses, and its history keeps no step the store does not hold (a page
+    opening later must not see a move that was never made)."""
+    store = open_store(private_cluster.create_database())
+    request_data = parse_room_request({"rules": "classic", "seats": 3, "bots": ["expert", "casual"],
+                                       "seed": 11, "turn_timeout_ms": 1000})
+    wall = FakeWall()
+    room = Room.create(request_data, store, wall=wall, drive=False)
+
+    def played_in_history() -> int:
+        told: dict[str, Any] = json.loads(json.dumps(room.publisher.history.message(None)))  # as sent
+        return sum(1 for entry in told["entries"] for event in entry.get("events", [])
+                   if event["kind"] == "card_played")
+
+    async def play() -> tuple[int, int]:
+        ann = FakeConnection(room)
+        ann.join("Ann")
+        ann.do(Start())
+        game = room.game
+        assert game is not None
+        room.disconnect(ann)  # nobody is there from now on: every state goes to no one
+        while game.action_count < 10:
+            move_to(room, wall, room.clock.now() + 100)
+            room.tick()
+            await room.writer.drain()
+        assert not room.connections
+        private_cluster.stop()
+        while room.paused is None and room.clock.now() < 600_000:
+            move_to(room, wall, room.clock.now() + 100)
+            room.tick()  # the engine takes steps the writer cannot store
+            await room.writer.drain()
+        await store.close_async()
+        assert room.game_id is not None
+        return played_in_history(), room.game_id
+
+    shown, game_id = asyncio.run(play())
+    assert room.paused is not None
+    private_cluster.start()
+    assert store.reachable()
+    stored = store.game_in_progress(game_id)
+    assert stored is not None
+    plays = sum(1 for action in stored.actions if action[0] == "play")
+    assert shown == plays  # the history holds exactly the stored plays, none the store lost
+    store.close()

@@ -102,8 +102,12 @@ def version_after_restart(now_s: float | None = None) -> int:
 class Publisher:
     """A room's outgoing messages (see the module docstring)."""
 
-    def __init__(self, now: Callable[[], float]) -> None:
+    def __init__(self, now: Callable[[], float],
+                 on_published: Callable[[int], None] = lambda version: None) -> None:
         self._now = now
+        self._on_published = on_published
+        """Told the version of each state published (the room's outbox: a state whose step is
+        still being stored is forgotten with it if that write fails)."""
         self.version = 0
         """The version of the last state sent; grows by one per step, across games."""
         self.card_version = 0
@@ -142,6 +146,7 @@ class Publisher:
                              "settle_ms": round(settle_ms), "events": event_dicts, "lines": lines}
         if note_kinds:
             shared["note_kinds"] = note_kinds
+        self._on_published(self.version)
         public = encode_message(shared)
         encoded: dict[int | None, str] = {}
         for conn, seat in audience:

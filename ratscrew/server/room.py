@@ -144,7 +144,6 @@ class Room:
         """How a game is dealt from (rules, seats, seed): ``Game.deal``, or a fixed deal in tests."""
         self.game_id: int | None = None
         self.lobby = Lobby(seats, members=_membership(seats, host_hash, members, kicked), phase=phase)
-        self.publisher = Publisher(self.clock.now)
         self.expected_lengths: LabService | None = None
         """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
         self.absence_times = absence or AbsenceTimes()
@@ -158,6 +157,7 @@ class Room:
         self.outbox = Outbox()
         """What the room sends, held while a write it shows is being stored (the server hands
         it to each connection of this room; see `ratscrew.server.writer`)."""
+        self.publisher = Publisher(self.clock.now, on_published=self.outbox.published)
         self._new_game_parts()
 
     def _new_game_parts(self) -> None:

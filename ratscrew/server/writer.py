@@ -115,9 +115,18 @@ class OutboxSends:
         raise NotImplementedError
 
 
+@dataclass(frozen=True)
+class Published:
+    """A mark in the outbox: state ``version`` was published here (to anyone or to no one)."""
+
+    version: int
+
+
 class Outbox:
     """One room's messages held until the writes they show are stored (see the module
-    docstring): tickets of writes in flight and, behind each, what was sent after it.
+    docstring): tickets of writes in flight and, behind each, what was sent after it and
+    which states were published after it (`Published`), so that a lost write's states can be
+    forgotten even when nobody was there to be sent them.
 
     >>> outbox = Outbox()
     >>> class Printing:
@@ -136,7 +145,7 @@ class Outbox:
     """
 
     def __init__(self) -> None:
-        self._held: deque[int | tuple[HeldConnection, Item]] = deque()
+        self._held: deque[int | Published | tuple[HeldConnection, Item]] = deque()
         self._dropped_states: set[int] = set()
 
     @property
@@ -147,6 +156,12 @@ class Outbox:
     def hold_until(self, ticket: int) -> None:
         """What is sent from now on waits until write ``ticket`` is stored."""
         self._held.append(ticket)
+
+    def published(self, version: int) -> None:
+        """State ``version`` was just published: while writes are in flight it depends on them,
+        and is among the dropped states if one of them fails."""
+        if self._held:
+            self._held.append(Published(version))
 
     def defer(self, conn: HeldConnection, item: Item) -> None:
         """Keep ``item`` for ``conn`` until the writes before it are stored."""
@@ -163,6 +178,8 @@ class Outbox:
                 held.popleft()
                 continue
             held.popleft()
+            if isinstance(first, Published):
+                continue
             conn, item = first
             conn.send_now(item)
 
@@ -173,12 +190,16 @@ class Outbox:
         >>> outbox = Outbox()
         >>> outbox.hold_until(1)
         >>> outbox.defer(None, (7, '{"type":"state","version":7}'))
+        >>> outbox.published(8)  # a state published with nobody there to send it to
         >>> outbox.drop()
         >>> outbox.holding, outbox.take_dropped_states(), outbox.take_dropped_states()
-        (False, [7], [])
+        (False, [7, 8], [])
         """
-        self._dropped_states.update(entry[1][0] for entry in self._held
-                                    if not isinstance(entry, int) and isinstance(entry[1], tuple))
+        for entry in self._held:
+            if isinstance(entry, Published):
+                self._dropped_states.add(entry.version)
+            elif not isinstance(entry, int) and isinstance(entry[1], tuple):
+                self._dropped_states.add(entry[1][0])
         self._held.clear()
 
     def take_dropped_states(self) -> list[int]:
