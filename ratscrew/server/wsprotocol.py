@@ -24,6 +24,7 @@ import logging
 from collections import deque
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 from websockets.frames import Frame
 
 log = logging.getLogger("ratscrew.server")
@@ -35,6 +36,11 @@ FLOOD_CLOSE = 1008
 """The close code of a connection closed for flooding (policy violation)."""
 CLOSE_GRACE_S = 2.0
 """How long a flooding connection has to take its close frame before it is cut."""
+
+
+SEND_NOW_EXTENSION = "ratscrew.send_text_now"
+"""The ASGI scope extension under which this protocol offers `BatchedReadProtocol.send_text_now`
+(key ``"send"``) to the app: ``scope["extensions"][SEND_NOW_EXTENSION]["send"]``."""
 
 
 class BatchedReadProtocol(WebSocketsSansIOProtocol):
@@ -56,6 +62,26 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
         per ping, in order; a close frame's echo): written one per ping as each is handled."""
         self.flood_closed = False
         """Whether this connection was closed for flooding with control frames."""
+
+    async def run_asgi(self) -> None:
+        """Run the app, offering it `send_text_now` in the scope's extensions."""
+        self.scope["extensions"][SEND_NOW_EXTENSION] = {"send": self.send_text_now}
+        await super().run_asgi()
+
+    def send_text_now(self, text: str) -> bool:
+        """Write a text message now, without a coroutine, if the connection takes one now
+        (open, handshake done, not closing, and the client reading what it is sent); False
+        when not, and the app sends it the usual way (``websocket.send``, which waits).
+        What ASGI's ``websocket.send`` does in this protocol, minus the wait."""
+        if (not self.writable.is_set() or self.disconnected or not self.handshake_complete
+                or self.close_sent or self.initial_response is not None or self.transport.is_closing()):
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
 
     def send_receive_event_to_app(self) -> None:
         """Queue a complete message for the app; stop reading only when too many wait."""
