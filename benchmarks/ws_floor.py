@@ -63,6 +63,7 @@ def serve(port: int, size: int, per_socket_rate: float) -> None:
     from ratscrew.commands.serve import uvicorn_config
     from ratscrew.server.collector import settle_collector
     from ratscrew.server.transport import ConnectionLimits
+    from ratscrew.server.wsprotocol import SEND_NOW_EXTENSION
 
     payload = json.dumps({"type": "state", "pad": "x" * max(0, size - 27)})
     groups: list[list[WebSocket]] = [[]]
@@ -72,10 +73,13 @@ def serve(port: int, size: int, per_socket_rate: float) -> None:
         while True:
             await asyncio.sleep(rng.expovariate(per_socket_rate))
             # the same bytes to every member, as a room publishes one state to its audience;
-            # one after the other, the cheapest way this stack sends (no task per send)
+            # one after the other, the cheapest way this stack sends (no task per send; the
+            # protocol's own write when the socket takes it now, as the room server does)
             for ws in list(members):
+                send_now = ws.scope["extensions"].get(SEND_NOW_EXTENSION, {}).get("send")
                 try:
-                    await ws.send_text(payload)
+                    if send_now is None or not send_now(payload):
+                        await ws.send_text(payload)
                 except Exception:
                     members.remove(ws)
 

@@ -95,6 +95,7 @@ class HangingWebSocket:
     """A websocket whose sends never finish (a peer that stopped reading, buffers full)."""
 
     def __init__(self) -> None:
+        self.scope: dict[str, object] = {"extensions": {}}  # no protocol offering a direct write
         self.closed_with: tuple[int, str] | None = None
         self.sends = 0
 

@@ -71,6 +71,7 @@ from ratscrew.server.room import SHOWN_VERSIONS, Room
 from ratscrew.server.shards import misdirected, misdirected_page, new_room_code
 from ratscrew.server.store import RateCounter, Store, StoreUnavailable, open_store
 from ratscrew.server.writer import Closing, Item, OutboxSends, StepWriter
+from ratscrew.server.wsprotocol import SEND_NOW_EXTENSION
 
 log = logging.getLogger("ratscrew.server")
 
@@ -198,6 +199,10 @@ class WebSocketConnection(OutboxSends):
         self._hung = False
         self.writer: asyncio.Task[None] | None = None
         """The task running `write_loop`."""
+        direct = websocket.scope.get("extensions", {}).get(SEND_NOW_EXTENSION, {}).get("send")
+        self._send_text_now: Callable[[str], bool] | None = direct
+        """The websocket protocol's own write (`BatchedReadProtocol.send_text_now`), when the
+        server runs it: a message goes out at once when nothing waits before it."""
 
 
     def send_now(self, item: Item) -> None:
@@ -209,12 +214,35 @@ class WebSocketConnection(OutboxSends):
             return
         if self.closed:
             return
+        direct = self._send_text_now
+        # Nothing waits before it: written now, without the write task (the usual case), unless
+        # the client is not reading (or the socket closes): then by the write task, which waits.
+        if (direct is not None and not self._queue and self.sending_since is None
+                and direct(self._text(item))):
+            TALLY.messages_out += 1
+            return
         if len(self._queue) >= self._limits.send_queue:
             log.info("closing a connection from %s: it does not read its messages", self.address)
             self.close_now(1013, "too slow: messages were not read")
             return
         self._queue.append(item)
         self._ready.set()
+
+    def _text(self, item: ServerMessage | tuple[int, str] | str) -> str:
+        """``item`` as the text that goes on the wire, as it goes: a state stamped with when it
+        was sent (``sent_at``, ``server_time_ms``), a ping's time noted for its round trip."""
+        if isinstance(item, tuple):
+            version, encoded = item
+            sent = self._room_clock()
+            self._shown[version] = sent
+            self._shown.pop(version - SHOWN_VERSIONS, None)
+            return (f'{{"sent_at":{round(sent)},"server_time_ms":'
+                    f'{round(time.time() * 1000.0, 1)},{encoded[1:]}')
+        if isinstance(item, str):
+            return item
+        if item["type"] == "ping":
+            self.pinger.sent(item["id"], time.monotonic() * 1000.0)
+        return encode_message(item)
 
     def close_now(self, code: int = 1000, reason: str = "") -> None:
         """Close after the messages already queued."""
@@ -242,20 +270,7 @@ class WebSocketConnection(OutboxSends):
                 await self._ready.wait()
                 self._ready.clear()
                 while self._queue:
-                    item = self._queue.popleft()
-                    if isinstance(item, tuple):  # a state: stamp when it went out on this socket
-                        version, encoded = item
-                        sent = self._room_clock()
-                        self._shown[version] = sent
-                        self._shown.pop(version - SHOWN_VERSIONS, None)
-                        text = (f'{{"sent_at":{round(sent)},"server_time_ms":'
-                                f'{round(time.time() * 1000.0, 1)},{encoded[1:]}')
-                    elif isinstance(item, str):
-                        text = item
-                    else:
-                        if item["type"] == "ping":
-                            self.pinger.sent(item["id"], time.monotonic() * 1000.0)
-                        text = encode_message(item)
+                    text = self._text(self._queue.popleft())
                     # No timer per message (a third of the write path's cost under load):
                     # watch_sends looks at sending_since once a second instead.
                     self.sending_since = time.monotonic()

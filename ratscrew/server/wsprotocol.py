@@ -20,10 +20,15 @@ pongs were held back the client is closed with 1008 too.
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import socket
+import struct
+import termios
 from collections import deque
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 from websockets.frames import Frame
 
 log = logging.getLogger("ratscrew.server")
@@ -35,6 +40,32 @@ FLOOD_CLOSE = 1008
 """The close code of a connection closed for flooding (policy violation)."""
 CLOSE_GRACE_S = 2.0
 """How long a flooding connection has to take its close frame before it is cut."""
+
+
+UNSENT_HIGH_WATER = 64 * 1024
+"""Bytes written to a socket but not yet taken by its client (the kernel's send queue) above
+which `BatchedReadProtocol.send_text_now` declines: the message then waits in the connection's
+bounded queue, whose overflow finds a client that does not read (the same mark as the
+transport's own high water)."""
+
+
+def unsent_bytes(fileno: int) -> int:
+    """Bytes in a socket's send queue not yet taken by its peer (Linux ``SIOCOUTQ``).
+
+    >>> listener = socket.create_server(("127.0.0.1", 0))
+    >>> client = socket.create_connection(listener.getsockname())
+    >>> unsent_bytes(client.fileno())
+    0
+    >>> client.close(); listener.close()
+    """
+    answer = fcntl.ioctl(fileno, termios.TIOCOUTQ, b"\0\0\0\0")
+    unsent: int = struct.unpack("i", answer)[0]
+    return unsent
+
+
+SEND_NOW_EXTENSION = "ratscrew.send_text_now"
+"""The ASGI scope extension under which this protocol offers `BatchedReadProtocol.send_text_now`
+(key ``"send"``) to the app: ``scope["extensions"][SEND_NOW_EXTENSION]["send"]``."""
 
 
 class BatchedReadProtocol(WebSocketsSansIOProtocol):
@@ -56,6 +87,40 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
         per ping, in order; a close frame's echo): written one per ping as each is handled."""
         self.flood_closed = False
         """Whether this connection was closed for flooding with control frames."""
+
+    async def run_asgi(self) -> None:
+        """Run the app, offering it `send_text_now` in the scope's extensions."""
+        self.scope["extensions"][SEND_NOW_EXTENSION] = {"send": self.send_text_now}
+        await super().run_asgi()
+
+    def send_text_now(self, text: str) -> bool:
+        """Write a text message now, without a coroutine, if the connection takes one now
+        (open, handshake done, not closing, and the client reading what it is sent); False
+        when not, and the app sends it the usual way (``websocket.send``, which waits).
+        What ASGI's ``websocket.send`` does in this protocol, minus the wait."""
+        if (not self.writable.is_set() or self.disconnected or not self.handshake_complete
+                or self.close_sent or self.initial_response is not None or self.transport.is_closing()):
+            return False
+        if self._unsent_mark_passed():
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
+
+    def _unsent_mark_passed(self) -> bool:
+        """Whether the client has left more than `UNSENT_HIGH_WATER` bytes unread (the kernel
+        takes megabytes on loopback before the transport holds anything back, so the transport's
+        own mark alone would let a client that never reads go unnoticed)."""
+        sock = self.transport.get_extra_info("socket")
+        if sock is None:
+            return False
+        try:
+            return unsent_bytes(sock.fileno()) > UNSENT_HIGH_WATER
+        except OSError:
+            return True  # not a TCP socket this can ask: the waiting path, as before
 
     def send_receive_event_to_app(self) -> None:
         """Queue a complete message for the app; stop reading only when too many wait."""
