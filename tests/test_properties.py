@@ -132,8 +132,12 @@ def chaos(game: Game, rng: random.Random, steps: int) -> None:
         zones = game.zones()
         assert Counter(c for cards in zones.values() for c in cards) == deck
         face_up = {str(c) for c in zones["pile"] + zones["burned"]}
+        spectators = game.observe(None)
         for viewer in [None, *range(game.players)]:
             observation = game.observe(viewer)
+            # every seat sees the same table: the server encodes one view per step for a
+            # whole room and puts each seat's number in it (ratscrew.server.publisher.seat_view)
+            assert list(observation.items()) == list({**spectators, "seat": viewer}.items())
             shown = {key: value for key, value in observation.items()
                      if key not in ("pile_played_by", "tie_window_until")}
             assert list(shown.items()) == list(observation_from_accessors(game, viewer).items())

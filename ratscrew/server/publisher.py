@@ -2,9 +2,10 @@
 numbered history.
 
 Every step the engine accepted becomes one ``state`` with the next ``version``. Its public
-part (version, game, settling window, events and their words) is encoded once; each seat's view
-(``game.observe(seat)``) is encoded once and joined to it; spectators share the view of no seat;
-and the same text goes to every connection of an audience. The ``room`` message is encoded once
+part (version, game, settling window, events and their words) is encoded once; so is the table
+as spectators see it (``game.observe(None)``), and each seat's view is that text with its seat
+(`seat_view`), joined to the public part; and the same text goes to every connection of an
+audience. The ``room`` message is encoded once
 too, but for the parts that say "you". The publisher also remembers when each recent version
 was shown (the room times a slap's reaction is measured from) and keeps the
 :class:`~ratscrew.server.history.History` a reloaded page redraws its log from.
@@ -85,6 +86,28 @@ def join_objects(shared: str, own: str) -> str:
     return f"{shared[:-1]},{own[1:]}"
 
 
+SPECTATORS_VIEW_START = '{"observation":{"seat":null,'
+"""How an encoded spectators' view begins (``seat`` is an observation's first key)."""
+
+
+def seat_view(spectators: str, seat: int | None) -> str:
+    """The encoded view of ``seat``, made from the spectators' (``{"observation": ...}`` as
+    `encode_message` wrote it): `Game.observe` shows every seat the same table and differs
+    between seats only in ``seat`` (tests/test_engine_observation.py holds it to that), so one
+    observation, encoded once, serves a whole room.
+
+    >>> seat_view('{"observation":{"seat":null,"now":5}}', 2)
+    '{"observation":{"seat":2,"now":5}}'
+    >>> seat_view('{"observation":{"seat":null,"now":5}}', None)
+    '{"observation":{"seat":null,"now":5}}'
+    """
+    if seat is None:
+        return spectators
+    if not spectators.startswith(SPECTATORS_VIEW_START):
+        raise ValueError("not an encoded spectators' view: " + spectators[:40])
+    return f'{{"observation":{{"seat":{int(seat)},{spectators[len(SPECTATORS_VIEW_START):]}'
+
+
 def version_after_restart(now_s: float | None = None) -> int:
     """Where a restored room's state versions go on from: the wall-clock time in milliseconds.
 
@@ -148,13 +171,13 @@ class Publisher:
             shared["note_kinds"] = note_kinds
         self._on_published(self.version)
         public = encode_message(shared)
+        view_part: ViewPart = {"observation": game.observe(None)}
+        spectators = encode_message(view_part)  # observed and encoded once, for every seat
         encoded: dict[int | None, str] = {}
         for conn, seat in audience:
             text = encoded.get(seat)
             if text is None:
-                view_part: ViewPart = {"observation": game.observe(seat)}
-                view = encode_message(view_part)
-                text = encoded[seat] = join_objects(public, view)
+                text = encoded[seat] = join_objects(public, seat_view(spectators, seat))
             conn.send_state(self.version, text)
 
     def send_current(self, conn: Connection, seat: int | None, game: Game, game_number: int,
