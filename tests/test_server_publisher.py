@@ -21,6 +21,7 @@ def test_each_seat_is_sent_its_own_observation_made_from_the_spectators_view() -
 
 
 def test_a_text_that_is_not_a_spectators_view_is_refused() -> None:
-    seats_own = encode_message({"observation": Game.deal(Ruleset.preset("classic"), players=2, seed=1).observe(0)})
+    game = Game.deal(Ruleset.preset("classic"), players=2, seed=1)
+    seats_own = encode_message({"observation": game.observe(0)})
     with pytest.raises(ValueError, match="not an encoded spectators' view"):
         seat_view(seats_own, 1)

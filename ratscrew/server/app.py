@@ -71,7 +71,7 @@ from ratscrew.server.room import SHOWN_VERSIONS, Room
 from ratscrew.server.shards import misdirected, misdirected_page, new_room_code
 from ratscrew.server.store import RateCounter, Store, StoreUnavailable, open_store
 from ratscrew.server.writer import Closing, Item, OutboxSends, StepWriter
-from ratscrew.server.wsprotocol import SEND_NOW_EXTENSION
+from ratscrew.server.wsprotocol import RECEIVE_NOW_EXTENSION, SEND_NOW_EXTENSION
 
 log = logging.getLogger("ratscrew.server")
 
@@ -729,55 +729,83 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
 
 
 async def _serve_websocket(server: Server, websocket: WebSocket, room: Room, address: str) -> None:
-    """Run an accepted websocket of ``room`` until it closes."""
+    """Run an accepted websocket of ``room`` until it closes. Its messages are taken as they are
+    read (`BatchedReadProtocol.take_messages`, no task wake-up per message) when the server runs
+    that protocol; otherwise, and for what was queued before, from ``websocket.receive``."""
     await websocket.accept()
     conn = WebSocketConnection(websocket, address, room.clock.now, server.limits)
     server.connections.add(conn)
     writer = conn.writer = asyncio.create_task(conn.write_loop())
     pinger = asyncio.create_task(conn.ping_loop())
     conn.outbox = room.outbox
+
+    def take(frame: str | bytes) -> None:
+        _take_message(server, room, conn, address, frame)
+
+    async def receive_until_closed() -> None:
+        with contextlib.suppress(WebSocketDisconnect):
+            while not conn.closed:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                text = message.get("text")
+                take(text if text is not None else message.get("bytes") or b"")
+
     room.connect(conn)
+    take_messages = websocket.scope.get("extensions", {}).get(RECEIVE_NOW_EXTENSION, {}).get("take")
+    if take_messages is not None:
+        take_messages(take)
+    receiver = asyncio.create_task(receive_until_closed())
     try:
-        while not conn.closed:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            TALLY.messages_in += 1
-            now = time.monotonic()
-            if not conn.bucket.take(now):
-                if conn.dropped(now):
-                    log.info("closing a flooding connection from %s", address)
-                    conn.send(error_message("flood", "far too many messages"))
-                    conn.close(1008, "flood")
-                else:
-                    conn.send(error_message("rate_limited", "too many messages: this one was dropped"))
-                continue
-            frame = message.get("text")
-            try:
-                parsed = parse_client_message(frame if frame is not None else message.get("bytes") or b"")
-                if isinstance(parsed, (Join, Watch)) and not server.join_counter.allow(address, now):
-                    raise ProtocolError("rate_limited", "too many joins from your address; "
-                                        "wait a minute")
-                if isinstance(parsed, HistoryRequest) and not conn.history_bucket.take(now):
-                    raise ProtocolError("rate_limited", "too many history requests: this one "
-                                        "was dropped; ask again in a second")
-                if isinstance(parsed, Join) and parsed.player_key is not None:
-                    players.admit_new_player(server.store, parsed.player_key, server.player_counter,
-                                             address, now, server.limits.players_per_hour)  # issue 29
-                room.handle(conn, parsed)
-            except ProtocolError as error:
-                conn.send(error.to_message())
-            except StoreUnavailable:
-                room.pause_for_store()
-    except WebSocketDisconnect:
-        pass
+        # until the client goes, or the server closes it (the write task ends once the close
+        # is sent, or given up on a client that does not read): messages taken as they are
+        # read never wake this task, so it cannot look at conn.closed between them
+        await asyncio.wait([receiver, writer], return_when=asyncio.FIRST_COMPLETED)
+        failure = receiver.exception() if receiver.done() and not receiver.cancelled() else None
+        if failure is not None:
+            raise failure  # as if raised here (uvicorn logs it)
     finally:
+        receiver.cancel()
         room.disconnect(conn)
         conn.close()
         server.connections.discard(conn)
         pinger.cancel()
         with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
             await asyncio.wait_for(writer, 3.0)
+
+
+def _take_message(server: Server, room: Room, conn: WebSocketConnection, address: str,
+                  frame: str | bytes) -> None:
+    """One message from a websocket of ``room``: held to the connection's rates, parsed, and
+    handed to the room; what is wrong with it is answered with an ``error``."""
+    if conn.closed:  # closed by the server (a flood, a kick): nothing more is read from it
+        return
+    TALLY.messages_in += 1
+    now = time.monotonic()
+    if not conn.bucket.take(now):
+        if conn.dropped(now):
+            log.info("closing a flooding connection from %s", address)
+            conn.send(error_message("flood", "far too many messages"))
+            conn.close(1008, "flood")
+        else:
+            conn.send(error_message("rate_limited", "too many messages: this one was dropped"))
+        return
+    try:
+        parsed = parse_client_message(frame)
+        if isinstance(parsed, (Join, Watch)) and not server.join_counter.allow(address, now):
+            raise ProtocolError("rate_limited", "too many joins from your address; "
+                                "wait a minute")
+        if isinstance(parsed, HistoryRequest) and not conn.history_bucket.take(now):
+            raise ProtocolError("rate_limited", "too many history requests: this one "
+                                "was dropped; ask again in a second")
+        if isinstance(parsed, Join) and parsed.player_key is not None:
+            players.admit_new_player(server.store, parsed.player_key, server.player_counter,
+                                     address, now, server.limits.players_per_hour)  # issue 29
+        room.handle(conn, parsed)
+    except ProtocolError as error:
+        conn.send(error.to_message())
+    except StoreUnavailable:
+        room.pause_for_store()
 
 
 # ---------------------------------------------------------------------------------- the app

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import fcntl
 import logging
-import socket
 import struct
 import termios
 from collections import deque
+from collections.abc import Callable
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
@@ -36,6 +36,8 @@ log = logging.getLogger("ratscrew.server")
 RECEIVE_HIGH_WATER = 16
 """Messages waiting for the app before the socket stops being read (each at most the server's
 largest frame, so a connection holds at most this many frames in memory)."""
+INTERNAL_ERROR_CLOSE = 1011
+"""The close code of a connection whose message the app failed on."""
 FLOOD_CLOSE = 1008
 """The close code of a connection closed for flooding (policy violation)."""
 CLOSE_GRACE_S = 2.0
@@ -56,6 +58,7 @@ stops reading is found at most this far past `UNSENT_HIGH_WATER`."""
 def unsent_bytes(fileno: int) -> int:
     """Bytes in a socket's send queue not yet taken by its peer (Linux ``SIOCOUTQ``).
 
+    >>> import socket
     >>> listener = socket.create_server(("127.0.0.1", 0))
     >>> client = socket.create_connection(listener.getsockname())
     >>> unsent_bytes(client.fileno())
@@ -70,6 +73,14 @@ def unsent_bytes(fileno: int) -> int:
 SEND_NOW_EXTENSION = "ratscrew.send_text_now"
 """The ASGI scope extension under which this protocol offers `BatchedReadProtocol.send_text_now`
 (key ``"send"``) to the app: ``scope["extensions"][SEND_NOW_EXTENSION]["send"]``."""
+
+
+RECEIVE_NOW_EXTENSION = "ratscrew.receive_now"
+"""The ASGI scope extension under which this protocol offers `BatchedReadProtocol.take_messages`
+(key ``"take"``) to the app: ``scope["extensions"][RECEIVE_NOW_EXTENSION]["take"](handler)``."""
+
+MessageHandler = Callable[[str | bytes], None]
+"""What the app does with a message as it is read (text as ``str``, binary as ``bytes``)."""
 
 
 class BatchedReadProtocol(WebSocketsSansIOProtocol):
@@ -95,11 +106,52 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
         """Bytes `send_text_now` wrote since it last looked at the kernel's send queue."""
         self._unsent_over = False
         """Whether that look found the client past `UNSENT_HIGH_WATER` (then it looks every time)."""
+        self._on_message: MessageHandler | None = None
+        """Where messages go as they are read (`take_messages`), if the app asked."""
 
     async def run_asgi(self) -> None:
-        """Run the app, offering it `send_text_now` in the scope's extensions."""
+        """Run the app, offering it `send_text_now` and `take_messages` in the scope's
+        extensions."""
         self.scope["extensions"][SEND_NOW_EXTENSION] = {"send": self.send_text_now}
+        self.scope["extensions"][RECEIVE_NOW_EXTENSION] = {"take": self.take_messages}
         await super().run_asgi()
+
+    def take_messages(self, handler: MessageHandler) -> None:
+        """From now on, hand each message to ``handler`` as it is read, in the protocol's read
+        callback, instead of queueing it for ``websocket.receive`` and waking the app's task
+        (a wake-up per message was a tenth of a loaded server's work). A message read while
+        others wait in the queue is queued behind them, so the order holds; the close still
+        comes through ``websocket.receive``. An error ``handler`` raises closes the connection
+        (1011), as an error in the app's task does."""
+        self._on_message = handler
+
+    def send_receive_event_to_app(self) -> None:
+        """Hand a complete message to the app's handler at once (`take_messages`), or queue it
+        for the app; stop reading only when too many wait."""
+        handler = self._on_message
+        if handler is None or self.close_sent or self.queue.qsize() or self.curr_msg_data_type != "text":
+            self._queue_for_app()
+            return
+        try:
+            text = (self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)).decode()
+        except UnicodeDecodeError:
+            self._queue_for_app()  # the library's own path refuses it (1007)
+            return
+        self.frames = []
+        try:
+            handler(text)
+        except Exception:
+            log.exception("closing a websocket: its message could not be handled")
+            self._close_after_error()
+
+    def _close_after_error(self) -> None:
+        self._on_message = None
+        self.queue.put_nowait({"type": "websocket.disconnect", "code": INTERNAL_ERROR_CLOSE})
+        if not self.close_sent and not self.transport.is_closing():
+            self.conn.fail(INTERNAL_ERROR_CLOSE, "internal error")
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
+            self.transport.close()
 
     def send_text_now(self, text: str) -> bool:
         """Write a text message now, without a coroutine, if the connection takes one now
@@ -136,7 +188,7 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
         except OSError:
             return True  # not a TCP socket this can ask: the waiting path, as before
 
-    def send_receive_event_to_app(self) -> None:
+    def _queue_for_app(self) -> None:
         """Queue a complete message for the app; stop reading only when too many wait."""
         paused = self.read_paused
         self.read_paused = True  # the parent pauses after every message unless already paused
