@@ -107,6 +107,8 @@ class AbsenceWatch(RoomHooks):
 
     def next_at(self) -> float | None:
         """The next wall-clock time something is due (a stand-in, or the game abandoned)."""
+        if not self.gone_since:
+            return None
         times = [since + self.times.away_after_s for seat, since in self.gone_since.items()
                  if seat not in self.stand_ins]
         abandon = self._abandon_at()
@@ -117,6 +119,8 @@ class AbsenceWatch(RoomHooks):
     def due(self, now: float) -> tuple[list[int], bool]:
         """At ``now``: the seats a stand-in takes over now (they are marked as such), and
         whether the game is abandoned."""
+        if not self.gone_since:  # everyone is here (nearly always): nothing can be due
+            return [], False
         newly = sorted(seat for seat, since in self.gone_since.items()
                        if seat not in self.stand_ins and now >= since + self.times.away_after_s)
         self.stand_ins.update(newly)

@@ -86,11 +86,14 @@ def allowance_ms(link: LinkEstimate) -> float:
 
 def link_window_ms(link: LinkEstimate) -> float:
     """How long after its table time an honest action from this link may arrive: the round
-    trip plus the jitter allowance (capped by `SETTLE_CAP_MS`)."""
-    rtt = link.rtt_ms
-    if rtt is None:
-        return UNMEASURED_SETTLE_MS
-    return min(SETTLE_CAP_MS, rtt + allowance_ms(link))
+    trip plus the jitter allowance (capped by `SETTLE_CAP_MS`); kept on the link until its
+    next sample."""
+    window = link.window_ms
+    if window is None:
+        rtt = link.rtt_ms
+        window = UNMEASURED_SETTLE_MS if rtt is None else min(SETTLE_CAP_MS, rtt + allowance_ms(link))
+        link.window_ms = window
+    return window
 
 
 def settle_window_ms(judging: Judging, links: Iterable[LinkEstimate]) -> float:

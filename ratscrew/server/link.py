@@ -50,9 +50,13 @@ class LinkEstimate:
         self._samples: deque[float] = deque(maxlen=window)
         self._rtt: float | None = None
         self._jitter = 0.0
+        self.window_ms: float | None = None
+        """`ratscrew.server.judging.link_window_ms` of this link, kept there until the next
+        sample (a room works out its settling window on every step, from every seated link)."""
 
     def add(self, rtt_ms: float) -> None:
         """Add one round-trip sample (ms)."""
+        self.window_ms = None
         self._samples.append(max(0.0, rtt_ms))
         ordered = sorted(self._samples)
         self._rtt = ordered[0]

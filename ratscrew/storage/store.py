@@ -13,6 +13,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import orjson
+
 from ratscrew.server.rated import FARM_WINDOW_S
 from ratscrew.storage import queries as q
 from ratscrew.storage import schema
@@ -79,7 +81,10 @@ def step_inserts(steps: Sequence[StepRows]) -> list[Rows]:
     actions = [{"game_id": step.game_id, "n": step.first_action + i, "kind": kind, "seat": seat,
                 "at": at}
                for step in steps for i, (kind, seat, at) in enumerate(step.actions)]
-    judged = [{"game_id": step.game_id, "n": step.first_judged + i, "entry": json.dumps(entry)}
+    # orjson: the hot write's one encoding (a judgement per slap), several times faster than
+    # json.dumps; the text reads back the same with json.loads
+    judged = [{"game_id": step.game_id, "n": step.first_judged + i,
+               "entry": orjson.dumps(entry, option=orjson.OPT_NON_STR_KEYS).decode()}
               for step in steps for i, entry in enumerate(step.judged)]
     inserts: list[Rows] = []
     if actions:
