@@ -110,7 +110,7 @@ def steps_as_arrays(steps: Sequence[StepRows]) -> dict[str, list[Any]]:
     >>> arrays = steps_as_arrays([StepRows(7, 3, [("play", 1, 900), ("slap", 0, 950)], 2,
     ...                                    [{"seat": 0}])])
     >>> arrays["action_n"], arrays["action_kind"], arrays["judged_n"], arrays["judged_entry"]
-    ([3, 4], ['play', 'slap'], [2], ['{"seat": 0}'])
+    ([3, 4], ['play', 'slap'], [2], ['{"seat":0}'])
     """
     columns: dict[str, list[Any]] = {name: [] for name in (
         "action_game", "action_n", "action_kind", "action_seat", "action_at",
