@@ -25,7 +25,7 @@ from ratscrew.bots.profile import LEVELS
 from ratscrew.cards import parse_cards
 from ratscrew.cli import main
 from ratscrew.engine import Game
-from ratscrew.integrity import SlapSample, assess
+from ratscrew.integrity import FLOOR_MIN, SlapSample, assess
 from ratscrew.patterns import find_slap
 from ratscrew.ruleset import Ruleset
 from ratscrew.server import ratings
@@ -299,8 +299,9 @@ keeps the slaps checked before the flag at 14 + 16 = 30 at most, the issue's bou
 class Slapper:
     """One keyed client playing a game against each of ``levels`` in turn (a room of two): it
     plays on its turn and slaps every slappable pile ``reaction()`` ms after it was shown,
-    reporting that reaction, and resigns each game once it has won ``wins`` slaps in it or sent
-    `MAX_SLAPS_A_GAME`."""
+    reporting that reaction, and resigns each game once it has won ``wins`` slaps in it (the
+    last game: and `FLOOR_MIN` in all) or sent `MAX_SLAPS_A_GAME`. It never slaps away the
+    opponent's last cards."""
 
     def __init__(self, server: ServerProcess, name: str, reaction: Callable[[], float],
                  levels: Sequence[str], wins: int) -> None:
@@ -308,6 +309,9 @@ class Slapper:
         self.levels = list(levels)
         self.player_id = ""
         self.over = False
+        self.won = 0
+        self.won_before = 0
+        """Slaps won in the games before this one."""
         self._next_game()
 
     def _next_game(self) -> None:
@@ -317,6 +321,7 @@ class Slapper:
         # the same random-looking key for every game (a new player's must look random)
         key = f"{self.name.lower()}-key-" + "".join(random.Random(self.name).choices(KEY_LETTERS, k=30))
         self.player_id = self.player.join(self.name, player_key=key)["player_id"]
+        self.won_before += self.won
         self.won = 0
         self.slaps = 0
         self.due: tuple[float, int, float] | None = None  # (monotonic time, version, reaction)
@@ -343,7 +348,13 @@ class Slapper:
             # once resigned it slaps no more (in classic a resigned player may slap back in, and
             # the states still on their way drew slaps past MAX_SLAPS_A_GAME); it still plays on
             # its turn, in case the resign was refused (a seat out of cards cannot resign)
-            if not self.resigned and find_slap(pile, CLASSIC.slaps, CLASSIC.pattern_options) is not None:
+            # a slap that takes the opponent's last cards ends the game, and a game that ends
+            # before its slaps are won leaves the review short of the slaps it needs: let the
+            # opponent play on (the deal is random, so that happened in some runs)
+            last_cards = any(size == 0 for other, size in enumerate(message["observation"]["hand_sizes"])
+                             if other != seat)
+            if (not self.resigned and not last_cards
+                    and find_slap(pile, CLASSIC.slaps, CLASSIC.pattern_options) is not None):
                 reaction = self.reaction()
                 self.due = (time.monotonic() + reaction / 1000.0, message["version"], reaction)
             elif message["observation"]["turn"] == seat and message["version"] not in self.acted:
@@ -354,7 +365,10 @@ class Slapper:
             self.due = None
             self.player.send({"type": "slap", "version": version, "reaction_ms": round(reaction)})
             self.slaps += 1
-        if (self.won >= self.wins or self.slaps >= MAX_SLAPS_A_GAME) and not self.resigned:
+        # the last game goes on until the review has had its slaps (an earlier game may have
+        # ended before its own were won), within MAX_SLAPS_A_GAME
+        enough = self.won >= self.wins and (bool(self.levels) or self.won_before + self.won >= FLOOR_MIN)
+        if (enough or self.slaps >= MAX_SLAPS_A_GAME) and not self.resigned:
             self.resigned = True
             self.player.send({"type": "resign"})
 
