@@ -17,16 +17,18 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
 import uvicorn
+from raw_clients import handshake
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from ratscrew.server.app import Limits, WebSocketConnection, create_app, watch_sends
 from ratscrew.server.store import SqliteStore
-from ratscrew.server.wsprotocol import BatchedReadProtocol
+from ratscrew.server.wsprotocol import UNSENT_CHECK_EVERY, UNSENT_HIGH_WATER, BatchedReadProtocol
 
 
 @pytest.fixture
@@ -56,23 +58,34 @@ def test_a_client_that_never_reads_is_dropped_and_does_not_slow_its_room(
                       json={"rules": "classic", "seats": 2, "bots": ["expert"], "pace": "fast",
                             "turn_timeout_ms": 1000}).json()["code"]
     url = f"ws://{server_url}/ws/{code}"
-    with connect(url) as player:
+    # a client waits for its close to be answered after every message still unread in its own
+    # queue: neither end here reads its last messages, so a second is enough to wait
+    with connect(url, close_timeout=1) as player:
         player.send(json.dumps({"type": "join", "name": "Ann"}))
         player.send(json.dumps({"type": "start"}))
-        raw = socket.create_connection(("127.0.0.1", int(server_url.split(":")[1])))
+        raw = socket.socket()
+        # small before connecting, so that the window it offers is small from the start (set
+        # later, the kernel may drop what arrives past it, acknowledgements too, and the
+        # client's own sends stall)
         raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
-        with connect(url, sock=raw, max_queue=1) as stuck:
+        raw.connect(("127.0.0.1", int(server_url.split(":")[1])))
+        with connect(url, sock=raw, max_queue=1, close_timeout=1) as stuck:
             stuck.send(json.dumps({"type": "watch"}))
             for _ in range(3000):  # each earns an error message the client never reads
                 try:
                     stuck.send('{"type": "slap", "reaction_ms": "fast"}')
                 except ConnectionClosed:
                     break  # dropped already (a loaded machine is slow to send the 3,000)
-            # meanwhile the player keeps getting the game as it happens, stand-in and bot playing
+            # meanwhile the player keeps getting the game as it happens, stand-in and bot
+            # playing, for 6 s at least and until the stuck client is gone. How soon that is
+            # depends on how much of the flood the kernel delivered (a socket with so small a
+            # buffer may stall its own sends): the room's states to the stuck client then fill
+            # what it leaves unread, more slowly.
             states, started = 0, time.monotonic()
             gaps: list[float] = []
-            last = started
-            while time.monotonic() - started < 6:
+            last = asked = started
+            spectators = 1
+            while time.monotonic() - started < 6 or (spectators and time.monotonic() - started < 40):
                 message = json.loads(player.recv(timeout=3))
                 if message["type"] == "ping":
                     player.send(json.dumps({"type": "pong", "id": message["id"]}))
@@ -81,9 +94,12 @@ def test_a_client_that_never_reads_is_dropped_and_does_not_slow_its_room(
                     now = time.monotonic()
                     gaps.append(now - last)
                     last = now
+                if time.monotonic() - asked > 0.5:
+                    asked = time.monotonic()
+                    room = httpx.get(f"http://{server_url}/api/rooms/{code}").json()
+                    spectators = room["spectators"]
             assert states >= 5, "the room stalled while a client did not read"
             assert max(gaps) < 3.0
-            spectators = httpx.get(f"http://{server_url}/api/rooms/{code}").json()["spectators"]
             assert spectators == 0, "the client that never reads is still connected"
             why = [r.getMessage() for r in caplog.records if "closing a connection" in r.getMessage()]
             assert any("does not read" in w or "send hung" in w for w in why), why
@@ -129,3 +145,53 @@ def test_a_send_that_hangs_closes_the_connection_after_the_send_timeout(
     assert conn.closed and websocket.closed_with == (1013, "too slow")
     assert 0.2 <= took < 1.0, f"closed after {took:.2f} s; the limit is 0.2 s"
     assert any("a send hung" in record.getMessage() for record in caplog.records)
+
+
+def test_the_awaited_send_waits_while_the_client_leaves_too_much_unread() -> None:
+    """On loopback the kernel takes far more than the transport's own mark before it holds a
+    write back: the protocol looks at what the client left unread and holds back the app's
+    awaited sends too (not only its direct writes), then lets them go on once it reads."""
+    written: list[int] = []
+    message = "x" * 1000
+
+    async def app(scope: dict[str, object], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return
+        await receive()
+        await send({"type": "websocket.accept"})
+        while True:
+            await send({"type": "websocket.send", "text": message})  # the awaited path only
+            written.append(len(message))
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
+                                           ws_per_message_deflate=False, lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window from the start
+    try:
+        client.connect(("127.0.0.1", port))
+        client.sendall(handshake("/", f"127.0.0.1:{port}"))
+        time.sleep(1.5)  # the client reads nothing
+        held_at = sum(written)
+        assert held_at >= UNSENT_HIGH_WATER, "the app could not write even the mark's worth"
+        # written until a look found more than the mark unread: one look per CHECK_EVERY bytes
+        assert held_at <= UNSENT_HIGH_WATER + UNSENT_CHECK_EVERY + len(message), held_at
+        time.sleep(0.3)
+        assert sum(written) == held_at, "the awaited send went on while the client read nothing"
+        client.settimeout(0.2)
+        read, until = 0, time.monotonic() + 3
+        while sum(written) <= held_at + UNSENT_HIGH_WATER and time.monotonic() < until:
+            with contextlib.suppress(TimeoutError):
+                read += len(client.recv(1 << 16))
+        assert sum(written) > held_at + UNSENT_HIGH_WATER, "the sends did not go on once it read"
+    finally:
+        client.close()
+        server.should_exit = True
+        thread.join(timeout=10)

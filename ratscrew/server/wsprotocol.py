@@ -16,10 +16,19 @@ control_frames_per_second`, bursts of :attr:`~BatchedReadProtocol.control_frame_
 client past it is closed with 1008. A pong is written only while the client reads what it is
 sent (the transport is not holding back writes); once :attr:`~BatchedReadProtocol.unsent_pongs`
 pongs were held back the client is closed with 1008 too.
+
+On loopback the kernel takes megabytes before the transport holds anything back, so "the client
+reads what it is sent" also means the kernel's send queue holds at most :data:`UNSENT_HIGH_WATER`
+unread bytes (looked at every :data:`UNSENT_CHECK_EVERY` bytes written, by either write path).
+Past it the protocol holds every write back (``writable`` is cleared, as when the transport
+pauses) and looks again every :data:`UNSENT_POLL_S` until the client has read down to
+:data:`UNSENT_LOW_WATER`: the app's awaited send waits, and its own limits (a bounded queue, a
+send timeout) find a client that never reads.
 """
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import logging
 import struct
@@ -27,6 +36,7 @@ import termios
 from collections import deque
 from collections.abc import Callable
 
+from uvicorn._types import ASGISendEvent
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
 from websockets.frames import Frame
@@ -49,10 +59,14 @@ UNSENT_HIGH_WATER = 64 * 1024
 which `BatchedReadProtocol.send_text_now` declines: the message then waits in the connection's
 bounded queue, whose overflow finds a client that does not read (the same mark as the
 transport's own high water)."""
+UNSENT_LOW_WATER = 16 * 1024
+"""Unread bytes below which writes held back by `UNSENT_HIGH_WATER` go on."""
 UNSENT_CHECK_EVERY = 16 * 1024
-"""Bytes written directly between two looks at the kernel's send queue (a look is a system
-call, 2.5 µs from Python, as much as a tenth of a small message's whole cost): a client that
-stops reading is found at most this far past `UNSENT_HIGH_WATER`."""
+"""Bytes written between two looks at the kernel's send queue (a look is a system call,
+2.5 µs from Python, as much as a tenth of a small message's whole cost): a client that stops
+reading is found at most this far past `UNSENT_HIGH_WATER`."""
+UNSENT_POLL_S = 0.05
+"""How often a connection held back by `UNSENT_HIGH_WATER` looks whether its client has read."""
 
 
 def unsent_bytes(fileno: int) -> int:
@@ -103,9 +117,11 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
         self.flood_closed = False
         """Whether this connection was closed for flooding with control frames."""
         self._unchecked = 0
-        """Bytes `send_text_now` wrote since it last looked at the kernel's send queue."""
-        self._unsent_over = False
-        """Whether that look found the client past `UNSENT_HIGH_WATER` (then it looks every time)."""
+        """Bytes written since the last look at the kernel's send queue."""
+        self._unread_hold: asyncio.TimerHandle | None = None
+        """The next look while writes are held back for a client past `UNSENT_HIGH_WATER`."""
+        self._transport_paused = False
+        """Whether the transport asked to stop writing (its own buffer is past its high water)."""
         self._on_message: MessageHandler | None = None
         """Where messages go as they are read (`take_messages`), if the app asked."""
 
@@ -161,32 +177,75 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
         if (not self.writable.is_set() or self.disconnected or not self.handshake_complete
                 or self.close_sent or self.initial_response is not None or self.transport.is_closing()):
             return False
-        if self._unchecked >= UNSENT_CHECK_EVERY or self._unsent_over:
-            self._unchecked = 0
-            self._unsent_over = self._unsent_mark_passed()
-            if self._unsent_over:
-                return False
         try:
             self.conn.send_text(text.encode())
         except InvalidState:
             return False
         frames = self.conn.data_to_send()
         data = frames[0] if len(frames) == 1 else b"".join(frames)
-        self._unchecked += len(data)
         self.transport.write(data)
+        self._count_written(len(data))
         return True
 
-    def _unsent_mark_passed(self) -> bool:
-        """Whether the client has left more than `UNSENT_HIGH_WATER` bytes unread (the kernel
-        takes megabytes on loopback before the transport holds anything back, so the transport's
-        own mark alone would let a client that never reads go unnoticed)."""
+    async def send(self, message: ASGISendEvent) -> None:
+        """The app's awaited send (uvicorn's), counted like `send_text_now`'s writes: it waits
+        while the client leaves too much unread."""
+        await super().send(message)
+        if message["type"] == "websocket.send":
+            data = message.get("text") or message.get("bytes") or b""
+            self._count_written(len(data))
+
+    def _count_written(self, size: int) -> None:
+        """Count ``size`` bytes written; every `UNSENT_CHECK_EVERY` bytes, look at how much the
+        client has left unread and hold writes back past `UNSENT_HIGH_WATER`."""
+        self._unchecked += size
+        if self._unchecked < UNSENT_CHECK_EVERY:
+            return
+        self._unchecked = 0
+        if self._unread_hold is None and self._unread_bytes() > UNSENT_HIGH_WATER:
+            self.writable.clear()
+            self._unread_hold = self.loop.call_later(UNSENT_POLL_S, self._look_again)
+
+    def _look_again(self) -> None:
+        """While writes are held back: go on once the client has read down to
+        `UNSENT_LOW_WATER` (or the connection is gone), else look again later."""
+        if (not self.disconnected and not self.transport.is_closing()
+                and self._unread_bytes() > UNSENT_LOW_WATER):
+            self._unread_hold = self.loop.call_later(UNSENT_POLL_S, self._look_again)
+            return
+        self._unread_hold = None
+        if not self._transport_paused or self.disconnected:
+            self.writable.set()
+
+    def pause_writing(self) -> None:
+        """The transport's buffer is past its high water: hold writes back."""
+        self._transport_paused = True
+        super().pause_writing()
+
+    def resume_writing(self) -> None:
+        """The transport's buffer has drained: writes go on, unless the kernel's send queue
+        still holds too much the client has not read."""
+        self._transport_paused = False
+        if self._unread_hold is None:
+            super().resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """Stop looking at a socket that is gone."""
+        if self._unread_hold is not None:
+            self._unread_hold.cancel()
+            self._unread_hold = None
+        super().connection_lost(exc)
+
+    def _unread_bytes(self) -> int:
+        """Bytes the client has not yet taken from the kernel's send queue (0 when this is not
+        a socket that can be asked)."""
         sock = self.transport.get_extra_info("socket")
         if sock is None:
-            return False
+            return 0
         try:
-            return unsent_bytes(sock.fileno()) > UNSENT_HIGH_WATER
+            return unsent_bytes(sock.fileno())
         except OSError:
-            return True  # not a TCP socket this can ask: the waiting path, as before
+            return 0  # not a TCP socket this can ask: the transport's own mark still holds
 
     def _queue_for_app(self) -> None:
         """Queue a complete message for the app; stop reading only when too many wait."""
