@@ -3,7 +3,11 @@ bounds, the settling window and its cap (docs/fairness.md)."""
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ratscrew.server.judging import (
     ALLOWANCE_CAP_MS,
@@ -36,6 +40,14 @@ def test_the_round_trip_is_the_windows_minimum_so_slow_samples_do_not_move_it() 
 def test_old_samples_leave_the_window() -> None:
     estimate = link(10, *[60] * WINDOW)  # the link got slower: the 10 ms sample is forgotten
     assert estimate.samples == WINDOW and estimate.rtt_ms == 60
+
+
+@given(st.lists(st.floats(min_value=-5.0, max_value=500.0), min_size=1, max_size=2 * WINDOW))
+def test_the_ping_shown_is_the_median_of_the_window(samples: list[float]) -> None:
+    link = LinkEstimate()
+    for sample in samples:
+        link.add(sample)
+    assert link.median_ms == statistics.median(max(0.0, s) for s in samples[-WINDOW:])
 
 
 def test_jitter_is_the_90th_percentile_above_the_minimum() -> None:

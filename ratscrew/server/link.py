@@ -19,7 +19,7 @@ samples and estimates the link robustly:
 from __future__ import annotations
 
 from collections import deque
-from statistics import median
+from collections.abc import Sequence
 
 WINDOW = 30
 """Round-trip samples kept per connection (about a minute of pings)."""
@@ -31,13 +31,44 @@ FIRST_PING_GAP_MS = 150
 """The gap between those first pings."""
 MAX_OUTSTANDING = 16
 """Unanswered pings remembered; older ones are forgotten (their pongs are ignored)."""
+NOTICEABLE_MS = 5
+"""A shown figure (a seat's ping, the room's settling window) that moves by less than this and
+by less than `NOTICEABLE_SHARE` of itself is not news: no ``room`` message goes out for it alone."""
+NOTICEABLE_SHARE = 0.25
+"""See `NOTICEABLE_MS`."""
+
+
+def noticeably_changed(shown: Sequence[int | None], now: Sequence[int | None]) -> bool:
+    """Whether figures shown to players in ms (``None``: not measured yet) have moved enough
+    since they were ``shown`` to be worth telling: by at least `NOTICEABLE_MS` and at least
+    `NOTICEABLE_SHARE` of the shown figure, or from or to "not measured".
+
+    >>> noticeably_changed([40, 12], [43, 12])   # 3 ms on 40: nobody acts on that
+    False
+    >>> noticeably_changed([40, 12], [52, 12])
+    True
+    >>> noticeably_changed([2, 2], [6, 2]), noticeably_changed([2, 2], [7, 2])
+    (False, True)
+    >>> noticeably_changed([None, 12], [3, 12]), noticeably_changed([12], [12, 30])
+    (True, True)
+    """
+    if len(shown) != len(now):
+        return True
+    for before, after in zip(shown, now, strict=True):
+        if before is None or after is None:
+            if before != after:
+                return True
+        elif abs(after - before) >= max(NOTICEABLE_MS, NOTICEABLE_SHARE * before):
+            return True
+    return False
 
 
 class LinkEstimate:
     """A sliding window of round-trip samples and the estimates drawn from it.
 
-    The estimates are read on every step of a room (the settling window) but change only when a
-    pong adds a sample, so they are worked out once per sample and kept until the next one.
+    The estimates are read on every step of a room (the settling window) and after every pong
+    (the ping shown) but change only when a pong adds a sample, so they are worked out once per
+    sample, from one sort of the window, and kept until the next one.
 
     >>> link = LinkEstimate()
     >>> for rtt in (40, 38, 90, 41):
@@ -49,6 +80,7 @@ class LinkEstimate:
     def __init__(self, window: int = WINDOW) -> None:
         self._samples: deque[float] = deque(maxlen=window)
         self._rtt: float | None = None
+        self._median: float | None = None
         self._jitter = 0.0
         self.window_ms: float | None = None
         """`ratscrew.server.judging.link_window_ms` of this link, kept there until the next
@@ -60,6 +92,8 @@ class LinkEstimate:
         self._samples.append(max(0.0, rtt_ms))
         ordered = sorted(self._samples)
         self._rtt = ordered[0]
+        middle = len(ordered) // 2
+        self._median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
         if len(ordered) < 2:
             self._jitter = 0.0
         else:
@@ -84,7 +118,7 @@ class LinkEstimate:
     @property
     def median_ms(self) -> float | None:
         """The median round trip: the "ping" shown to players."""
-        return median(self._samples) if self._samples else None
+        return self._median
 
 
 class Pinger:

@@ -396,13 +396,20 @@ class Lobby:
             if seat.kind == "bot":
                 entry["bot"] = seat.bot
             elif seat.kind == "human":
-                link = seat.conn.pinger.link if seat.conn is not None else None
-                ping = None if link is None else link.median_ms
                 entry["host"], entry["connected"] = self.is_host(seat.token_hash), seat.conn is not None
-                entry["ready"], entry["ping_ms"] = seat.ready, None if ping is None else round(ping)
+                entry["ready"], entry["ping_ms"] = seat.ready, self.shown_ping(seat)
                 entry["stand_in"] = seat.stand_in
             seats.append(entry)
         return seats
+
+    @staticmethod
+    def shown_ping(seat: Seat) -> int | None:
+        """The ping shown on ``seat`` (its link's median round trip, in whole ms), if a
+        connected person sits there and it has been measured."""
+        if seat.kind != "human" or seat.conn is None:
+            return None
+        ping = seat.conn.pinger.link.median_ms
+        return None if ping is None else round(ping)
 
     def people(self) -> RoomPeople:
         """The ``spectators``, ``waiting`` and ``open_seats`` of the ``room`` message."""

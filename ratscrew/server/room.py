@@ -64,6 +64,7 @@ from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
 from ratscrew.server.labjobs import LabService
 from ratscrew.server.lifecycle import Presence, RoomHooks
+from ratscrew.server.link import noticeably_changed
 from ratscrew.server.lobby import (
     CODE_ALPHABET,
     CODE_LENGTH,
@@ -158,6 +159,8 @@ class Room:
         """What the room sends, held while a write it shows is being stored (the server hands
         it to each connection of this room; see `ratscrew.server.writer`)."""
         self.publisher = Publisher(self.clock.now, on_published=self.outbox.published)
+        self._shown_links: list[int | None] = []
+        """The seats' pings and the settling window the last ``room`` message showed."""
         self._new_game_parts()
 
     def _new_game_parts(self) -> None:
@@ -985,12 +988,18 @@ class Room:
 
     def _broadcast_room(self) -> None:
         public = self._public_summary()
+        self._shown_links = [*(entry.get("ping_ms") for entry in public["seats"]), public["settle_ms"]]
         shared = {key: value for key, value in public.items() if key not in ("seats", "waiting")}
         self.publisher.room(shared, [(conn, self.lobby.for_member(public, member))
                                      for conn, member in list(self.connections.items())])
 
     def _maybe_update_room(self) -> None:
-        if self.publisher.room_update_due():
+        """After a pong: a ``room`` message, if the last went out long enough ago and a seat's
+        ping or the settling window has since moved enough to notice (`link.noticeably_changed`).
+        A steady link costs its room no message (the load profile: a fifth of a pong's work went
+        into ``room`` messages that showed the same figures, give or take a millisecond)."""
+        if self.publisher.room_update_due() and noticeably_changed(
+                self._shown_links, [*map(Lobby.shown_ping, self.seats), round(self.settle_ms)]):
             self._broadcast_room()
 
     def _broadcast(self, message: ServerMessage) -> None:
