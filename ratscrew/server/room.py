@@ -996,8 +996,9 @@ class Room:
     def _maybe_update_room(self) -> None:
         """After a pong: a ``room`` message, if the last went out long enough ago and a seat's
         ping or the settling window has since moved enough to notice (`link.noticeably_changed`).
-        A steady link costs its room no message (the load profile: a fifth of a pong's work went
-        into ``room`` messages that showed the same figures, give or take a millisecond)."""
+        A steady link costs its room no message (in a 500-room load profile, ``room`` messages
+        sent after pongs took 5.8% of the server's samples, most showing the same figures give
+        or take a millisecond)."""
         if self.publisher.room_update_due() and noticeably_changed(
                 self._shown_links, [*map(Lobby.shown_ping, self.seats), round(self.settle_ms)]):
             self._broadcast_room()
