@@ -28,7 +28,12 @@ from websockets.sync.client import connect
 
 from ratscrew.server.app import Limits, WebSocketConnection, create_app, watch_sends
 from ratscrew.server.store import SqliteStore
-from ratscrew.server.wsprotocol import UNSENT_CHECK_EVERY, UNSENT_HIGH_WATER, BatchedReadProtocol
+from ratscrew.server.wsprotocol import (
+    RECEIVE_NOW_EXTENSION,
+    UNSENT_CHECK_EVERY,
+    UNSENT_HIGH_WATER,
+    BatchedReadProtocol,
+)
 
 
 @pytest.fixture
@@ -163,19 +168,8 @@ def test_the_awaited_send_waits_while_the_client_leaves_too_much_unread() -> Non
             await send({"type": "websocket.send", "text": message})  # the awaited path only
             written.append(len(message))
 
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
-                                           ws_per_message_deflate=False, lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    client = socket.socket()
-    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window from the start
-    try:
+    with bare_server(app) as port, socket.socket() as client:
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window from the start
         client.connect(("127.0.0.1", port))
         client.sendall(handshake("/", f"127.0.0.1:{port}"))
         time.sleep(1.5)  # the client reads nothing
@@ -191,7 +185,56 @@ def test_the_awaited_send_waits_while_the_client_leaves_too_much_unread() -> Non
             with contextlib.suppress(TimeoutError):
                 read += len(client.recv(1 << 16))
         assert sum(written) > held_at + UNSENT_HIGH_WATER, "the sends did not go on once it read"
+
+
+def test_an_error_in_the_handler_of_a_message_read_in_place_closes_with_1011() -> None:
+    """A message handed to the app in the read callback (`take_messages`) whose handling
+    raises closes that connection with 1011, and the app hears the close as from a client."""
+    handled: list[str] = []
+    heard: list[dict[str, Any]] = []
+
+    def handle(text: str) -> None:
+        if text == "boom":
+            raise RuntimeError("a bug in the handler")
+        handled.append(text)
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return
+        await receive()
+        await send({"type": "websocket.accept"})
+        scope["extensions"][RECEIVE_NOW_EXTENSION]["take"](handle)
+        heard.append(await receive())
+
+    with bare_server(app) as port, connect(f"ws://127.0.0.1:{port}/", close_timeout=1) as client:
+        client.send("first")
+        client.send("boom")
+        client.send("never handled")
+        with pytest.raises(ConnectionClosed) as closed:
+            client.recv(timeout=5)
+    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1011
+    deadline = time.monotonic() + 5
+    while not heard and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert handled == ["first"] and heard and heard[0]["type"] == "websocket.disconnect"
+    assert heard[0]["code"] == 1011
+
+
+@contextlib.contextmanager
+def bare_server(app: Any) -> Iterator[int]:
+    """A bare ASGI ``app`` on uvicorn with the server's websocket protocol, on a free loopback
+    port (yielded), stopped on the way out."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
+                                           ws_per_message_deflate=False, lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        yield listener.getsockname()[1]
     finally:
-        client.close()
         server.should_exit = True
         thread.join(timeout=10)

@@ -162,9 +162,14 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
 
     def _close_after_error(self) -> None:
         self._on_message = None
-        self.queue.put_nowait({"type": "websocket.disconnect", "code": INTERNAL_ERROR_CLOSE})
+        self._fail(INTERNAL_ERROR_CLOSE, "internal error")
+
+    def _fail(self, code: int, reason: str) -> None:
+        """Tell the app the connection is gone (``code``), and close it: the close frame with
+        ``code`` and ``reason``, then the transport, unless either is done already."""
+        self.queue.put_nowait({"type": "websocket.disconnect", "code": code, "reason": reason})
         if not self.close_sent and not self.transport.is_closing():
-            self.conn.fail(INTERNAL_ERROR_CLOSE, "internal error")
+            self.conn.fail(code, reason)
             self.transport.write(b"".join(self.conn.data_to_send()))
             self.close_sent = True
             self.transport.close()
@@ -310,9 +315,5 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
         self._answers.clear()
         prefix = f"{self.client[0]}:{self.client[1]}" if self.client else "a client"
         log.info("closing a websocket from %s: %s (policy violation, %d)", prefix, why, FLOOD_CLOSE)
-        self.queue.put_nowait({"type": "websocket.disconnect", "code": FLOOD_CLOSE, "reason": why})
-        self.conn.fail(FLOOD_CLOSE, why)
-        self.transport.write(b"".join(self.conn.data_to_send()))
-        self.close_sent = True
-        self.transport.close()
+        self._fail(FLOOD_CLOSE, why)
         self.loop.call_later(CLOSE_GRACE_S, self.transport.abort)
