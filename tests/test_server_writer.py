@@ -5,10 +5,7 @@ and what a room sends held until the step it shows is stored (persist before pub
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
-import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +16,7 @@ from postgres import PostgresCluster
 from ratscrew.server.protocol import Start, Watch, parse_room_request
 from ratscrew.server.room import Room
 from ratscrew.server.store import SqliteStore, StepRows, Store, StoreUnavailable, open_store
-from ratscrew.server.writer import COMMIT_GAP_S, Closing, Item, Outbox, OutboxSends, StepWriter
+from ratscrew.server.writer import Closing, Item, Outbox, OutboxSends, StepWriter
 
 
 class Recording(OutboxSends):
@@ -133,37 +130,6 @@ def test_on_postgresql_steps_are_written_off_the_event_loop_and_shown_once_store
     assert stored is not None and [entry["n"] for entry in stored.judged] == list(range(3, 41, 3))
     assert writer.steps == 40 and writer.batches < 40  # steps queued while one was in flight went together
     assert turns > 40
-    store.close()
-
-
-def test_on_postgresql_batches_begin_at_least_the_commit_gap_apart(fresh_database: str) -> None:
-    store = open_store(fresh_database)
-    writer = StepWriter(store)
-    game_id = a_game(store, "GAPS")
-    outbox = Outbox()
-    began: list[float] = []
-    write_steps = store.append_steps_async
-
-    async def timed(steps: Sequence[StepRows]) -> None:
-        began.append(time.monotonic())
-        await write_steps(steps)
-
-    store.append_steps_async = timed  # type: ignore[method-assign]
-
-    async def play() -> None:
-        for n in range(1, 61):  # a step every half millisecond, far faster than the gap
-            writer.append_step(outbox, StepRows(game_id, n - 1, [("play", n % 2, 100 * n)], 0, []),
-                               never_lost)
-            await asyncio.sleep(0.0005)
-        await writer.drain()
-        await store.close_async()
-
-    asyncio.run(play())
-    assert stored_actions(store, game_id) == 60 and writer.steps == 60
-    gaps = [later - earlier for earlier, later in itertools.pairwise(began)]
-    assert len(began) == writer.batches > 1
-    # the loop's timers may fire up to its clock's resolution early
-    assert min(gaps) >= COMMIT_GAP_S - 0.0005, f"batches began {min(gaps) * 1000:.2f} ms apart"
     store.close()
 
 

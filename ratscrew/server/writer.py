@@ -12,15 +12,13 @@ How the writer writes depends on the store (`Store.writes_off_the_loop`):
 - **SQLite** (a local file, a write is tens of microseconds): the steps every room took in one
   turn of the event loop are written at the end of that turn, in one transaction (one commit
   instead of one per step), and then the held messages go out. Under load, transactions are
-  at least :data:`COMMIT_GAP_S` apart: the steps of the turns in between wait and share
+  at least :data:`SQLITE_COMMIT_GAP_S` apart: the steps of the turns in between wait and share
   the next one (every commit writes the pages it touched to the write-ahead log again, and a
   full log is copied back with a flush to disk on the event loop), so a loaded server commits a
   few hundred times a second instead of once per turn, for at most that much more delay.
 - **PostgreSQL** (a round trip to another process, ~200 µs or more): the writes run in a task
   on psycopg's asynchronous pool, one batch at a time (each batch is everything queued while
-  the last one was in flight, and batches begin at least :data:`COMMIT_GAP_S` apart, as
-  SQLite's transactions do: each transaction costs the database its own work, whatever its
-  size); no round trip for a step is made on the event loop.
+  the last one was in flight); no round trip for a step is made on the event loop.
 
 Other writes that must come after a room's steps and before what shows them (a game's end, its
 record and rating) go through :meth:`StepWriter.write`, in order with the steps; on PostgreSQL
@@ -59,9 +57,9 @@ from ratscrew.server.store import StepRows, Store
 
 log = logging.getLogger("ratscrew.server")
 
-COMMIT_GAP_S = 0.003
-"""Least time between two transactions of steps, on either database (see the module
-docstring). An idle server writes a step at once, as before. At 500 rooms the server made one
+SQLITE_COMMIT_GAP_S = 0.003
+"""Least time between two SQLite transactions of steps (see the module docstring). An idle
+server writes a step at the end of its turn as before. At 500 rooms the server made one
 transaction per 6.3 messages it sent (about one step each; ``ratscrew_store_seconds_count``
 against ``ratscrew_messages_out_total``), and with this gap one per 18. Three milliseconds is
 far below what a player can see and far above a commit (tens of microseconds)."""
@@ -245,7 +243,7 @@ class StepWriter:
         self._scheduled = False
         self._flushing = False
         self._last_flush = -1e18
-        """When the last transaction (batch, on PostgreSQL) of steps began (``time.monotonic``)."""
+        """When the last SQLite transaction of steps began (``time.monotonic``)."""
         self._task: asyncio.Task[None] | None = None
         self.batches = 0
         """Batches written so far (a batch is one transaction of steps, for the benchmarks)."""
@@ -276,7 +274,7 @@ class StepWriter:
                 self._task = loop.create_task(self._write_off_the_loop(), name="step writer")
         elif not self._scheduled:
             self._scheduled = True
-            wait = self._last_flush + COMMIT_GAP_S - time.monotonic()
+            wait = self._last_flush + SQLITE_COMMIT_GAP_S - time.monotonic()
             if wait > 0:  # a transaction began a moment ago: the next one takes more steps
                 loop.call_later(wait, self._write_on_the_loop)
             else:
@@ -319,24 +317,18 @@ class StepWriter:
     # ------------------------------------------------------------------ PostgreSQL: in a task
 
     async def _write_off_the_loop(self) -> None:
-        while self._pending:
-            wait = self._last_flush + COMMIT_GAP_S - time.monotonic()
-            if wait > 0:  # a batch began a moment ago: what queues meanwhile shares the next one
-                await asyncio.sleep(wait)
-            self._last_flush = time.monotonic()
-            batch, self._pending = self._pending, []
-            for start, group in _groups(batch):
-                try:
-                    if group[0].step is not None:
-                        await self.store.append_steps_async(_steps(group))
-                    else:
-                        for write in group:
-                            assert write.call is not None
-                            await asyncio.to_thread(write.call)
-                except Exception as error:
-                    self._lost(batch[start:], error)
-                    return
-                self._stored(group)
+        for group, rest in self._queued_groups():
+            try:
+                if group[0].step is not None:
+                    await self.store.append_steps_async(_steps(group))
+                else:
+                    for write in group:
+                        assert write.call is not None
+                        await asyncio.to_thread(write.call)
+            except Exception as error:
+                self._lost(rest, error)
+                return
+            self._stored(group)
 
     def _queued_groups(self) -> Iterator[tuple[list[_Write], list[_Write]]]:
         """What is queued, batch after batch (a batch: everything queued while the last was
