@@ -61,9 +61,9 @@ class Shown:
     def on_events(self, events: Sequence[Event], observation: Observation) -> Answer:
         """The events, each stamped with the time they are shown."""
         at, view = self._view(observation)
-        # a new event only where the time moves (dataclasses.replace is the costly part)
         if not self._restamp:
             return self.agent.on_events(events, view)
+        # a new event only where the time moves (dataclasses.replace is the costly part)
         shown = [event if event.at >= at else dataclasses.replace(event, at=at) for event in events]
         return self.agent.on_events(shown, view)
 
