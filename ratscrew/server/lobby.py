@@ -112,6 +112,15 @@ class Seat:
     stand_in: str | None = None
     """The level of the bot playing for the person here while they are away (issue 26)."""
 
+    @property
+    def shown_ping(self) -> int | None:
+        """The ping shown on this seat (its link's median round trip, in whole ms), if a
+        connected person sits here and it has been measured."""
+        if self.kind != "human" or self.conn is None:
+            return None
+        ping = self.conn.pinger.link.median_ms
+        return None if ping is None else round(ping)
+
     def row(self) -> SeatRow:
         """What the store keeps of the seat."""
         return SeatRow(self.index, self.kind, self.name, self.bot, self.token_hash,
@@ -397,19 +406,10 @@ class Lobby:
                 entry["bot"] = seat.bot
             elif seat.kind == "human":
                 entry["host"], entry["connected"] = self.is_host(seat.token_hash), seat.conn is not None
-                entry["ready"], entry["ping_ms"] = seat.ready, self.shown_ping(seat)
+                entry["ready"], entry["ping_ms"] = seat.ready, seat.shown_ping
                 entry["stand_in"] = seat.stand_in
             seats.append(entry)
         return seats
-
-    @staticmethod
-    def shown_ping(seat: Seat) -> int | None:
-        """The ping shown on ``seat`` (its link's median round trip, in whole ms), if a
-        connected person sits there and it has been measured."""
-        if seat.kind != "human" or seat.conn is None:
-            return None
-        ping = seat.conn.pinger.link.median_ms
-        return None if ping is None else round(ping)
 
     def people(self) -> RoomPeople:
         """The ``spectators``, ``waiting`` and ``open_seats`` of the ``room`` message."""

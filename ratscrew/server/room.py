@@ -988,7 +988,7 @@ class Room:
 
     def _broadcast_room(self) -> None:
         public = self._public_summary()
-        self._shown_links = [*(entry.get("ping_ms") for entry in public["seats"]), public["settle_ms"]]
+        self._shown_links = self._link_figures()
         shared = {key: value for key, value in public.items() if key not in ("seats", "waiting")}
         self.publisher.room(shared, [(conn, self.lobby.for_member(public, member))
                                      for conn, member in list(self.connections.items())])
@@ -999,9 +999,12 @@ class Room:
         A steady link costs its room no message (in a 500-room load profile, ``room`` messages
         sent after pongs took 5.8% of the server's samples, most showing the same figures give
         or take a millisecond)."""
-        if self.publisher.room_update_due() and noticeably_changed(
-                self._shown_links, [*map(Lobby.shown_ping, self.seats), round(self.settle_ms)]):
+        if self.publisher.room_update_due() and noticeably_changed(self._shown_links, self._link_figures()):
             self._broadcast_room()
+
+    def _link_figures(self) -> list[int | None]:
+        """The seats' pings and the settling window as a ``room`` message shows them now."""
+        return [*(seat.shown_ping for seat in self.seats), round(self.settle_ms)]
 
     def _broadcast(self, message: ServerMessage) -> None:
         self.publisher.broadcast(message, self.connections)

@@ -198,7 +198,7 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
         await super().send(message)
         if message["type"] == "websocket.send":
             data = message.get("text") or message.get("bytes") or b""
-            self._count_written(len(data))
+            self._count_written(len(data))  # a text's characters: near enough for a 16 KiB look
 
     def _count_written(self, size: int) -> None:
         """Count ``size`` bytes written; every `UNSENT_CHECK_EVERY` bytes, look at how much the
