@@ -66,6 +66,7 @@ class WorkerReport:
     received: int = 0
     received_bytes: int = 0
     sent: int = 0
+    sent_bytes: int = 0
     lost: int = 0
     rooms: int = 0
     sockets: int = 0
@@ -99,9 +100,11 @@ class LoadPlayer:
         self.slapped_version = -1
 
     async def send(self, message: dict[str, Any]) -> None:
-        await self.ws.send(json.dumps(message))
+        text = json.dumps(message)
+        await self.ws.send(text)
         if self.measuring.is_set():
             self.report.sent += 1
+            self.report.sent_bytes += len(text)
 
     async def later(self, delay_ms: float, message: dict[str, Any]) -> None:
         await asyncio.sleep(delay_ms / 1000.0)
@@ -376,11 +379,12 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
     latencies = [x for r in reports for x in r.latencies_ms]
     started = sum(r.rooms for r in reports)
     received = sum(r.received for r in reports)
+    sent, sent_bytes = sum(r.sent for r in reports), sum(r.sent_bytes for r in reports)
     return {
         "rooms": started, "sockets": sum(r.sockets for r in reports),
         "lost": sum(r.lost for r in reports) + sum(r.failed_to_start for r in reports),
         "msgs_out_per_s": received / seconds,
-        "msgs_in_per_s": sum(r.sent for r in reports) / seconds,
+        "msgs_in_per_s": sent / seconds,
         "p50_ms": percentile(latencies, .5), "p95_ms": percentile(latencies, .95),
         "p99_ms": percentile(latencies, .99),
         "mean_ms": statistics.fmean(latencies) if latencies else float("nan"),
@@ -388,6 +392,7 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
         "rss_mb": rss, "rss_mb_per_room": (rss - base_rss) / max(1, started),
         "server_cpu_us_per_msg_out": cpu * seconds / received * 1e6 if received else float("nan"),
         "bytes_per_msg_out": sum(r.received_bytes for r in reports) / received if received else float("nan"),
+        "bytes_per_msg_in": sent_bytes / sent if sent else float("nan"),
         "shards": float(shards), "proxy_db_cpu_pct": 100 * helpers,
         "stalled": sum(r.stalled for r in reports),
         "stalled_closed": sum(r.stalled_closed for r in reports),
@@ -400,7 +405,7 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
 JSON_KEYS = ("rooms", "sockets", "lost", "msgs_out_per_s", "msgs_in_per_s", "p50_ms", "p95_ms",
              "p99_ms", "server_cpu_pct", "rss_mb", "load_cpu_pct", "server_cpu_us_per_msg_out",
              "mean_ms", "rss_mb_per_room", "bytes_per_msg_out", "shards", "proxy_db_cpu_pct",
-             "stalled", "stalled_closed", "stalled_rooms_p99_ms")
+             "stalled", "stalled_closed", "stalled_rooms_p99_ms", "bytes_per_msg_in")
 """The fields of a ``--json`` row, in order (the first twelve are the benchmark's contract)."""
 
 

@@ -1,4 +1,4 @@
-"""The floor under the room server: what the same websocket stack costs to send a message.
+"""The floor under the room server: what the same websocket stack costs to carry its messages.
 
 Runs ``benchmarks/server_load.py``'s measurement of ``ratscrew serve`` (rooms of four scripted
 players), then starts a bare Starlette websocket app on the very uvicorn configuration
@@ -8,16 +8,24 @@ started the same garbage collector settings, ``ratscrew.server.collector``) that
 nothing but send one pre-encoded text message of the same average size to the same number of
 sockets, grouped in rooms of four: each room wakes at Poisson times, at the same rate of
 messages per socket as the server run, and sends the same text to its four members, as a room
-publishes one state to its audience. Both runs measure the server process's CPU over the same
-window and divide it by the messages the clients received: the CPU microseconds one outgoing
-message costs. It prints both figures, their ratio (the room server's cost as a multiple of
-the floor), and how many connections of each server negotiated per-message deflate (none on
-either: the client offers it, both decline).
+publishes one state to its audience; its clients send nothing. Both runs measure the server
+process's CPU over the same window and divide it by the messages the clients received: the CPU
+microseconds one outgoing message costs. It prints both figures, their ratio (the room server's
+cost as a multiple of the floor), and how many connections of each server negotiated
+per-message deflate (none on either: the client offers it, both decline).
+
+``--two-way-floor`` also measures the floor carrying what the players sent the server: its
+clients send text messages of the players' average size at Poisson times, at the same rate per
+socket (plays, slaps and pongs, about two for every five messages out), and the bare app reads
+each and drops it. What the room server costs above that floor is its own work (parsing and
+judging what the players send, the game, storing, encoding), not the stack's; it is printed as
+a second ratio. The table's ratio column stays the one against the send-only floor (the
+floor of docs/online.md's ≤ 3× goal).
 
 Usage: ``.venv/bin/python benchmarks/ws_floor.py [--rooms N] [--seconds T] [--repeat R]
-[--compare DIR] [--json]``. ``--compare DIR`` also measures the room server of another checkout
-(the code before a change), alternating with this one in every round, so before and after
-share the machine's load.
+[--compare DIR] [--two-way-floor] [--json]``. ``--compare DIR`` also measures the room server
+of another checkout (the code before a change), alternating with this one in every round, so
+before and after share the machine's load.
 ``--serve`` (internal) runs the bare app itself. It prints figures; nothing is asserted. Every
 run is bounded and stops by itself.
 """
@@ -42,7 +50,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from server_load import cpu_seconds, negotiated_deflate, rss_mb, run_once
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 
 ROOM_SIZE = 4
 """Sockets per room: the load benchmark's rooms seat four players."""
@@ -147,28 +155,61 @@ def floor_server(size: int, per_socket_rate: float) -> Iterator[FloorServer]:
 # ---------------------------------------------------------------------- its clients
 
 
-async def receive(url: str, sockets: int, ramp_s: float,
-                  seconds: float) -> tuple[int, int, float, int]:
-    """Open ``sockets`` connections over ``ramp_s``, then count what arrives for ``seconds``:
-    (messages, lost connections, this process's CPU seconds while measuring, connections that
-    negotiated per-message deflate)."""
+@dataclass(frozen=True)
+class Inbound:
+    """What each client sends the floor: ``rate`` messages a second (Poisson times) of ``size``
+    bytes each; a rate of 0 sends nothing."""
+
+    size: int = 0
+    rate: float = 0.0
+
+    def text(self) -> str:
+        """A client message of ``size`` bytes (at least its type).
+
+        >>> len(Inbound(60, 1.0).text())
+        60
+        """
+        return json.dumps({"type": "slap", "pad": "x" * max(0, self.size - 27)})
+
+
+async def receive(url: str, sockets: int, ramp_s: float, seconds: float,
+                  inbound: Inbound) -> tuple[int, int, float, int, int]:
+    """Open ``sockets`` connections over ``ramp_s``, each sending ``inbound``, then count what
+    arrives for ``seconds``: (messages, lost connections, this process's CPU seconds while
+    measuring, connections that negotiated per-message deflate, messages sent)."""
     counted = 0
+    sent = 0
     lost = 0
     deflated = 0
     measuring = False
+    text = inbound.text()
+
+    async def send_inbound(ws: ClientConnection, rng: random.Random) -> None:
+        nonlocal sent
+        while True:
+            await asyncio.sleep(rng.expovariate(inbound.rate))
+            await ws.send(text)
+            if measuring:
+                sent += 1
 
     async def one(index: int) -> None:
         nonlocal counted, lost, deflated
         await asyncio.sleep(ramp_s * 0.7 * index / max(1, sockets))
+        sender: asyncio.Task[None] | None = None
         try:
             async with connect(url.replace("http", "ws") + "/ws", open_timeout=30, max_size=2**20) as ws:
                 deflated += negotiated_deflate(ws)
+                if inbound.rate > 0:
+                    sender = asyncio.create_task(send_inbound(ws, random.Random(index)))
                 async for _raw in ws:
                     if measuring:
                         counted += 1
         except Exception:
             if measuring:
                 lost += 1
+        finally:
+            if sender is not None:
+                sender.cancel()
 
     tasks = [asyncio.create_task(one(i)) for i in range(sockets)]
     await asyncio.sleep(ramp_s)
@@ -180,25 +221,26 @@ async def receive(url: str, sockets: int, ramp_s: float,
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return counted, lost, cpu, deflated
+    return counted, lost, cpu, deflated, sent
 
 
-def client_worker(url: str, sockets: int, ramp_s: float, seconds: float,
+def client_worker(url: str, sockets: int, ramp_s: float, seconds: float, inbound: Inbound,
                   out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
-    out.put(asyncio.run(receive(url, sockets, ramp_s, seconds)))
+    out.put(asyncio.run(receive(url, sockets, ramp_s, seconds, inbound)))
 
 
 def run_floor(sockets: int, size: int, per_socket_rate: float, seconds: float, ramp_s: float,
-              processes: int = 2) -> dict[str, float]:
-    """Measure the bare app: CPU per message sent, messages per second, memory."""
+              processes: int = 2, inbound: Inbound = Inbound()) -> dict[str, float]:
+    """Measure the bare app, its clients sending ``inbound``: CPU per message sent, messages
+    per second each way, memory."""
     with floor_server(size, per_socket_rate) as server:
-        out: multiprocessing.Queue[tuple[int, int, float, int]] = multiprocessing.Queue()
+        out: multiprocessing.Queue[tuple[int, int, float, int, int]] = multiprocessing.Queue()
         # whole rooms per process, so every group of four is filled
         rooms = sockets // ROOM_SIZE
         shares = [ROOM_SIZE * (rooms // processes + (1 if i < rooms % processes else 0))
                   for i in range(processes)]
         workers = [multiprocessing.Process(target=client_worker,
-                                           args=(server.url, share, ramp_s, seconds, out))
+                                           args=(server.url, share, ramp_s, seconds, inbound, out))
                    for share in shares if share]
         for process in workers:
             process.start()
@@ -215,6 +257,7 @@ def run_floor(sockets: int, size: int, per_socket_rate: float, seconds: float, r
     received = sum(r[0] for r in results)
     return {"sockets": sum(shares), "lost": sum(r[1] for r in results),
             "msgs_out_per_s": received / seconds, "server_cpu_pct": 100 * cpu, "rss_mb": rss,
+            "msgs_in_per_s": sum(r[4] for r in results) / seconds,
             "load_cpu_pct": 100 * sum(r[2] for r in results) / seconds,
             "server_cpu_us_per_msg_out": cpu * seconds / received * 1e6 if received else float("nan"),
             "deflated_sockets": sum(r[3] for r in results)}
@@ -263,7 +306,7 @@ def source_tree(path: Path | None) -> Iterator[None]:
 
 
 ROW_KEYS = ("msgs_out_per_s", "lost", "server_cpu_pct", "server_cpu_us_per_msg_out", "rss_mb",
-            "load_cpu_pct", "deflated_sockets")
+            "load_cpu_pct", "deflated_sockets", "msgs_in_per_s")
 """The figures printed for every server measured (and in every ``--json`` row)."""
 
 
@@ -277,7 +320,8 @@ def print_row(name: str, figures: dict[str, float], floor_us: float | None, as_j
             row |= {"ratio": round(ratio, 2), "p99_ms": round(p99, 1)}
         print(json.dumps(row), flush=True)
         return
-    print(f"{name:<30}{figures['msgs_out_per_s']:>10.0f}{figures['lost']:>6.0f}"
+    print(f"{name:<32}{figures['msgs_out_per_s']:>10.0f}{figures['msgs_in_per_s']:>9.0f}"
+          f"{figures['lost']:>6.0f}"
           f"{figures['server_cpu_pct']:>7.0f}{figures['server_cpu_us_per_msg_out']:>8.1f}"
           f"{figures['rss_mb']:>8.0f}{figures['load_cpu_pct']:>11.0f}"
           f"{figures['deflated_sockets']:>9.0f}{p99:>9.1f}"
@@ -300,6 +344,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1,
                         help="rounds of measurements (default 1); each: the room server(s), then "
                         "the floor at the message size and rate this round's room server had")
+    parser.add_argument("--two-way-floor", action="store_true",
+                        help="in every round, also measure the floor whose clients send what the "
+                        "players sent the room server (as many messages per socket, as large), "
+                        "and print the room server's cost over it")
     parser.add_argument("--floor-sizes", metavar="BYTES,...",
                         help="only the bare floor, once per message size (e.g. 150,700,2000), at "
                         "--rate messages a second per socket: does a smaller message cost less?")
@@ -337,21 +385,36 @@ def main() -> None:
                 rooms.append((name, run_once(args.rooms, args.seconds, args.processes, ramp)))
         last = rooms[-1][1]  # the floor sends what this tree's server sent
         size = round(last["bytes_per_msg_out"])
-        per_socket = last["msgs_out_per_s"] / max(1, last["sockets"])
+        sockets = max(1, last["sockets"])
+        per_socket = last["msgs_out_per_s"] / sockets
+        # and what the players sent it: the floor's clients send as much, as often
+        inbound = Inbound(round(last["bytes_per_msg_in"]), last["msgs_in_per_s"] / sockets)
         with source_tree(None):  # the floor runs this checkout's server configuration
-            floor = run_floor(int(last["sockets"]), size, per_socket, args.seconds, ramp, args.processes)
+            floor = run_floor(int(last["sockets"]), size, per_socket, args.seconds, ramp,
+                              args.processes)
+            two_way = (run_floor(int(last["sockets"]), size, per_socket, args.seconds, ramp,
+                                 args.processes, inbound) if args.two_way_floor else None)
         floor_us = floor["server_cpu_us_per_msg_out"]
         if not args.json:
-            print(f"round {round_number}: {size} bytes a message, {per_socket:.2f} messages a "
-                  f"second per socket, load average {os.getloadavg()[0]:.2f}")
-            print(f"{'server':<30}{'msg/s out':>10}{'lost':>6}{'CPU %':>7}{'us/msg':>8}{'RSS MB':>8}"
-                  f"{'load CPU %':>11}{'deflate':>9}{'p99 ms':>9}{'ratio':>8}")
+            print(f"round {round_number}: out {size} bytes a message, {per_socket:.2f} messages a "
+                  f"second per socket; in {inbound.size} bytes, {inbound.rate:.2f} a second per "
+                  f"socket; load average {os.getloadavg()[0]:.2f}")
+            print(f"{'server':<32}{'msg/s out':>10}{'msg/s in':>9}{'lost':>6}{'CPU %':>7}"
+                  f"{'us/msg':>8}{'RSS MB':>8}{'load CPU %':>11}{'deflate':>9}{'p99 ms':>9}"
+                  f"{'ratio':>8}")
         for name, figures in rooms:
             print_row(name, figures, floor_us, args.json)
             if figures["late_rooms"] and not args.json:
                 print(f"  ({figures['late_rooms']:.0f} rooms were still starting when the measuring "
                       "began: a longer --ramp measures them all)")
         print_row("bare websocket floor", floor, None, args.json)
+        if two_way is not None:
+            print_row("floor, players' messages too", two_way, None, args.json)
+            if not args.json:
+                this_name, this = rooms[-1]
+                ratio = this["server_cpu_us_per_msg_out"] / two_way["server_cpu_us_per_msg_out"]
+                print(f"  ({this_name} over the floor carrying the players' messages too: "
+                      f"{ratio:.2f}x)")
 
 
 if __name__ == "__main__":
