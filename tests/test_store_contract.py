@@ -4,6 +4,7 @@ behaviour: rooms and seats, games and their actions, records, statistics, leader
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ from ratscrew.server.store import (
     SeatResult,
     SeatRow,
     SqliteStore,
+    StepRows,
     Store,
     StoreError,
     open_store,
@@ -202,6 +204,28 @@ def test_a_step_stores_its_actions_and_judgements_together_or_not_at_all(store: 
     assert stored is not None
     assert stored.actions == [("play", 0, 0), ("play", 1, 300)]  # the slap went with its clash
     assert stored.judged == [{"seat": 0, "kind": "play"}]
+
+
+def test_a_batch_of_steps_of_several_games_reads_back_as_it_was_written(store: Store) -> None:
+    """The step writer's batch (`append_steps_async`, one statement on PostgreSQL): every
+    game's actions and judgements come back in order, exactly, a judgement's text included."""
+    a_room(store, "ABCDEF")
+    a_room(store, "GHIJKL")
+    first, second = a_game(store, "ABCDEF"), a_game(store, "GHIJKL")
+    late = 2**40  # a clock far past 32 bits
+    entry = {"seat": 1, "kind": "slap", "name": "Zoë \"the\" ✋", "ms": [12.5, None]}
+    asyncio.run(store.append_steps_async([
+        StepRows(first, 0, [("play", 0, 0), ("burn", None, 5)], 0, []),
+        StepRows(second, 0, [("slap", 1, late)], 0, [entry]),
+        StepRows(first, 2, [("play", 1, 300)], 0, [{"seat": 1, "kind": "play"}]),
+    ]))
+    asyncio.run(store.append_steps_async([]))  # nothing to write: nothing written
+    stored_first, stored_second = store.game_in_progress(first), store.game_in_progress(second)
+    assert stored_first is not None and stored_second is not None
+    assert stored_first.actions == [("play", 0, 0), ("burn", None, 5), ("play", 1, 300)]
+    assert stored_first.judged == [{"seat": 1, "kind": "play"}]
+    assert stored_second.actions == [("slap", 1, late)]
+    assert stored_second.judged == [entry]
 
 
 def test_a_finished_game_has_its_record_and_is_no_longer_in_progress(store: Store) -> None:

@@ -30,6 +30,7 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+import orjson
 import psycopg
 import sqlalchemy as sa
 from psycopg.rows import dict_row
@@ -90,43 +91,37 @@ def redact(url: str) -> str:
 STEPS_INSERT = """
 WITH new_actions AS (
     INSERT INTO actions (game_id, n, kind, seat, at)
-    SELECT * FROM unnest(%(action_game)s::bigint[], %(action_n)s::int[], %(action_kind)s::text[],
-                         %(action_seat)s::int[], %(action_at)s::bigint[])
+    SELECT * FROM json_to_recordset(%(actions)s::json)
+        AS action(game_id bigint, n int, kind text, seat int, at bigint)
 )
 INSERT INTO judged (game_id, n, entry)
-SELECT * FROM unnest(%(judged_game)s::bigint[], %(judged_n)s::int[], %(judged_entry)s::text[])
+SELECT * FROM json_to_recordset(%(judged)s::json) AS judgement(game_id bigint, n int, entry text)
 """
 """A batch of steps (every room's, while the last batch was in flight) as one statement: each
-column an array, unnested into its table. Written for PostgreSQL by hand, the store's one such
-statement, because it is the hot write and its text does not change with the batch's size: a
-multi-row ``INSERT`` is a new statement for every size, and ``executemany`` in a pipeline waits
-on the event loop once per part (begin, each table, commit) while the loop is busy with 500
-rooms. One statement is one transaction: all of the batch or none."""
+table's rows one JSON array of objects, turned into rows by ``json_to_recordset``. Written for
+PostgreSQL by hand, the store's one such statement, because it is the hot write and its text
+does not change with the batch's size: a multi-row ``INSERT`` is a new statement for every size,
+and ``executemany`` in a pipeline waits on the event loop once per part (begin, each table,
+commit) while the loop is busy with 500 rooms. One statement is one transaction: all of the
+batch or none. The rows go as JSON text (orjson, in C) rather than as one array per column:
+psycopg builds array parameters element by element in Python, which cost the shard's event
+loop more than the rest of the write (``benchmarks/store_writes.py``)."""
 
 
-def steps_as_arrays(steps: Sequence[StepRows]) -> dict[str, list[Any]]:
-    """The parameters of `STEPS_INSERT` for ``steps``: the columns of their rows.
+def steps_as_json(steps: Sequence[StepRows]) -> dict[str, str]:
+    """The parameters of `STEPS_INSERT` for ``steps``: each table's rows as a JSON array.
 
-    >>> arrays = steps_as_arrays([StepRows(7, 3, [("play", 1, 900), ("slap", 0, 950)], 2,
-    ...                                    [{"seat": 0}])])
-    >>> arrays["action_n"], arrays["action_kind"], arrays["judged_n"], arrays["judged_entry"]
-    ([3, 4], ['play', 'slap'], [2], ['{"seat":0}'])
+    >>> params = steps_as_json([StepRows(7, 3, [("play", 1, 900), ("slap", 0, 950)], 2,
+    ...                                  [{"seat": 0}])])
+    >>> params["actions"]
+    '[{"game_id":7,"n":3,"kind":"play","seat":1,"at":900},{"game_id":7,"n":4,"kind":"slap","seat":0,"at":950}]'
+    >>> orjson.loads(params["judged"])  # the judgement's own JSON, as a text
+    [{'game_id': 7, 'n': 2, 'entry': '{"seat":0}'}]
     """
-    columns: dict[str, list[Any]] = {name: [] for name in (
-        "action_game", "action_n", "action_kind", "action_seat", "action_at",
-        "judged_game", "judged_n", "judged_entry")}
+    params = {"actions": "[]", "judged": "[]"}
     for table, rows in step_inserts(steps):
-        prefix = "action" if table.name == "actions" else "judged"
-        for row in rows:
-            columns[f"{prefix}_game"].append(row["game_id"])
-            columns[f"{prefix}_n"].append(row["n"])
-            if prefix == "action":
-                columns["action_kind"].append(row["kind"])
-                columns["action_seat"].append(row["seat"])
-                columns["action_at"].append(row["at"])
-            else:
-                columns["judged_entry"].append(row["entry"])
-    return columns
+        params[table.name] = orjson.dumps(rows).decode()
+    return params
 
 
 class PostgresTransaction:
@@ -200,7 +195,7 @@ class PostgresDatabase:
         batch's size."""
         if not steps:
             return
-        params = steps_as_arrays(steps)
+        params = steps_as_json(steps)
         async with self.store._async_connection() as conn:
             await conn.execute(STEPS_INSERT, params)
 
