@@ -387,8 +387,10 @@ def main() -> None:
         size = round(last["bytes_per_msg_out"])
         sockets = max(1, last["sockets"])
         per_socket = last["msgs_out_per_s"] / sockets
-        # and what the players sent it: the floor's clients send as much, as often
-        inbound = Inbound(round(last["bytes_per_msg_in"]), last["msgs_in_per_s"] / sockets)
+        # and what the players sent it: the two-way floor's clients send as much, as often
+        # (nothing, if the players sent nothing while measured)
+        in_rate = last["msgs_in_per_s"] / sockets
+        inbound = Inbound(round(last["bytes_per_msg_in"]), in_rate) if in_rate > 0 else Inbound()
         with source_tree(None):  # the floor runs this checkout's server configuration
             floor = run_floor(int(last["sockets"]), size, per_socket, args.seconds, ramp,
                               args.processes)

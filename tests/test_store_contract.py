@@ -214,12 +214,17 @@ def test_a_batch_of_steps_of_several_games_reads_back_as_it_was_written(store: S
     first, second = a_game(store, "ABCDEF"), a_game(store, "GHIJKL")
     late = 2**40  # a clock far past 32 bits
     entry = {"seat": 1, "kind": "slap", "name": "Zoë \"the\" ✋", "ms": [12.5, None]}
-    asyncio.run(store.append_steps_async([
-        StepRows(first, 0, [("play", 0, 0), ("burn", None, 5)], 0, []),
-        StepRows(second, 0, [("slap", 1, late)], 0, [entry]),
-        StepRows(first, 2, [("play", 1, 300)], 0, [{"seat": 1, "kind": "play"}]),
-    ]))
-    asyncio.run(store.append_steps_async([]))  # nothing to write: nothing written
+
+    async def write() -> None:  # in one event loop, as the step writer does
+        await store.append_steps_async([
+            StepRows(first, 0, [("play", 0, 0), ("burn", None, 5)], 0, []),
+            StepRows(second, 0, [("slap", 1, late)], 0, [entry]),
+            StepRows(first, 2, [("play", 1, 300)], 0, [{"seat": 1, "kind": "play"}]),
+        ])
+        await store.append_steps_async([])  # nothing to write: nothing written
+        await store.close_async()
+
+    asyncio.run(write())
     stored_first, stored_second = store.game_in_progress(first), store.game_in_progress(second)
     assert stored_first is not None and stored_second is not None
     assert stored_first.actions == [("play", 0, 0), ("burn", None, 5), ("play", 1, 300)]

@@ -104,8 +104,8 @@ does not change with the batch's size: a multi-row ``INSERT`` is a new statement
 and ``executemany`` in a pipeline waits on the event loop once per part (begin, each table,
 commit) while the loop is busy with 500 rooms. One statement is one transaction: all of the
 batch or none. The rows go as JSON text (orjson, in C) rather than as one array per column:
-psycopg builds array parameters element by element in Python, which cost the shard's event
-loop more than the rest of the write (``benchmarks/store_writes.py``)."""
+psycopg builds array parameters element by element in Python, which was nearly half of the
+shard's CPU per batch (``benchmarks/store_writes.py`` times the batch; docs/online.md)."""
 
 
 def steps_as_json(steps: Sequence[StepRows]) -> dict[str, str]:
