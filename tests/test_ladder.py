@@ -291,6 +291,8 @@ def test_the_player_page_tells_a_flagged_player_why(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------ over the real websocket
 
 
+SPARE_GAMES = 3
+"""At most this many more games when the planned ones ended with too few slaps won."""
 MAX_SLAPS_A_GAME = 16
 """The review runs at each game's end and its flags need 15 slaps: a game of at most 16 slaps
 keeps the slaps checked before the flag at 14 + 16 = 30 at most, the issue's bound."""
@@ -301,12 +303,18 @@ class Slapper:
     plays on its turn and slaps every slappable pile ``reaction()`` ms after it was shown,
     reporting that reaction, and resigns each game once it has won ``wins`` slaps in it (the
     last game: and `FLOOR_MIN` in all) or sent `MAX_SLAPS_A_GAME`. It never slaps away the
-    opponent's last cards."""
+    opponent's last cards, but a random deal can still end a game early (an opponent that runs
+    out of cards in a challenge): when the games of ``levels`` are over with fewer than
+    `FLOOR_MIN` slaps won, it plays up to `SPARE_GAMES` more against ``spare`` until it has
+    them (one CI run ended its last game at fewer and its review had too few slaps to flag)."""
 
     def __init__(self, server: ServerProcess, name: str, reaction: Callable[[], float],
-                 levels: Sequence[str], wins: int) -> None:
+                 levels: Sequence[str], wins: int, spare: str = "expert") -> None:
         self.server, self.name, self.reaction, self.wins = server, name, reaction, wins
         self.levels = list(levels)
+        self.spare = spare
+        self.spare_games = SPARE_GAMES
+        self.games = 0
         self.player_id = ""
         self.over = False
         self.won = 0
@@ -321,6 +329,7 @@ class Slapper:
         # the same random-looking key for every game (a new player's must look random)
         key = f"{self.name.lower()}-key-" + "".join(random.Random(self.name).choices(KEY_LETTERS, k=30))
         self.player_id = self.player.join(self.name, player_key=key)["player_id"]
+        self.games += 1
         self.won_before += self.won
         self.won = 0
         self.slaps = 0
@@ -336,6 +345,9 @@ class Slapper:
         message = self.player.poll(0.005)
         if message is not None and message["type"] == "game_over":
             self.player.close()
+            if not self.levels and self.won_before + self.won < FLOOR_MIN and self.spare_games > 0:
+                self.spare_games -= 1
+                self.levels.append(self.spare)
             if self.levels:
                 self._next_game()
             else:
@@ -380,7 +392,7 @@ def test_a_40_ms_slapper_is_flagged_within_30_slaps_and_off_the_board_while_a_bo
     with ServerProcess(tmp_path / "ratscrew.db") as server:
         script = Slapper(server, "Script", lambda: 40.0, levels, wins=5)
         honest = Slapper(server, "Honest", lambda: draw_reaction_ms(LEVELS["expert"], rng), levels, wins=5)
-        deadline = time.monotonic() + 300
+        deadline = time.monotonic() + 480  # 76-229 s in five quiet runs; a spare game adds more
         while not (script.over and honest.over):
             assert time.monotonic() < deadline, (script.levels, script.won, honest.levels, honest.won)
             script.step()
@@ -388,10 +400,12 @@ def test_a_40_ms_slapper_is_flagged_within_30_slaps_and_off_the_board_while_a_bo
         flagged = server.get(f"/api/players/{script.player_id}").json()
         fine = server.get(f"/api/players/{honest.player_id}").json()
         board = server.get("/api/leaderboard?rules=classic").json()["players"]
-    assert flagged["integrity"]["flagged"] is True
+    assert flagged["integrity"]["flagged"] is True, (flagged["integrity"], script.games,
+                                                     script.won_before + script.won)
     assert 15 <= flagged["integrity"]["checked_slaps"] <= 30
     assert any("under 100 ms" in reason for reason in flagged["integrity"]["reasons"])
-    assert flagged["ratings"] == [] and [g["unrated"] for g in flagged["games"]] == [FLAGGED] * 3
+    assert len(flagged["games"]) == script.games >= 3
+    assert flagged["ratings"] == [] and [g["unrated"] for g in flagged["games"]] == [FLAGGED] * script.games
     assert fine["integrity"]["flagged"] is False and fine["integrity"]["reasons"] == []
     assert fine["integrity"]["checked_slaps"] >= 15  # enough slaps for every flag to have been checked
     assert [p["player_id"] for p in board] == [honest.player_id]  # ranked after three opponents
