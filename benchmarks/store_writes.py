@@ -39,10 +39,15 @@ from ratscrew.storage import schema
 from ratscrew.storage.sql import Compiler, rows_insert
 
 
+def a_fresh_game(store: Store, code: str) -> int:
+    """A room ``code`` with one seat and a classic game started in it; the game's id."""
+    store.save_room(code, {}, None, "playing", 0, None, [SeatRow(0, "human", "A", None, None)])
+    return store.start_game(code, 1, "classic", {}, 0.0)
+
+
 def time_appends(store: Store, actions: int, label: str, code: str = "BENCH1") -> list[float]:
     """Wall seconds of each one-action ``append_actions`` call on a fresh game."""
-    store.save_room(code, {}, None, "playing", 0, None, [SeatRow(0, "human", "A", None, None)])
-    game_id = store.start_game(code, 1, "classic", {}, 0.0)
+    game_id = a_fresh_game(store, code)
     times = []
     for n in track(range(actions), description=label, transient=True):
         begin = time.perf_counter()
@@ -58,8 +63,7 @@ JUDGED = {"seat": 1, "kind": "slap", "sent": 1200, "arrived": 1260, "at": 1230, 
 def time_steps(store: Store, actions: int, label: str, code: str = "BENCH2") -> list[float]:
     """Wall seconds of each ``append_step`` call (one action and its judgement: a person's
     slap, the room's hot write) on a fresh game."""
-    store.save_room(code, {}, None, "playing", 0, None, [SeatRow(0, "human", "A", None, None)])
-    game_id = store.start_game(code, 1, "classic", {}, 0.0)
+    game_id = a_fresh_game(store, code)
     times = []
     for n in track(range(actions), description=label, transient=True):
         begin = time.perf_counter()
@@ -77,11 +81,7 @@ def time_batches(store: Store, batches: int, label: str, games: int = 100) -> tu
     """Wall seconds of each `append_steps_async` call (the step writer's batch: `BATCH_STEPS`
     steps of random games among ``games``, a card or a slap with its judgement each), and this
     process's CPU seconds per call."""
-    game_ids = []
-    for number in range(games):
-        code = f"BATCH{number:03d}"
-        store.save_room(code, {}, None, "playing", 0, None, [SeatRow(0, "human", "A", None, None)])
-        game_ids.append(store.start_game(code, 1, "classic", {}, 0.0))
+    game_ids = [a_fresh_game(store, f"BATCH{number:03d}") for number in range(games)]
     rng = random.Random(1)
     actions = dict.fromkeys(game_ids, 0)
     judged = dict.fromkeys(game_ids, 0)
