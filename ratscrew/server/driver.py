@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import heapq
 import logging
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -96,6 +97,11 @@ class GameDriver:
         self._links: dict[tuple[int, int], int] = {}  # (seat, judged at) -> link ms of a slap
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
+        self._waits_until: float | None = None
+        """The room time the task is asleep until (``math.inf``: until poked); ``None`` while it
+        is awake or poked (see :meth:`wake_by`)."""
+        self._timer: asyncio.TimerHandle | None = None
+        """The timer that wakes the sleeping task at ``_waits_until``."""
 
     def begin(self, game: Game, agents: Sequence[Shown], judged: Sequence[dict[str, Any]],
               on_events: Callable[[Sequence[Event]], None],
@@ -231,17 +237,63 @@ class GameDriver:
             # A timer that sets the event, not asyncio.timeout: a timeout ends by raising an
             # exception into the task, whose traceback is a reference cycle for the garbage
             # collector to find, at every wake-up of every room (no task made either).
-            timer = None if timeout is None else asyncio.get_running_loop().call_later(timeout, wake.set)
+            loop = asyncio.get_running_loop()
+            self._timer = None if timeout is None else loop.call_later(timeout, wake.set)
+            self._waits_until = math.inf if due is None else due
             try:
                 await wake.wait()
             finally:
-                if timer is not None:
-                    timer.cancel()
+                self._waits_until = None
+                if self._timer is not None:
+                    self._timer.cancel()
+                    self._timer = None
+
+    @property
+    def asleep_until(self) -> float | None:
+        """The room time the task sleeps until (``math.inf``: until poked), or ``None`` while
+        it is not asleep (stepping, poked, or not started)."""
+        return self._waits_until
 
     def poke(self) -> None:
         """Wake the task now (something new is queued)."""
         if self._wake is not None:
+            self._waits_until = None
             self._wake.set()
+
+    def wake_by(self, due: float | None) -> None:
+        """Make sure the task wakes by room time ``due``, which the room has just worked out
+        after stepping the game itself (``None``: nothing is due, e.g. the game just ended: the
+        task is poked, so that it sees). A task asleep until later has its timer moved earlier
+        instead of being woken to step again and find nothing due (an action waits out the
+        settling window: a poke per action was a wake-up, a step and a timer for nothing).
+
+        >>> async def demo() -> tuple[bool, bool, bool]:
+        ...     driver = GameDriver(RoomClock(), settle_ms=lambda: 0.0)
+        ...     steps: list[float] = []
+        ...     driver.start(lambda: not steps.append(driver.clock.now()), lambda: 60_000.0,
+        ...                  lambda: None, lambda: None, name="demo")
+        ...     await asyncio.sleep(0.01)  # stepped once, asleep until 60 s
+        ...     driver.wake_by(90_000.0)   # later than it wakes anyway: nothing happens
+        ...     later = driver.asleep_until == 60_000.0
+        ...     driver.wake_by(driver.clock.now() + 20)  # sooner: its timer moves, no step yet
+        ...     moved = len(steps) == 1 and (driver.asleep_until or 60_000.0) < 60_000.0
+        ...     await asyncio.sleep(0.05)
+        ...     await driver.stop()
+        ...     return later, moved, len(steps) == 2
+        >>> asyncio.run(demo())
+        (True, True, True)
+        """
+        waits_until, wake = self._waits_until, self._wake
+        if wake is None or waits_until is None or (due is not None and due >= waits_until):
+            return
+        timeout = 0.0 if due is None else (due - self.clock.now()) / 1000.0
+        if timeout <= 0.0:
+            self.poke()
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().call_later(timeout, wake.set)
+        self._waits_until = due
 
     def cancel(self) -> None:
         """Stop the task without waiting for it (unless it is the caller)."""

@@ -690,7 +690,7 @@ class Room:
                           message.reaction_ms, link.rtt_ms)
         TALLY.actions += 1
         self.tick()
-        self.driver.poke()
+        self.driver.wake_by(self.next_wake())
 
     def tick(self) -> None:
         """Move the game up to the horizon (:meth:`GameDriver.feed`), then store what it took,
