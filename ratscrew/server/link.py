@@ -63,6 +63,34 @@ def noticeably_changed(shown: Sequence[int | None], now: Sequence[int | None]) -
     return False
 
 
+class ChangeCount:
+    """A count that moves whenever something it watches changes, so that what is worked out
+    from those things can be kept until it moves (one count for the whole process: asking
+    ``count`` is cheaper than looking at what changed).
+
+    >>> changes = ChangeCount()
+    >>> seen = changes.count
+    >>> changes.bump()
+    >>> changes.count != seen
+    True
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def bump(self) -> None:
+        """Something watched changed."""
+        self.count += 1
+
+
+SETTLING_INPUTS = ChangeCount()
+"""Moves whenever anything a room's settling window is worked out from changes: a link's round
+trip or jitter (`LinkEstimate.add`; most samples move neither), a seat's kind or connection, a
+room's list of seats (`ratscrew.server.lobby`). A room keeps its window until it moves
+(`Room.settle_ms`): the window was worked out from every seated link on each of the several
+looks a step takes."""
+
+
 class LinkEstimate:
     """A sliding window of round-trip samples and the estimates drawn from it.
 
@@ -83,12 +111,12 @@ class LinkEstimate:
         self._median: float | None = None
         self._jitter = 0.0
         self.window_ms: float | None = None
-        """`ratscrew.server.judging.link_window_ms` of this link, kept there until the next
-        sample (a room works out its settling window on every step, from every seated link)."""
+        """`ratscrew.server.judging.link_window_ms` of this link (worked out from its round trip
+        and jitter), kept there until a sample moves either."""
 
     def add(self, rtt_ms: float) -> None:
         """Add one round-trip sample (ms)."""
-        self.window_ms = None
+        before = (self._rtt, self._jitter)
         self._samples.append(max(0.0, rtt_ms))
         ordered = sorted(self._samples)
         self._rtt = ordered[0]
@@ -99,6 +127,9 @@ class LinkEstimate:
         else:
             p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
             self._jitter = p90 - ordered[0]
+        if (self._rtt, self._jitter) != before:  # what the settling window is worked out from
+            self.window_ms = None
+            SETTLING_INPUTS.bump()
 
     @property
     def samples(self) -> int:

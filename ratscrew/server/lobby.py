@@ -32,6 +32,7 @@ from ratscrew.protocol.server_messages import (
     Status,
 )
 from ratscrew.ruleset import Ruleset
+from ratscrew.server.link import SETTLING_INPUTS
 from ratscrew.server.membership import Member, Membership
 from ratscrew.server.names import bot_name
 from ratscrew.server.protocol import (
@@ -96,6 +97,10 @@ def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
+SETTLING_FIELDS = frozenset({"kind", "conn"})
+"""A seat's fields that its room's settling window depends on (`SETTLING_INPUTS`)."""
+
+
 @dataclass
 class Seat:
     """One seat: ``open`` (waiting for a person), ``human`` or ``bot``."""
@@ -111,6 +116,11 @@ class Seat:
     """The keyed player sitting here (only meant while ``kind`` is ``human``; issue 17)."""
     stand_in: str | None = None
     """The level of the bot playing for the person here while they are away (issue 26)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in SETTLING_FIELDS:  # who is seated and connected: the settling window's links
+            SETTLING_INPUTS.bump()
+        object.__setattr__(self, name, value)
 
     @property
     def shown_ping(self) -> int | None:
@@ -158,6 +168,11 @@ class RoomSettings:
 
 class Lobby:
     """The seats and the people of one room (see the module docstring)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "seats":  # seats added, moved or restored: the settling window's links
+            SETTLING_INPUTS.bump()
+        object.__setattr__(self, name, value)
 
     def __init__(self, seats: list[Seat], *, members: Membership | None = None,
                  phase: Phase = "lobby") -> None:

@@ -64,7 +64,7 @@ from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
 from ratscrew.server.labjobs import LabService
 from ratscrew.server.lifecycle import Presence, RoomHooks
-from ratscrew.server.link import noticeably_changed
+from ratscrew.server.link import SETTLING_INPUTS, noticeably_changed
 from ratscrew.server.lobby import (
     CODE_ALPHABET,
     CODE_LENGTH,
@@ -161,6 +161,10 @@ class Room:
         self.publisher = Publisher(self.clock.now, on_published=self.outbox.published)
         self._shown_links: list[int | None] = []
         """The seats' pings and the settling window the last ``room`` message showed."""
+        self._settle_key: tuple[int, str] | None = None
+        self._settle = 0.0
+        """The settling window, worked out when ``_settle_key`` (`SETTLING_INPUTS` and the
+        judging) was as it is now."""
         self._new_game_parts()
 
     def _new_game_parts(self) -> None:
@@ -241,7 +245,11 @@ class Room:
         return self._settle_window()
 
     def _settle_window(self) -> float:
-        return settle_window_ms(self.settings.judging, self.lobby.links())
+        # kept until a link, a seat or the judging changes (a step looks at it several times)
+        key = (SETTLING_INPUTS.count, self.settings.judging)
+        if key != self._settle_key:
+            self._settle_key, self._settle = key, settle_window_ms(self.settings.judging, self.lobby.links())
+        return self._settle
 
     # ------------------------------------------------------------------ creation
 
