@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ from ratscrew.events import CardPlayed, CardsBurned, ChallengeStarted, Event, Mi
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Table
 from ratscrew.server.link import Pinger
-from ratscrew.server.protocol import Act, ClientMessage, Join, parse_room_request
+from ratscrew.server.protocol import Act, ClientMessage, Join, Pong, parse_room_request
 from ratscrew.server.room import Room
 from ratscrew.server.store import SqliteStore
 
@@ -93,6 +94,12 @@ class FakeConnection:
         self.room.connect(self)
         self.do(Join(name, token))
         return self.last("welcome")
+
+
+def pong_after(conn: FakeConnection, rtt_ms: float) -> None:
+    """``conn`` answers a ping sent ``rtt_ms`` ago (the room reads the real monotonic clock)."""
+    ping_id = conn.pinger.ping(now=time.monotonic() * 1000.0 - rtt_ms)
+    conn.do(Pong(ping_id))
 
 
 def make_room(rules: str = "classic", seats: int = 2, bots: Sequence[str] = (),

@@ -3,18 +3,9 @@ most once per `ROOM_UPDATE_GAP_MS`, everyone is sent a ``room`` message with the
 
 from __future__ import annotations
 
-import time
+from online import FakeConnection, FakeWall, make_room, pong_after
 
-from online import FakeConnection, FakeWall, make_room
-
-from ratscrew.protocol.client_messages import Pong
 from ratscrew.server.publisher import ROOM_UPDATE_GAP_MS
-
-
-def pong_after(conn: FakeConnection, rtt_ms: float) -> None:
-    """``conn`` answers a ping sent ``rtt_ms`` ago (the room reads the real monotonic clock)."""
-    ping_id = conn.pinger.ping(now=time.monotonic() * 1000.0 - rtt_ms)
-    conn.do(Pong(ping_id))
 
 
 def gap_passes(wall: FakeWall) -> None:

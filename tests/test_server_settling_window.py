@@ -6,13 +6,12 @@ seated, connected people's links (`ratscrew.server.judging.settle_window_ms`).""
 from __future__ import annotations
 
 import contextlib
-import time
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from online import FakeConnection, make_room
+from online import FakeConnection, make_room, pong_after
 
-from ratscrew.protocol.client_messages import Configure, Kick, MoveSeat, Pong, SetSeat, Stand
+from ratscrew.protocol.client_messages import Configure, Kick, MoveSeat, SetSeat, Stand
 from ratscrew.protocol.codec import ProtocolError
 from ratscrew.server.judging import settle_window_ms
 from ratscrew.server.room import Room
@@ -24,12 +23,6 @@ def fresh_window(room: Room) -> float:
     for link in links:
         link.window_ms = None
     return settle_window_ms(room.settings.judging, links)
-
-
-def pong_after(conn: FakeConnection, rtt_ms: float) -> None:
-    """``conn`` answers a ping sent ``rtt_ms`` ago (the room reads the real monotonic clock)."""
-    ping_id = conn.pinger.ping(now=time.monotonic() * 1000.0 - rtt_ms)
-    conn.do(Pong(ping_id))
 
 
 def test_the_window_follows_a_slower_link_a_leaver_and_the_judging() -> None:
