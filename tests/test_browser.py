@@ -93,6 +93,12 @@ def join(page: Any, name: str) -> None:
     page.wait_for_selector("[data-testid=join-panel]", state="hidden")
 
 
+def wait_for_the_deal(page: Any) -> None:
+    """Wait until the table shows a game's state: the table is shown as soon as the room says a
+    game is on, a moment before the first state (with whose turn it is) arrives."""
+    page.wait_for_selector("[data-testid=table][data-cards-played]:visible")
+
+
 def cards_played(page: Any) -> int:
     return int(page.get_attribute("[data-testid=table]", "data-cards-played") or 0)
 
@@ -168,7 +174,7 @@ def test_two_players_play_slap_a_double_and_see_the_same_pile(server: ServerProc
     assert bob.locator("[data-testid=start]").is_hidden()  # only the host starts
     ann.click("[data-testid=start]")
     for page in (ann, bob):
-        page.wait_for_selector("[data-testid=table]:visible")
+        wait_for_the_deal(page)
     players = {"0": ann, "1": bob}
     for played in range(cards_to_double):
         turn = ann.get_attribute("[data-testid=table]", "data-turn")
@@ -220,7 +226,7 @@ def test_a_spectator_sees_the_table_but_cannot_act(server: ServerProcess, pages:
     watcher = pages.open(f"{server.url}/r/{code}")
     watcher.fill("[data-testid=name]", "Eve")
     watcher.click("[data-testid=join]")  # the seats are full: Eve watches
-    watcher.wait_for_selector("[data-testid=table]:visible")
+    wait_for_the_deal(watcher)
     assert watcher.locator("[data-testid=controls]").is_hidden()
     assert watcher.get_attribute("[data-testid=table]", "data-turn") == "0"
     before = cards_played(host)

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import test_browser
 from serving import ServerProcess
-from test_browser import CHROMIUM, Pages, early_double, join, pile, wait_cards_played
+from test_browser import CHROMIUM, Pages, early_double, join, pile, wait_cards_played, wait_for_the_deal
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path(os.environ.get("RATSCREW_SCREENSHOTS") or ROOT / "screenshots")
@@ -178,7 +178,7 @@ def test_the_slower_correct_slapper_keeps_its_cards_and_sees_too_slow_and_a_relo
     join(bob, "Bob")
     ann.click("[data-testid=start]")
     for page in (ann, bob):
-        page.wait_for_selector("[data-testid=table]:visible")
+        wait_for_the_deal(page)
     players = {"0": ann, "1": bob}
     for played in range(cards_to_double):
         turn = ann.get_attribute("[data-testid=table]", "data-turn")
