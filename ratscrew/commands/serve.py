@@ -209,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
                      close_store=True, shard=shard, idle_room_hours=args.idle_room_hours,
                      absence=absence, settle_gc=True)
     app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
-    server = uvicorn.Server(uvicorn_config(app, connection_limits, args.forwarded_allow_ips))
+    server = uvicorn.Server(uvicorn_config(app, connection_limits, args.forwarded_allow_ips, sock))
     addresses = _addresses(args.host, port)
     if args.public_url:  # behind a proxy: the address players use, not this process's port
         public = args.public_url.rstrip("/")
@@ -236,16 +236,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def uvicorn_config(app: Any, connection_limits: ConnectionLimits,
-                   forwarded_allow_ips: str | None) -> uvicorn.Config:
+                   forwarded_allow_ips: str | None, listener: socket.socket | None = None) -> uvicorn.Config:
     """The ``uvicorn.Config`` this server runs ``app`` with: the guarded HTTP and batched-read
-    websocket protocols (`ratscrew.server.transport`), no per-message deflate, no access log.
+    websocket protocols (`ratscrew.server.transport`), no per-message deflate, no access log;
+    a `GuardedListener` ``listener`` refuses what their registry refuses as it accepts.
     ``benchmarks/ws_floor.py`` runs its bare floor on the same configuration."""
     import uvicorn
 
     from ratscrew.server.protocol import MAX_FRAME_BYTES
-    from ratscrew.server.transport import guarded_protocols
+    from ratscrew.server.transport import GuardedListener, guarded_protocols
 
-    http_protocol, ws_protocol, _registry = guarded_protocols(connection_limits, forwarded_allow_ips)
+    http_protocol, ws_protocol, registry = guarded_protocols(connection_limits, forwarded_allow_ips)
+    if isinstance(listener, GuardedListener):
+        listener.registry = registry
     return uvicorn.Config(app, log_level="warning", log_config=None, http=http_protocol, ws=ws_protocol,
                           ws_max_size=MAX_FRAME_BYTES,
                           ws_per_message_deflate=False,

@@ -70,6 +70,9 @@ class ConnectionRegistry:
         self.counts = OpenConnections(limits.connections_per_address)
         self._trusted = _TrustedHosts(trusted_proxies) if trusted_proxies else None
         self._address_of: dict[asyncio.BaseTransport, str] = {}
+        self._accepted: dict[int, str] = {}
+        """Sockets the listener accepted and counted (by descriptor) whose protocol has not
+        been made yet: asyncio accepts a backlog's worth before it makes the first one."""
         self.refused = 0
         """Connections closed at once because their address held too many."""
 
@@ -77,13 +80,40 @@ class ConnectionRegistry:
         """Whether ``address`` is a proxy whose own connections are not counted."""
         return self._trusted is not None and address in self._trusted
 
+    def admit(self, descriptor: int, address: str) -> bool:
+        """Count a socket the listener has just accepted (`GuardedListener`), before asyncio
+        makes its protocol; False if its address already holds too many (the listener then
+        closes it, so that a flood cannot take the process's file descriptors even for the
+        moment between accepting a backlog and making its protocols).
+
+        >>> registry = ConnectionRegistry(ConnectionLimits(connections_per_address=2), None)
+        >>> [registry.admit(fd, "10.0.0.9") for fd in (7, 8, 9)], registry.refused
+        ([True, True, False], 1)
+        """
+        self._forget_accepted(descriptor)  # a descriptor whose protocol never came is reused
+        if self.trusted(address):
+            return True
+        if not self.counts.open(address):
+            self.refused += 1
+            return False
+        self._accepted[descriptor] = address
+        return True
+
+    def _forget_accepted(self, descriptor: int) -> None:
+        address = self._accepted.pop(descriptor, None)
+        if address is not None:
+            self.counts.close(address)
+
     def open(self, transport: asyncio.BaseTransport) -> bool:
-        """Count a new connection; False if its address already holds too many."""
+        """Count a new connection (already counted if the listener admitted it); False if its
+        address already holds too many."""
         peer = transport.get_extra_info("peername")
         address = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
         if self.trusted(address):
             return True
-        if not self.counts.open(address):
+        sock = transport.get_extra_info("socket")
+        admitted = sock is not None and self._accepted.pop(sock.fileno(), None) is not None
+        if not admitted and not self.counts.open(address):
             self.refused += 1
             return False
         self._address_of[transport] = address
@@ -191,23 +221,39 @@ class GuardedListener(socket.socket):
     """A listening socket whose ``accept`` pauses for :data:`ACCEPT_PAUSE_S` once the process
     runs out of file descriptors: the first failure is raised (asyncio stops watching the socket
     and tries again a second later), the rest of that second says "nothing to accept" at once
-    instead of failing (and being logged) up to a backlog's worth of times."""
+    instead of failing (and being logged) up to a backlog's worth of times.
+
+    With a `registry` (`ratscrew.commands.serve.uvicorn_config` sets it), a connection from an
+    address that holds its cap is closed as it is accepted: asyncio accepts up to a backlog's
+    worth of connections before it makes the first one's protocol (where the cap was checked
+    alone), so a flood faster than the loop held a descriptor for each of them meanwhile."""
 
     paused_until = 0.0
     failures = 0
     """``accept()`` calls that found no descriptor left, since the server started."""
+    registry: ConnectionRegistry | None = None
+    REFUSALS_PER_CALL = 256
+    """Connections refused in one call before it says "nothing to accept" (the loop then turns
+    and accepting goes on at the next one): a flood cannot keep the loop here."""
 
     def accept(self) -> tuple[socket.socket, Any]:
-        """``socket.accept``, with the pause described above."""
-        if time.monotonic() < self.paused_until:
-            raise BlockingIOError(errno.EAGAIN, "accepting is paused: out of file descriptors")
-        try:
-            return super().accept()
-        except OSError as error:
-            if error.errno in OUT_OF_RESOURCES:
-                type(self).failures += 1
-                self.paused_until = time.monotonic() + ACCEPT_PAUSE_S
-            raise
+        """``socket.accept``, with the pause and the cap described above."""
+        for _ in range(self.REFUSALS_PER_CALL):
+            if time.monotonic() < self.paused_until:
+                raise BlockingIOError(errno.EAGAIN, "accepting is paused: out of file descriptors")
+            try:
+                conn, peer = super().accept()
+            except OSError as error:
+                if error.errno in OUT_OF_RESOURCES:
+                    type(self).failures += 1
+                    self.paused_until = time.monotonic() + ACCEPT_PAUSE_S
+                raise
+            address = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
+            if self.registry is None or self.registry.admit(conn.fileno(), address):
+                return conn, peer
+            log.debug("refused a connection from %s: too many open", address)
+            conn.close()
+        raise BlockingIOError(errno.EAGAIN, "refused a flood of connections: accepting on the next turn")
 
 
 class AcceptErrorFilter(logging.Filter):
