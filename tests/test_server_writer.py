@@ -5,7 +5,10 @@ and what a room sends held until the step it shows is stored (persist before pub
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +133,44 @@ def test_on_postgresql_steps_are_written_off_the_event_loop_and_shown_once_store
     assert stored is not None and [entry["n"] for entry in stored.judged] == list(range(3, 41, 3))
     assert writer.steps == 40 and writer.batches < 40  # steps queued while one was in flight went together
     assert turns > 40
+    store.close()
+
+
+def test_on_sqlite_under_load_transactions_begin_at_least_the_gap_apart_and_share_what_queued(
+        tmp_path: Path) -> None:
+    """A step every loop turn: the first is written at the end of its turn, the next ones wait
+    for the gap (every commit writes its pages to the log again) and then go together. (The gap
+    here is longer than the server's, so that no slow loop turn hides it.)"""
+    store = SqliteStore(tmp_path / "ratscrew.db")
+    gap = 0.03
+    writer = StepWriter(store, commit_gap_s=gap)
+    game_id = a_game(store, "GAPS")
+    outbox = Outbox()
+    begun: list[tuple[float, int]] = []  # when each transaction of steps began, and its steps
+    append = store.append_steps
+
+    def timed(steps: Sequence[StepRows]) -> None:
+        begun.append((time.monotonic(), len(steps)))
+        append(steps)
+
+    store.append_steps = timed  # type: ignore[method-assign]
+
+    async def play() -> None:
+        started = time.monotonic()
+        n = 0
+        while writer.batches < 6 and time.monotonic() - started < 10:  # a step every loop turn
+            writer.append_step(outbox, StepRows(game_id, n, [("play", n % 2, n)], 0, []), never_lost)
+            n += 1
+            await asyncio.sleep(0)
+        await asyncio.sleep(2 * gap)  # the last steps go in their own time too
+        await writer.drain()
+
+    asyncio.run(play())
+    gaps = [later - earlier for (earlier, _), (later, _) in itertools.pairwise(begun)]
+    # (a transaction's own start is stamped a moment after the writer's: 10% allowed for that)
+    assert len(begun) >= 6 and min(gaps) >= 0.9 * gap, gaps
+    assert begun[0][1] == 1 and max(size for _, size in begun[1:]) > 1  # the first at once; then shared
+    assert sum(size for _, size in begun) == writer.steps == stored_actions(store, game_id)
     store.close()
 
 

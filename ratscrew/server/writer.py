@@ -236,8 +236,10 @@ class _Write:
 class StepWriter:
     """The process's writer of the rooms' steps (see the module docstring); one per store."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, commit_gap_s: float = SQLITE_COMMIT_GAP_S) -> None:
         self.store = store
+        self.commit_gap_s = commit_gap_s
+        """Least time between two SQLite transactions of steps (`SQLITE_COMMIT_GAP_S`)."""
         self._pending: list[_Write] = []
         self._tickets = 0
         self._scheduled = False
@@ -274,7 +276,7 @@ class StepWriter:
                 self._task = loop.create_task(self._write_off_the_loop(), name="step writer")
         elif not self._scheduled:
             self._scheduled = True
-            wait = self._last_flush + SQLITE_COMMIT_GAP_S - time.monotonic()
+            wait = self._last_flush + self.commit_gap_s - time.monotonic()
             if wait > 0:  # a transaction began a moment ago: the next one takes more steps
                 loop.call_later(wait, self._write_on_the_loop)
             else:
