@@ -6,9 +6,11 @@ answers pings at once, plays its card 300-800 ms after its turn comes, and slaps
 the time, 250-600 ms after it shows. After a ramp-up, it measures for T seconds and prints rooms,
 sockets, messages per second each way, the latency from the server sending a state to the
 client receiving it (p50/p95/p99, from the state's ``server_time_ms``: same machine, same
-clock), the server's CPU (share of one core) and memory per room, the load generator's own CPU
-(when it nears the cores left, the latencies measure the generator, not the server), and any
-connection lost.
+clock; this leaves out the wait before the state goes out, storing its step included), the
+time from a player sending its play to the state that shows it reaching that player ("play
+shown" p50/p95: the settling window, storing the step and sending it, all in), the server's
+CPU (share of one core) and memory per room, the load generator's own CPU (when it nears the
+cores left, the latencies measure the generator, not the server), and any connection lost.
 
 Usage: ``.venv/bin/python benchmarks/server_load.py [--rooms N | --sweep 50,100,200]
 [--seconds T] [--processes P] [--json] [--shards S | --nginx | --url URL [--pids PID,...]]``.
@@ -82,6 +84,9 @@ class WorkerReport:
     """Rooms still starting when the measuring began (their players are measured from when
     they start)."""
     deflated: int = 0
+    play_shown_ms: list[float] = field(default_factory=list)
+    """From a player sending its play to the state that shows it reaching it: the settling
+    window, storing the step (persist before publish) and the sending, all in."""
     """Connections on which the server agreed to per-message deflate (`negotiated_deflate`)."""
 
 
@@ -98,6 +103,8 @@ class LoadPlayer:
         self.seat: int | None = None
         self.acted_version = -1
         self.slapped_version = -1
+        self.play_sent: tuple[float, int] | None = None
+        """When this player's last play went out (ms), and the cards played before it."""
 
     async def send(self, message: dict[str, Any]) -> None:
         text = json.dumps(message)
@@ -106,11 +113,13 @@ class LoadPlayer:
             self.report.sent += 1
             self.report.sent_bytes += len(text)
 
-    async def later(self, delay_ms: float, message: dict[str, Any]) -> None:
+    async def later(self, delay_ms: float, message: dict[str, Any], cards_played: int = -1) -> None:
         await asyncio.sleep(delay_ms / 1000.0)
         # a connection that went away meanwhile is counted where it is read
         with contextlib.suppress(Exception):
             await self.send(message)
+            if message["type"] == "play":
+                self.play_sent = (time.time() * 1000.0, cards_played)
 
     async def run(self, stop_at: float, tasks: set[asyncio.Task[None]]) -> None:
         try:
@@ -134,6 +143,11 @@ class LoadPlayer:
                         self.report.latencies_ms.append(latency)
                         if self.room_stalled:
                             self.report.stalled_room_latencies_ms.append(latency)
+                    played = message["observation"]["cards_played"]
+                    if self.play_sent is not None and played > self.play_sent[1]:
+                        if self.measuring.is_set():
+                            self.report.play_shown_ms.append(received - self.play_sent[0])
+                        self.play_sent = None
                     self.react(message, tasks)
                 elif kind == "game_over" and self.seat == 0:
                     tasks.add(asyncio.create_task(self.later(2000, {"type": "rematch"})))
@@ -172,7 +186,8 @@ class LoadPlayer:
             self.acted_version = version
             pace = self.rng.uniform(300, 800)
             task = asyncio.create_task(self.later(pace, {"type": "play", "reaction_ms": pace,
-                                                         "version": version}))
+                                                         "version": version},
+                                                  int(observation["cards_played"])))
         else:
             return
         tasks.add(task)
@@ -377,6 +392,7 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
             if process.is_alive():
                 process.kill()
     latencies = [x for r in reports for x in r.latencies_ms]
+    shown = [x for r in reports for x in r.play_shown_ms]
     started = sum(r.rooms for r in reports)
     received = sum(r.received for r in reports)
     sent, sent_bytes = sum(r.sent for r in reports), sum(r.sent_bytes for r in reports)
@@ -399,13 +415,16 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
         "stalled_rooms_p99_ms": percentile([x for r in reports for x in r.stalled_room_latencies_ms], .99),
         "deflated_sockets": sum(r.deflated for r in reports),
         "late_rooms": sum(r.late_rooms for r in reports),
+        "play_shown_p50_ms": percentile(shown, .5), "play_shown_p95_ms": percentile(shown, .95),
+        "play_shown_p99_ms": percentile(shown, .99),
     }
 
 
 JSON_KEYS = ("rooms", "sockets", "lost", "msgs_out_per_s", "msgs_in_per_s", "p50_ms", "p95_ms",
              "p99_ms", "server_cpu_pct", "rss_mb", "load_cpu_pct", "server_cpu_us_per_msg_out",
              "mean_ms", "rss_mb_per_room", "bytes_per_msg_out", "shards", "proxy_db_cpu_pct",
-             "stalled", "stalled_closed", "stalled_rooms_p99_ms", "bytes_per_msg_in")
+             "stalled", "stalled_closed", "stalled_rooms_p99_ms", "bytes_per_msg_in",
+             "play_shown_p50_ms", "play_shown_p95_ms", "play_shown_p99_ms")
 """The fields of a ``--json`` row, in order (the first twelve are the benchmark's contract)."""
 
 
@@ -476,7 +495,8 @@ def main() -> None:
         print(f"machine: {os.cpu_count()} cores; server and load generator share them; target: {where}")
         print(f"{'rooms':>6}{'sockets':>8}{'lost':>6}{'msg/s out':>11}{'msg/s in':>10}"
               f"{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'CPU %':>7}{'us/msg':>8}{'RSS MB':>8}"
-              f"{'MB/room':>9}{'load CPU %':>11}{'nginx+PG CPU %':>15}")
+              f"{'MB/room':>9}{'load CPU %':>11}{'nginx+PG CPU %':>15}"
+              f"{'play shown p50':>15}{'p95 ms':>8}")
     for rooms in counts:
         ramp = args.ramp if args.ramp is not None else 5 + rooms / 25
         try:
@@ -494,7 +514,8 @@ def main() -> None:
               f"{figures['p50_ms']:>8.1f}{figures['p95_ms']:>8.1f}{figures['p99_ms']:>8.1f}"
               f"{figures['server_cpu_pct']:>7.0f}{figures['server_cpu_us_per_msg_out']:>8.0f}"
               f"{figures['rss_mb']:>8.0f}{figures['rss_mb_per_room']:>9.2f}"
-              f"{figures['load_cpu_pct']:>11.0f}{figures['proxy_db_cpu_pct']:>15.0f}", flush=True)
+              f"{figures['load_cpu_pct']:>11.0f}{figures['proxy_db_cpu_pct']:>15.0f}"
+              f"{figures['play_shown_p50_ms']:>15.1f}{figures['play_shown_p95_ms']:>8.1f}", flush=True)
         if figures["late_rooms"]:
             print(f"  {figures['late_rooms']:.0f} rooms were still starting when the measuring began "
                   "(a longer --ramp measures them all)", flush=True)
