@@ -103,8 +103,8 @@ class LoadPlayer:
         self.seat: int | None = None
         self.acted_version = -1
         self.slapped_version = -1
-        self.play_sent: tuple[float, int] | None = None
-        """When this player's last play went out (ms), and the cards played before it."""
+        self.play_sent: float | None = None
+        """When this player's last play went out (ms), until a state shows it."""
 
     async def send(self, message: dict[str, Any]) -> None:
         text = json.dumps(message)
@@ -113,13 +113,13 @@ class LoadPlayer:
             self.report.sent += 1
             self.report.sent_bytes += len(text)
 
-    async def later(self, delay_ms: float, message: dict[str, Any], cards_played: int = -1) -> None:
+    async def later(self, delay_ms: float, message: dict[str, Any]) -> None:
         await asyncio.sleep(delay_ms / 1000.0)
         # a connection that went away meanwhile is counted where it is read
         with contextlib.suppress(Exception):
             await self.send(message)
             if message["type"] == "play":
-                self.play_sent = (time.time() * 1000.0, cards_played)
+                self.play_sent = time.time() * 1000.0
 
     async def run(self, stop_at: float, tasks: set[asyncio.Task[None]]) -> None:
         try:
@@ -143,10 +143,11 @@ class LoadPlayer:
                         self.report.latencies_ms.append(latency)
                         if self.room_stalled:
                             self.report.stalled_room_latencies_ms.append(latency)
-                    played = message["observation"]["cards_played"]
-                    if self.play_sent is not None and played > self.play_sent[1]:
+                    if self.play_sent is not None and any(
+                            event["kind"] == "card_played" and event.get("seat") == self.seat
+                            for event in message["events"]):
                         if self.measuring.is_set():
-                            self.report.play_shown_ms.append(received - self.play_sent[0])
+                            self.report.play_shown_ms.append(received - self.play_sent)
                         self.play_sent = None
                     self.react(message, tasks)
                 elif kind == "game_over" and self.seat == 0:
@@ -186,8 +187,7 @@ class LoadPlayer:
             self.acted_version = version
             pace = self.rng.uniform(300, 800)
             task = asyncio.create_task(self.later(pace, {"type": "play", "reaction_ms": pace,
-                                                         "version": version},
-                                                  int(observation["cards_played"])))
+                                                         "version": version}))
         else:
             return
         tasks.add(task)
