@@ -84,10 +84,10 @@ class WorkerReport:
     """Rooms still starting when the measuring began (their players are measured from when
     they start)."""
     deflated: int = 0
+    """Connections on which the server agreed to per-message deflate (`negotiated_deflate`)."""
     play_shown_ms: list[float] = field(default_factory=list)
     """From a player sending its play to the state that shows it reaching it: the settling
     window, storing the step (persist before publish) and the sending, all in."""
-    """Connections on which the server agreed to per-message deflate (`negotiated_deflate`)."""
 
 
 class LoadPlayer:

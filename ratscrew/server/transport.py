@@ -61,6 +61,15 @@ class ConnectionLimits:
     """Pongs held back from a client that does not read them before it is closed (1008)."""
 
 
+def peer_address(peer: Any) -> str:
+    """The address part of a socket's peer (``"unknown"`` if it has none).
+
+    >>> peer_address(("10.0.0.9", 51234)), peer_address(None)
+    ('10.0.0.9', 'unknown')
+    """
+    return str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
+
+
 class ConnectionRegistry:
     """The open connections of this process by the address they come from, across the upgrade
     from HTTP to websocket (both protocols share one transport)."""
@@ -90,7 +99,9 @@ class ConnectionRegistry:
         >>> [registry.admit(fd, "10.0.0.9") for fd in (7, 8, 9)], registry.refused
         ([True, True, False], 1)
         """
-        self._forget_accepted(descriptor)  # a descriptor whose protocol never came is reused
+        forgotten = self._accepted.pop(descriptor, None)  # a descriptor whose protocol never came
+        if forgotten is not None:
+            self.counts.close(forgotten)
         if self.trusted(address):
             return True
         if not self.counts.open(address):
@@ -99,16 +110,10 @@ class ConnectionRegistry:
         self._accepted[descriptor] = address
         return True
 
-    def _forget_accepted(self, descriptor: int) -> None:
-        address = self._accepted.pop(descriptor, None)
-        if address is not None:
-            self.counts.close(address)
-
     def open(self, transport: asyncio.BaseTransport) -> bool:
         """Count a new connection (already counted if the listener admitted it); False if its
         address already holds too many."""
-        peer = transport.get_extra_info("peername")
-        address = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
+        address = peer_address(transport.get_extra_info("peername"))
         if self.trusted(address):
             return True
         sock = transport.get_extra_info("socket")
@@ -248,7 +253,7 @@ class GuardedListener(socket.socket):
                     type(self).failures += 1
                     self.paused_until = time.monotonic() + ACCEPT_PAUSE_S
                 raise
-            address = str(peer[0]) if isinstance(peer, tuple) and peer else "unknown"
+            address = peer_address(peer)
             if self.registry is None or self.registry.admit(conn.fileno(), address):
                 return conn, peer
             log.debug("refused a connection from %s: too many open", address)
