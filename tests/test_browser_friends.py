@@ -208,6 +208,28 @@ def test_the_slower_correct_slapper_keeps_its_cards_and_sees_too_slow_and_a_relo
     shot(ann, "desktop", "10-after-reload")
 
 
+def test_a_friend_who_sits_down_while_the_host_is_asked_about_open_seats_starts_the_game(
+        server: ServerProcess, pages: Pages) -> None:
+    # The host's start can reach the page before the friend's seat does (CI once waited 30 s on
+    # a dialog asking about a seat that was no longer open): the question follows the room.
+    code = server.new_room(seats=3, turn_timeout_ms=60_000)
+    ann = friend(pages, f"{server.url}/r/{code}", "desktop")
+    join(ann, "Ann")
+    ann.click("[data-testid=start]")
+    ann.wait_for_selector("[data-testid=open-seats-dialog][open]:has-text('2 seats have nobody')")
+    bob = friend(pages, f"{server.url}/r/{code}", "phone")
+    join(bob, "Bob")
+    ann.wait_for_selector("[data-testid=open-seats-dialog][open]:has-text('One seat has nobody')")
+    assert ann.locator("[data-testid=table]").is_hidden()  # still asked: nothing started
+    cat = friend(pages, f"{server.url}/r/{code}", "phone")
+    join(cat, "Cat")
+    for page in (ann, bob, cat):
+        wait_for_the_deal(page)
+    assert ann.locator("[data-testid=open-seats-dialog]").is_hidden()
+    names = [ann.inner_text(f"[data-testid=seat-{seat}] .name").split()[0] for seat in range(3)]
+    assert names == ["Ann", "Bob", "Cat"]  # nobody's seat was filled by a bot or removed
+
+
 def test_the_burned_cards_read_clearly_and_phones_show_no_key_hints(server: ServerProcess,
                                                                      pages: Pages) -> None:
     code = server.new_room(seats=2, bots=["casual"], seed=3, pace="slow", turn_timeout_ms=60_000)

@@ -485,6 +485,7 @@ function renderRoom() {
   renderYou();
   renderHelp();
   byId("controls").classList.toggle("hidden", page.seat === null);
+  followOpenSeats(room);
   placeResults();
 }
 
@@ -871,12 +872,30 @@ byId("start").addEventListener("click", () => {
   if (room?.phase === "over") { socket.send({ type: "rematch" }); return; }
   const open = room?.open_seats ?? 0;
   if (!open) { socket.send({ type: "start" }); return; }
-  byId("open-seats-text").textContent = open === 1
-    ? "One seat has nobody in it. Fill it with a bot, or play without it?"
-    : `${open} seats have nobody in them. Fill them with bots, or play without them?`;
+  askAboutOpenSeats(open);
   openSeatsDialog.returnValue = "";
   openSeatsDialog.showModal();
 });
+/** @param {number} open how many seats have nobody in them */
+function askAboutOpenSeats(open) {
+  byId("open-seats-text").textContent = open === 1
+    ? "One seat has nobody in it. Fill it with a bot, or play without it?"
+    : `${open} seats have nobody in them. Fill them with bots, or play without them?`;
+}
+/**
+ * The host clicked start a moment before a friend's seat reached this page (or a friend sat
+ * down while the host was asked): the question follows the room, and once no seat is open it
+ * no longer applies, and the game the host asked for starts.
+ * @param {RoomMessage} room
+ */
+function followOpenSeats(room) {
+  const dialog = byId("open-seats-dialog", HTMLDialogElement);
+  if (!dialog.open) return;
+  if (room.phase !== "lobby" || !page.host) { dialog.close("cancel"); return; }
+  if (room.open_seats > 0) { askAboutOpenSeats(room.open_seats); return; }
+  dialog.close("cancel");
+  socket.send({ type: "start" });
+}
 openSeatsDialog.addEventListener("close", () => {
   const choice = openSeatsDialog.returnValue;
   if (choice === "bots") socket.send({ type: "start", open_seats: "bots", bot: byId("fill-level", HTMLSelectElement).value });
