@@ -71,7 +71,7 @@ from ratscrew.server.room import SHOWN_VERSIONS, Room
 from ratscrew.server.shards import misdirected, misdirected_page, new_room_code
 from ratscrew.server.store import RateCounter, Store, StoreUnavailable, open_store
 from ratscrew.server.writer import Closing, Item, OutboxSends, StepWriter
-from ratscrew.server.wsprotocol import RECEIVE_NOW_EXTENSION, SEND_NOW_EXTENSION
+from ratscrew.server.wsprotocol import RECEIVE_NOW_EXTENSION, SEND_NOW_EXTENSION, SendNow
 
 log = logging.getLogger("ratscrew.server")
 
@@ -199,8 +199,10 @@ class WebSocketConnection(OutboxSends):
         self._hung = False
         self.writer: asyncio.Task[None] | None = None
         """The task running `write_loop`."""
+        self.waiting_ping: PingMessage | None = None
+        """A ping that goes out with the next state (`ping_loop`)."""
         direct = websocket.scope.get("extensions", {}).get(SEND_NOW_EXTENSION, {}).get("send")
-        self._send_text_now: Callable[[str], bool] | None = direct
+        self._send_text_now: SendNow | None = direct
         """The websocket protocol's own write (`BatchedReadProtocol.send_text_now`), when the
         server runs it: a message goes out at once when nothing waits before it."""
 
@@ -217,10 +219,16 @@ class WebSocketConnection(OutboxSends):
         direct = self._send_text_now
         # Nothing waits before it: written now, without the write task (the usual case), unless
         # the client is not reading (or the socket closes): then by the write task, which waits.
-        if (direct is not None and not self._queue and self.sending_since is None
-                and direct(self._text(item))):
-            TALLY.messages_out += 1
-            return
+        if direct is not None and not self._queue and self.sending_since is None:
+            ping = self.waiting_ping if isinstance(item, tuple) else None
+            if ping is None:
+                if direct(self._text(item)):
+                    TALLY.messages_out += 1
+                    return
+            elif direct(self._text(ping), self._text(item)):  # the ping first: the pong at once
+                self.waiting_ping = None
+                TALLY.messages_out += 2
+                return
         if len(self._queue) >= self._limits.send_queue:
             log.info("closing a connection from %s: it does not read its messages", self.address)
             self.close_now(1013, "too slow: messages were not read")
@@ -302,10 +310,22 @@ class WebSocketConnection(OutboxSends):
             self.writer.cancel()
 
     async def ping_loop(self) -> None:
-        """Ping on connect, quickly a few times, then about every 2 s."""
+        """Ping on connect, quickly a few times, then about every 2 s: a ping then waits for
+        the connection's next state and goes out in the same write to the socket (one write
+        instead of two, for a ping a client answers as quickly either way); one that no state
+        took by the next turn of this loop goes alone."""
         while not self.closed:
-            ping: PingMessage = {"type": "ping", "id": self.pinger.ping(time.monotonic() * 1000.0)}
-            self.send(ping)
+            waiting = self.waiting_ping
+            if waiting is not None:
+                self.waiting_ping = None
+                self.send(waiting)
+            else:
+                alone = self.pinger.measuring_the_link
+                ping: PingMessage = {"type": "ping", "id": self.pinger.ping(time.monotonic() * 1000.0)}
+                if alone:
+                    self.send(ping)
+                else:
+                    self.waiting_ping = ping
             await asyncio.sleep(self.pinger.next_ping_in_ms() / 1000.0)
 
 

@@ -193,6 +193,12 @@ class Pinger:
         self.link.add(rtt)
         return rtt
 
+    @property
+    def measuring_the_link(self) -> bool:
+        """Whether the first quick pings are still being sent (each goes at once; later ones
+        may wait a moment for a state to go out with)."""
+        return self.pings_sent < FIRST_PINGS
+
     def next_ping_in_ms(self) -> float:
         """How long to wait before the next ping: a quick burst first, then every 2 s."""
         return FIRST_PING_GAP_MS if self.pings_sent < FIRST_PINGS else PING_EVERY_MS

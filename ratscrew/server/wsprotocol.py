@@ -35,6 +35,7 @@ import struct
 import termios
 from collections import deque
 from collections.abc import Callable
+from typing import Protocol
 
 from uvicorn._types import ASGISendEvent
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -87,6 +88,13 @@ def unsent_bytes(fileno: int) -> int:
 SEND_NOW_EXTENSION = "ratscrew.send_text_now"
 """The ASGI scope extension under which this protocol offers `BatchedReadProtocol.send_text_now`
 (key ``"send"``) to the app: ``scope["extensions"][SEND_NOW_EXTENSION]["send"]``."""
+
+
+class SendNow(Protocol):
+    """`BatchedReadProtocol.send_text_now`, as the app holds it."""
+
+    def __call__(self, *texts: str) -> bool:
+        """Write ``texts`` now in one write, or False (the app then sends them its own way)."""
 
 
 RECEIVE_NOW_EXTENSION = "ratscrew.receive_now"
@@ -174,17 +182,19 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
             self.close_sent = True
             self.transport.close()
 
-    def send_text_now(self, text: str) -> bool:
-        """Write a text message now, without a coroutine, if the connection takes one now
-        (open, handshake done, not closing, and the client reading what it is sent); False
-        when not, and the app sends it the usual way (``websocket.send``, which waits).
-        What ASGI's ``websocket.send`` does in this protocol, minus the wait."""
+    def send_text_now(self, *texts: str) -> bool:
+        """Write text messages now, in one write to the socket, without a coroutine, if the
+        connection takes them now (open, handshake done, not closing, and the client reading
+        what it is sent); False when not, and the app sends them the usual way
+        (``websocket.send``, which waits). What ASGI's ``websocket.send`` does in this
+        protocol, minus the wait."""
         if (not self.writable.is_set() or self.disconnected or not self.handshake_complete
                 or self.close_sent or self.initial_response is not None or self.transport.is_closing()):
             return False
         try:
-            self.conn.send_text(text.encode())
-        except InvalidState:
+            for text in texts:
+                self.conn.send_text(text.encode())
+        except InvalidState:  # not open: the first fails, before anything is queued
             return False
         frames = self.conn.data_to_send()
         data = frames[0] if len(frames) == 1 else b"".join(frames)
