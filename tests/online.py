@@ -48,6 +48,7 @@ class FakeConnection:
         self.sent: list[dict[str, Any]] = []
         self.closed: tuple[int, str] | None = None
         self._shown: dict[int, float] = {}
+        room.connect(self)  # as the server does when the websocket opens
 
     def send(self, message: Mapping[str, Any]) -> None:
         if message["type"] == "state":

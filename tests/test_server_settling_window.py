@@ -6,14 +6,18 @@ seated, connected people's links (`ratscrew.server.judging.settle_window_ms`).""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from online import FakeConnection, make_room, pong_after
 
 from ratscrew.protocol.client_messages import Configure, Kick, MoveSeat, SetSeat, Stand
 from ratscrew.protocol.codec import ProtocolError
+from ratscrew.server import room as room_module
 from ratscrew.server.judging import settle_window_ms
+from ratscrew.server.link import LinkEstimate
 from ratscrew.server.room import Room
 
 
@@ -23,6 +27,31 @@ def fresh_window(room: Room) -> float:
     for link in links:
         link.window_ms = None
     return settle_window_ms(room.settings.judging, links)
+
+
+def test_a_link_that_moves_in_another_room_leaves_this_rooms_window_kept(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    worked_out: list[str] = []
+
+    def counting(judging: str, links: Sequence[LinkEstimate]) -> float:
+        worked_out.append(judging)
+        return settle_window_ms(judging, links)
+
+    monkeypatch.setattr(room_module, "settle_window_ms", counting)
+    here, _ = make_room(seats=2)
+    there, _ = make_room(seats=2)
+    ann, cat = FakeConnection(here, rtt_ms=40.0), FakeConnection(there, rtt_ms=40.0)
+    ann.join("Ann")
+    cat.join("Cat")
+    window = here.settle_ms
+    worked_out.clear()
+    for rtt in (20.0, 90.0, 160.0):  # Cat's link moves: nothing of this room's does
+        pong_after(cat, rtt)
+    assert here.settle_ms == window and worked_out == []
+    for _ in range(5):
+        pong_after(ann, 160.0)  # Ann's own link gets slow: worked out again, once
+    assert here.settle_ms == here.settle_ms == fresh_window(here) > window
+    assert len(worked_out) == 1
 
 
 def test_the_window_follows_a_slower_link_a_leaver_and_the_judging() -> None:

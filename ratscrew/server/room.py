@@ -64,7 +64,7 @@ from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
 from ratscrew.server.labjobs import LabService
 from ratscrew.server.lifecycle import Presence, RoomHooks
-from ratscrew.server.link import SETTLING_INPUTS, noticeably_changed
+from ratscrew.server.link import SETTLING_INPUTS, ChangeCount, noticeably_changed
 from ratscrew.server.lobby import (
     CODE_ALPHABET,
     CODE_LENGTH,
@@ -161,10 +161,12 @@ class Room:
         self.publisher = Publisher(self.clock.now, on_published=self.outbox.published)
         self._shown_links: list[int | None] = []
         """The seats' pings and the settling window the last ``room`` message showed."""
-        self._settle_key: tuple[int, str] | None = None
+        self._link_changes = ChangeCount()
+        """Moves when the round trip or jitter of a link of this room's connections does."""
+        self._settle_key: tuple[int, int, str] | None = None
         self._settle = 0.0
-        """The settling window, worked out when ``_settle_key`` (`SETTLING_INPUTS` and the
-        judging) was as it is now."""
+        """The settling window, worked out when ``_settle_key`` (`SETTLING_INPUTS`, the links'
+        own count and the judging) was as it is now."""
         self._new_game_parts()
 
     def _new_game_parts(self) -> None:
@@ -246,7 +248,7 @@ class Room:
 
     def _settle_window(self) -> float:
         # kept until a link, a seat or the judging changes (a step looks at it several times)
-        key = (SETTLING_INPUTS.count, self.settings.judging)
+        key = (SETTLING_INPUTS.count, self._link_changes.count, self.settings.judging)
         if key != self._settle_key:
             self._settle_key, self._settle = key, settle_window_ms(self.settings.judging, self.lobby.links())
         return self._settle
@@ -319,7 +321,9 @@ class Room:
     # ------------------------------------------------------------------ connections
 
     def connect(self, conn: Connection) -> None:
-        """A new connection: it is nobody until it sends ``join`` or ``watch``."""
+        """A new connection: it is nobody until it sends ``join`` or ``watch``. Its link's
+        changes move this room's settling window only (`LinkEstimate.inputs`)."""
+        conn.pinger.link.inputs = self._link_changes
 
     def disconnect(self, conn: Connection) -> None:
         """A connection went away; its seat stays its player's (during a game, a stand-in bot
