@@ -15,6 +15,7 @@ from online import FakeConnection, make_room, pong_after
 
 from ratscrew.protocol.client_messages import Configure, Kick, MoveSeat, SetSeat, Stand
 from ratscrew.protocol.codec import ProtocolError
+from ratscrew.protocol.room_words import Judging
 from ratscrew.server import room as room_module
 from ratscrew.server.judging import settle_window_ms
 from ratscrew.server.link import LinkEstimate
@@ -31,9 +32,9 @@ def fresh_window(room: Room) -> float:
 
 def test_a_link_that_moves_in_another_room_leaves_this_rooms_window_kept(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    worked_out: list[str] = []
+    worked_out: list[Judging] = []
 
-    def counting(judging: str, links: Sequence[LinkEstimate]) -> float:
+    def counting(judging: Judging, links: Sequence[LinkEstimate]) -> float:
         worked_out.append(judging)
         return settle_window_ms(judging, links)
 
