@@ -220,14 +220,13 @@ class WebSocketConnection(OutboxSends):
         # Nothing waits before it: written now, without the write task (the usual case), unless
         # the client is not reading (or the socket closes): then by the write task, which waits.
         if direct is not None and not self._queue and self.sending_since is None:
-            ping = self.waiting_ping if isinstance(item, tuple) else None
-            if ping is None:
-                if direct(self._text(item)):
-                    TALLY.messages_out += 1
-                    return
-            elif direct(self._text(ping), self._text(item)):  # the ping first: the pong at once
-                self.waiting_ping = None
-                TALLY.messages_out += 2
+            ping = self.waiting_ping if isinstance(item, tuple) else None  # it rides with a state
+            # the ping first, so that the client answers it before it handles the state
+            texts = (self._text(item),) if ping is None else (self._text(ping), self._text(item))
+            if direct(*texts):
+                if ping is not None:
+                    self.waiting_ping = None
+                TALLY.messages_out += len(texts)
                 return
         if len(self._queue) >= self._limits.send_queue:
             log.info("closing a connection from %s: it does not read its messages", self.address)

@@ -206,4 +206,4 @@ class Pinger:
 
     def next_ping_in_ms(self) -> float:
         """How long to wait before the next ping: a quick burst first, then every 2 s."""
-        return FIRST_PING_GAP_MS if self.pings_sent < FIRST_PINGS else PING_EVERY_MS
+        return FIRST_PING_GAP_MS if self.measuring_the_link else PING_EVERY_MS
