@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import test_browser
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from serving import ServerProcess
 from test_browser import CHROMIUM, Pages, early_double, join, pile, wait_cards_played, wait_for_the_deal
 
@@ -81,8 +82,35 @@ def axe_clean(page: Any, where: str) -> None:
     assert bad == [], f"axe-core on {where}: {bad}"
 
 
+SAFE_TO_RESIGN = """() => {
+  const mine = document.querySelector("[data-testid=table]:not([hidden]) .seat.you");
+  if (!mine) return false;
+  const table = document.querySelector("[data-testid=table]");
+  const name = mine.querySelector(".name")?.firstChild?.textContent ?? "";
+  const status = document.querySelector("[data-testid=status]")?.textContent ?? "";
+  const cards = Number(document.querySelector("[data-testid=deck]")?.dataset.cards ?? 0);
+  const ours = table.dataset.turn === mine.dataset.seat;
+  return cards > 0 && table.dataset.turn !== "" && !status.startsWith(`${name} `)
+    && (!ours || status.startsWith("Your turn"));
+}"""
+"""A moment this page's player can resign without the pile coming back to them: the game is on,
+they hold cards, the status names them neither as a challenger ("Ann played K: ...") nor as the
+taker of the pile ("Ann takes the pile in ..."), and it is either another seat's turn or their
+own plain turn (not an answer to someone's face card, which could open a challenge of theirs)."""
+
+
 def resign_outside_a_challenge(page: Any) -> None:
-    page.wait_for_selector("[data-testid=status]:has-text('turn')")
+    """Resign when no face-card challenge of this player's is open: a challenger who resigns
+    still wins the pile if the challenge fails (and may slap back in under classic rules).
+    Waiting for `SAFE_TO_RESIGN`, not for the word "turn" in the status: with 5 s turns, a chain
+    of challenges answered by timeouts can keep "turn" off the status for a minute (CI once
+    waited 30 s for it), while another seat's turn comes every few seconds."""
+    try:
+        page.wait_for_function(SAFE_TO_RESIGN)
+    except PlaywrightTimeoutError:
+        status = page.inner_text("[data-testid=status]")
+        turn = page.get_attribute("[data-testid=table]", "data-turn")
+        raise AssertionError(f"no safe moment to resign in 30 s: status {status!r}, turn {turn!r}") from None
     page.click("[data-testid=resign]")
 
 
