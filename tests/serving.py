@@ -84,6 +84,11 @@ class ServerProcess:
     def player(self, code: str) -> Player:
         return Player(f"ws://127.0.0.1:{self.port}/ws/{code}")
 
+    def describe_failure(self) -> str:
+        """The end of the server's log (``conftest.DescribesFailure``)."""
+        lines = self.log.read_text(errors="replace").splitlines() if self.log.exists() else []
+        return "\n".join([f"the last {min(len(lines), 40)} lines of {self.log}:", *lines[-40:]])
+
     def __enter__(self) -> ServerProcess:
         return self.start()
 

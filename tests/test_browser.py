@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,9 @@ class Pages:
     def __init__(self, browser: Any) -> None:
         self.browser = browser
         self.errors: list[str] = []
+        self.began = time.monotonic()
+        self.events: list[str] = []
+        """Each page's websockets opening and closing, with the time since the first page."""
         self.contexts: list[Any] = []
         self.expected: list[str] = []
         """Console errors a test causes on purpose (e.g. the browser's note on a 400 answer)."""
@@ -70,8 +74,31 @@ class Pages:
         page.on("console", lambda m: self.errors.append(f"{url}: {m.text}") if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(f"{url}: {e}"))
         page.on("dialog", lambda dialog: dialog.accept())
+        number = len(self.contexts) - 1
+        page.on("websocket", lambda socket: self._watch(number, socket))
         page.goto(url)
         return page
+
+    def _note(self, text: str) -> None:
+        self.events.append(f"{time.monotonic() - self.began:8.3f} s  {text}")
+
+    def _watch(self, number: int, socket: Any) -> None:
+        self._note(f"page {number}: websocket opened {socket.url}")
+        socket.on("close", lambda _: self._note(f"page {number}: websocket closed"))
+        socket.on("socketerror", lambda error: self._note(f"page {number}: websocket error {error}"))
+
+    def describe_failure(self) -> str:
+        """Every page's connection, status, error line and the end of its text, and the
+        websockets' last openings and closings (``conftest.DescribesFailure``)."""
+        lines = [*self.events[-30:]]
+        for number, context in enumerate(self.contexts):
+            for page in context.pages:
+                try:
+                    text = str(page.locator("body").inner_text(timeout=2000))
+                except Exception as error:  # a closed page says so, the rest goes on
+                    text = f"(cannot read it: {error})"
+                lines += [f"--- page {number} at {page.url}, its text's end:", text[-1200:]]
+        return "\n".join(lines)
 
     def close(self) -> None:
         for context in self.contexts:
