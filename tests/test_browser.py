@@ -52,6 +52,11 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+FAILURE_VIEW = {"connection": "[data-testid=connection]", "status": "[data-testid=status]",
+                "error": "[data-testid=error]", "its text's end": "body"}
+"""What `Pages.describe_failure` reads from each page (a room page has all four)."""
+
+
 class Pages:
     """Browser pages that record every console error and uncaught exception."""
 
@@ -88,16 +93,21 @@ class Pages:
         socket.on("socketerror", lambda error: self._note(f"page {number}: websocket error {error}"))
 
     def describe_failure(self) -> str:
-        """Every page's connection, status, error line and the end of its text, and the
-        websockets' last openings and closings (``conftest.DescribesFailure``)."""
+        """The websockets' last openings and closings, then every page's connection, status and
+        error lines (a room page's, where it shows them) and the end of its text
+        (``conftest.DescribesFailure``)."""
         lines = [*self.events[-30:]]
         for number, context in enumerate(self.contexts):
             for page in context.pages:
-                try:
-                    text = str(page.locator("body").inner_text(timeout=2000))
-                except Exception as error:  # a closed page says so, the rest goes on
-                    text = f"(cannot read it: {error})"
-                lines += [f"--- page {number} at {page.url}, its text's end:", text[-1200:]]
+                lines.append(f"--- page {number} at {page.url}")
+                for label, selector in FAILURE_VIEW.items():
+                    try:
+                        if page.locator(selector).count() == 0:
+                            continue
+                        text = str(page.locator(selector).first.inner_text(timeout=1000))
+                    except Exception as error:  # a closed page says so, the rest goes on
+                        text = f"(cannot read it: {error})"
+                    lines.append(f"{label}: {text[-1200:]}")
         return "\n".join(lines)
 
     def close(self) -> None:

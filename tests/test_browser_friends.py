@@ -85,7 +85,7 @@ def axe_clean(page: Any, where: str) -> None:
 SAFE_TO_RESIGN = """() => {
   const mine = document.querySelector("[data-testid=table]:not([hidden]) .seat.you");
   if (!mine) return false;
-  const table = document.querySelector("[data-testid=table]");
+  const table = mine.closest("[data-testid=table]");
   const name = mine.querySelector(".name")?.firstChild?.textContent ?? "";
   const status = document.querySelector("[data-testid=status]")?.textContent ?? "";
   const cards = Number(document.querySelector("[data-testid=deck]")?.dataset.cards ?? 0);
