@@ -401,3 +401,19 @@ def test_the_log_ends_on_its_last_line_when_the_game_ends(
     bob.wait_for_selector("[data-testid=back-to-results]:visible")
     bob.wait_for_timeout(300)
     assert log_state(bob)["newestShown"], f"the game's last line is cut at the finished table ({size})"
+
+
+def test_a_click_while_the_connection_is_down_says_it_was_not_sent(server: ServerProcess,
+                                                                   pages: Pages) -> None:
+    """The page keeps nothing to send later (the game moves on meanwhile), so a click the socket
+    cannot carry is refused on screen, not dropped without a word."""
+    code = server.new_room(seats=2, bots=["casual"], seed=5)
+    host = friend(pages, f"{server.url}/r/{code}", "desktop")
+    join(host, "Ann")
+    host.wait_for_selector("[data-testid=start]:visible")
+    pages.expected.append("WebSocket connection to")  # Chromium notes each failed reconnection
+    server.kill()
+    host.wait_for_selector("[data-testid=connection]:has-text('reconnecting')")
+    host.click("[data-testid=start]")
+    host.wait_for_selector("[data-testid=error]:has-text('Not sent: not connected yet')")
+    assert host.is_visible("[data-testid=lobby]"), "the lobby stays: no game started"

@@ -270,6 +270,23 @@ async def test_the_host_at_a_terminal_starts_and_asks_for_a_rematch(
         await until(pilot, lambda: not isinstance(app.screen, RoomScreen), "the new game's table")
 
 
+async def test_a_host_command_while_the_connection_is_down_says_it_was_not_sent(tmp_path: Path) -> None:
+    with ServerProcess(tmp_path / "lost.db") as lost:  # a server of its own: this test kills it
+        code = lost.new_room(seats=2, bots=["casual"], seed=3)
+        app = seated_app(lost, code, SavedState(tmp_path / "online.json"), name="Hana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.host and isinstance(app.screen, RoomScreen), "the lobby")
+            lost.kill()
+            await until(pilot, lambda: not app.link.connected, "the dropped connection")
+            await pilot.press("s")
+            await until(pilot, lambda: "the start was not sent" in str(app.notice), "the refusal")
+            await until(pilot, lambda: "Not connected (reconnecting" in screen_text(app),
+                        "the room screen saying so")
+            await until(pilot, lambda: "the start was not sent" in screen_text(app),
+                        "the room screen saying it")
+            assert app.state is None, "no game started"
+
+
 async def test_the_lobby_says_the_time_limit_and_how_long_a_game_here_lasts_and_the_game_counts_down(
         server: ServerProcess, tmp_path: Path) -> None:
     # as the browser's lobby does: a terminal player learns of the limit before the game ends on it

@@ -459,6 +459,7 @@ class OnlineApp(App[None]):
     def _on_status(self, status: str) -> None:
         self.status = status
         self.redraw()
+        self._refresh_room_screen()  # it says so while the connection is down
 
     def handle_message(self, message: dict[str, Any], arrived: float) -> None:
         """One message from the room (``arrived``: when, on Textual's clock): the session
@@ -559,6 +560,7 @@ class OnlineApp(App[None]):
         """Show a line under the pile (and in the room screen)."""
         self.notice = Text(text, style=style)
         self.redraw()
+        self._refresh_room_screen()
 
     # ------------------------------------------------------------------ drawing
 
@@ -605,7 +607,10 @@ class OnlineApp(App[None]):
         phase = room.get("phase")
         for line in length_lines(room):
             text.append(f"\n{line}", style="dim")
-        text.append(f"\n{self.headline()}\n\n", style="italic")
+        text.append(f"\n{self.headline()}\n", style="italic")
+        if not self.link.connected:  # the seats below are as the room last said
+            text.append(f"Not connected ({self.status}).\n", style="bold red")
+        text.append("\n")
         text.append("\n".join(seat_lines(room, self.seat)) + "\n")
         waiting = [str(w.get("name")) + (" (you)" if w.get("you") else "")
                    for w in room.get("waiting", []) if isinstance(w, dict)]
@@ -700,24 +705,31 @@ class OnlineApp(App[None]):
         stamp = self.shown.reaction_to(pressed_at)
         if stamp is not None:
             message["version"], message["reaction_ms"] = stamp
-        if not self.link.send(message):
-            self.say(f"Not connected ({self.status}): that key press was not sent.", "bold red")
+        if not self.send_or_say(message, "that key press"):
             return None
         return message
+
+    def send_or_say(self, message: dict[str, Any], what: str) -> bool:
+        """Send ``message``, or say on the log that ``what`` was not sent (nothing is kept to send
+        after a reconnection: the game moves on meanwhile)."""
+        if self.link.send(message):
+            return True
+        self.say(f"Not connected ({self.status}): {what} was not sent.", "bold red")
+        return False
 
     def host_command(self, command: str) -> None:
         """``start`` or ``rematch``, if this player is the host."""
         if not self.host:
             self.say("Only the host can do that.", "italic yellow")
             return
-        self.link.send({"type": command})
+        self.send_or_say({"type": command}, f"the {command}")
 
     def toggle_ready(self) -> None:
         """Tell the room this player is ready (or not any more)."""
         if not self.session.seated or self.room is None:
             return
         mine: dict[str, Any] = next((s for s in self.room.get("seats", []) if s.get("seat") == self.seat), {})
-        self.link.send({"type": "ready", "ready": not mine.get("ready", False)})
+        self.send_or_say({"type": "ready", "ready": not mine.get("ready", False)}, "ready")
 
     # ------------------------------------------------------------------ app keys
 
@@ -732,7 +744,7 @@ class OnlineApp(App[None]):
 
         def answer(resign: bool | None) -> None:
             if resign:
-                self.link.send({"type": "resign"})
+                self.send_or_say({"type": "resign"}, "the resignation")
 
         self.push_screen(ResignScreen(), answer)
 

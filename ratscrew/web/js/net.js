@@ -7,7 +7,8 @@ export const PROTOCOL_VERSION = 1;
  * @typedef {import("./protocol").ServerMessage} Message
  * @typedef {import("./protocol").ClientMessage} ClientMessage
  * @typedef {{onMessage: (m: Message, arrivedAt: number) => void, onOpen: () => void,
- *            onClose: (willRetry: boolean, reason: string) => void}} Handlers
+ *            onClose: (willRetry: boolean, reason: string) => void,
+ *            onUnsent: (m: ClientMessage, coming: boolean) => void}} Handlers
  */
 
 export class RoomSocket {
@@ -22,6 +23,8 @@ export class RoomSocket {
     this.ws = null;
     this.retries = 0;
     this.stopped = false;
+    /** no connection will come again (the server closed this seat's or room's socket for good) */
+    this.ended = false;
   }
 
   connect() {
@@ -42,6 +45,7 @@ export class RoomSocket {
       // 4001: this seat connected elsewhere; 4404: no such room; 4410: the room has closed (a
       // reload shows its page); 1008: refused. No retry then.
       const final = this.stopped || [4001, 4404, 4410, 1008].includes(event.code);
+      this.ended = final;
       this.handlers.onClose(!final, event.code === 1008 ? event.reason : "");
       if (!final) {
         this.retries += 1;
@@ -50,9 +54,15 @@ export class RoomSocket {
     });
   }
 
-  /** @param {ClientMessage} message */
+  /**
+   * Sends a message now, or tells the page it could not go and whether a connection is coming
+   * (the first, or one after a drop): a click is never lost without a word, and nothing is kept
+   * to send later, when the game has moved on.
+   * @param {ClientMessage} message
+   */
   send(message) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
+    else if (message.type !== "pong") this.handlers.onUnsent(message, !this.ended);
   }
 
   stop() {

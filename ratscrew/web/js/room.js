@@ -76,6 +76,10 @@ const socket = new RoomSocket(code, {
   onClose(willRetry, reason) {
     setConnection(false, willRetry ? "reconnecting…" : reason ? `disconnected: ${reason}` : "disconnected");
   },
+  onUnsent(_message, coming) {
+    showError(coming ? "Not sent: not connected yet. Try again once it says connected."
+      : "Not sent: this page is no longer connected. Reload it to connect again.");
+  },
 });
 
 /** @param {boolean} online @param {string} [text] */
