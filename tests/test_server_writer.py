@@ -1,5 +1,5 @@
 """The step writer (`ratscrew.server.writer`): steps stored off the event loop's critical path,
-one transaction for a loop turn's steps on SQLite, psycopg's asynchronous pool on PostgreSQL,
+one transaction for a loop turn's steps on SQLite, a connection of the writer's own on PostgreSQL,
 and what a room sends held until the step it shows is stored (persist before publish)."""
 
 from __future__ import annotations

@@ -17,8 +17,9 @@ How the writer writes depends on the store (`Store.writes_off_the_loop`):
   full log is copied back with a flush to disk on the event loop), so a loaded server commits a
   few hundred times a second instead of once per turn, for at most that much more delay.
 - **PostgreSQL** (a round trip to another process, ~200 µs or more): the writes run in a task
-  on psycopg's asynchronous pool, one batch at a time (each batch is everything queued while
-  the last one was in flight); no round trip for a step is made on the event loop.
+  on the store's own steps connection (`ratscrew.storage.postgres_steps.StepsConnection`), one
+  batch at a time (each batch is everything queued while the last one was in flight); no step
+  waits for a round trip on the event loop.
 
 Other writes that must come after a room's steps and before what shows them (a game's end, its
 record and rating) go through :meth:`StepWriter.write`, in order with the steps; on PostgreSQL

@@ -6,6 +6,8 @@ psycopg 3 with a connection pool (``psycopg_pool``): the pool replaces broken co
 PostgreSQL restarts, and lets the outage probe run in a thread. Each method is one transaction,
 committed when it returns, with PostgreSQL's default ``synchronous_commit = on``; a write's
 statements are sent in one pipeline (one round trip for a step's actions and judgements).
+The step writer's batches go on a connection of their own, driven through libpq on the event
+loop (`ratscrew.storage.postgres_steps.StepsConnection`).
 
 When PostgreSQL goes away, the method that needed it raises `StoreUnavailable` and the store
 fails fast from then on (no call waits for a connection) until :meth:`PostgresStore.reachable`
@@ -22,11 +24,10 @@ they hold across every process on the database.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -34,8 +35,9 @@ import orjson
 import psycopg
 import sqlalchemy as sa
 from psycopg.rows import dict_row
-from psycopg_pool import AsyncConnectionPool, ConnectionPool
+from psycopg_pool import ConnectionPool
 
+from ratscrew.storage.postgres_steps import StepsConnection
 from ratscrew.storage.records import RateCounter, StepRows, StoreError, StoreInUse, StoreUnavailable
 from ratscrew.storage.schema import bring_to_current
 from ratscrew.storage.sql import (
@@ -91,14 +93,15 @@ def redact(url: str) -> str:
 STEPS_INSERT = """
 WITH new_actions AS (
     INSERT INTO actions (game_id, n, kind, seat, at)
-    SELECT * FROM json_to_recordset(%(actions)s::json)
+    SELECT * FROM json_to_recordset($1::json)
         AS action(game_id bigint, n int, kind text, seat int, at bigint)
 )
 INSERT INTO judged (game_id, n, entry)
-SELECT * FROM json_to_recordset(%(judged)s::json) AS judgement(game_id bigint, n int, entry text)
+SELECT * FROM json_to_recordset($2::json) AS judgement(game_id bigint, n int, entry text)
 """
 """A batch of steps (every room's, while the last batch was in flight) as one statement: each
-table's rows one JSON array of objects, turned into rows by ``json_to_recordset``. Written for
+table's rows one JSON array of objects (``$1`` the actions, ``$2`` the judgements, the order of
+`steps_as_json`), turned into rows by ``json_to_recordset``; run by `StepsConnection`. Written for
 PostgreSQL by hand, the store's one such statement, because it is the hot write and its text
 does not change with the batch's size: a multi-row ``INSERT`` is a new statement for every size,
 and ``executemany`` in a pipeline waits on the event loop once per part (begin, each table,
@@ -108,20 +111,21 @@ psycopg builds array parameters element by element in Python, which was nearly h
 shard's CPU per batch (``benchmarks/store_writes.py`` times the batch; docs/online.md)."""
 
 
-def steps_as_json(steps: Sequence[StepRows]) -> dict[str, str]:
-    """The parameters of `STEPS_INSERT` for ``steps``: each table's rows as a JSON array.
+def steps_as_json(steps: Sequence[StepRows]) -> tuple[str, str]:
+    """The parameters of `STEPS_INSERT` for ``steps``: the actions' rows and the judgements'
+    rows, each table's a JSON array.
 
-    >>> params = steps_as_json([StepRows(7, 3, [("play", 1, 900), ("slap", 0, 950)], 2,
-    ...                                  [{"seat": 0}])])
-    >>> params["actions"]
+    >>> actions, judged = steps_as_json([StepRows(7, 3, [("play", 1, 900), ("slap", 0, 950)], 2,
+    ...                                            [{"seat": 0}])])
+    >>> actions
     '[{"game_id":7,"n":3,"kind":"play","seat":1,"at":900},{"game_id":7,"n":4,"kind":"slap","seat":0,"at":950}]'
-    >>> orjson.loads(params["judged"])  # the judgement's own JSON, as a text
+    >>> orjson.loads(judged)  # the judgement's own JSON, as a text
     [{'game_id': 7, 'n': 2, 'entry': '{"seat":0}'}]
     """
     params = {"actions": "[]", "judged": "[]"}
     for table, rows in step_inserts(steps):
         params[table.name] = orjson.dumps(rows).decode()
-    return params
+    return params["actions"], params["judged"]
 
 
 class PostgresTransaction:
@@ -190,14 +194,13 @@ class PostgresDatabase:
             conn.execute(*self.compiler.sql(chained, params))
 
     async def insert_steps_async(self, steps: Sequence[StepRows]) -> None:
-        """Append ``steps`` on a connection of the store's asynchronous pool: one statement
-        (`STEPS_INSERT`), so one round trip and one wait on the event loop, whatever the
-        batch's size."""
+        """Append ``steps`` on the store's `StepsConnection`: one statement (`STEPS_INSERT`), so
+        one round trip and one wait on the event loop, whatever the batch's size."""
         if not steps:
             return
         params = steps_as_json(steps)
-        async with self.store._async_connection() as conn:
-            await conn.execute(STEPS_INSERT, params)
+        with self.store._database_errors():
+            await self.store.steps_connection.execute(params)
 
     @contextmanager
     def transaction(self, rating: bool = False) -> Iterator[PostgresTransaction]:
@@ -219,12 +222,8 @@ class PostgresStore(SqlStore):
         self._claimed: tuple[bool, str | None] = (False, None)
         self._lock = threading.Lock()
         self._max_connections = max_connections
-        self._outages = 0
-        """How many times the database went away (the asynchronous pool checks its connections
-        once after each)."""
-        self._async_pool: AsyncConnectionPool[psycopg.AsyncConnection[Any]] | None = None
-        self._async_loop: asyncio.AbstractEventLoop | None = None
-        self._async_checked = 0
+        self.steps_connection = StepsConnection(url, STEPS_INSERT, CONNECT_TIMEOUT_S)
+        """The step writer's connection (`append_steps_async`)."""
         self._database = self._postgres = PostgresDatabase(self)
         try:
             with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
@@ -261,15 +260,13 @@ class PostgresStore(SqlStore):
         return True
 
     async def append_steps_async(self, steps: Sequence[StepRows]) -> None:
-        """`append_steps` on psycopg's asynchronous pool: the event loop runs on while
+        """`append_steps` on the store's `StepsConnection`: the event loop runs on while
         PostgreSQL answers."""
         await self._postgres.insert_steps_async(steps)
 
     async def close_async(self) -> None:
-        """Close the asynchronous pool (at the end of the event loop that opened it)."""
-        pool, self._async_pool = self._async_pool, None
-        if pool is not None:
-            await pool.close()
+        """Close the step writer's connection (at the end of the event loop that opened it)."""
+        await self.steps_connection.close()
 
     def close(self) -> None:
         """Close the pool and give up the shard."""
@@ -363,31 +360,7 @@ class PostgresStore(SqlStore):
         with self._database_errors(), self._pool.connection() as conn:
             yield conn
 
-    @asynccontextmanager
-    async def _async_connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
-        """A connection of the asynchronous pool, made in the running event loop on first use;
-        failing as `_connection` does. After an outage the pool's idle connections are checked
-        once (PostgreSQL's restart broke them)."""
-        loop = asyncio.get_running_loop()
-        pool = self._async_pool
-        with self._database_errors():
-            if pool is None or self._async_loop is not loop:
-                pool = self._async_pool = AsyncConnectionPool(
-                    self.url, min_size=1, max_size=self._max_connections, timeout=POOL_TIMEOUT_S,
-                    kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
-                    name="ratscrew-async", open=False)
-                self._async_loop = loop
-                self._async_checked = self._outages
-                await pool.open()
-            elif self._async_checked != self._outages:
-                self._async_checked = self._outages
-                await pool.check()
-            async with pool.connection() as conn:
-                yield conn
-
     def _lost(self, error: Exception) -> None:
-        if not self._down:
-            self._outages += 1
         self._down = True
         log.error("the database %s is unavailable: %s", self._shown, _first_line(error))
 
