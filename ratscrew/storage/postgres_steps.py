@@ -45,6 +45,8 @@ class StepsConnection:
         """The connection's socket (kept: libpq forgets it once the connection is lost)."""
         self._readable: asyncio.Future[None] | None = None
         """Set while a statement waits for its answer; done when the answer is all in."""
+        self._writable: asyncio.Future[None] | None = None
+        """Set while a statement waits to send the rest of itself."""
         self.connections = 0
         """Connections made so far (the first, then one after each loss)."""
 
@@ -91,19 +93,16 @@ class StepsConnection:
     async def _finish(self, pgconn: pq.abc.PGconn) -> None:
         """Send what libpq holds, then read the statement's results to their end (the one
         after the last is ``None``); the first failed one is raised."""
+        loop = self._loop
+        assert loop is not None
         while pgconn.flush():  # more to send than the socket took: wait until it takes more
-            assert self._loop is not None
-            writable: asyncio.Future[None] = self._loop.create_future()
-            self._loop.add_writer(self._fd, writable.set_result, None)
-            try:
-                await writable
-            finally:
-                self._loop.remove_writer(self._fd)
+            self._writable = loop.create_future()
+            loop.add_writer(self._fd, self._on_writable)
+            await self._writable
         failure: pq.abc.PGresult | None = None
         while True:
             if pgconn.is_busy():
-                assert self._loop is not None
-                self._readable = self._loop.create_future()
+                self._readable = loop.create_future()
                 await self._readable
             result = pgconn.get_result()
             if result is None:
@@ -113,19 +112,29 @@ class StepsConnection:
         if failure is not None:
             raise error_from_result(failure, encoding=self._conn_encoding())
 
+    def _on_writable(self) -> None:
+        waiting, self._writable = self._writable, None
+        if self._loop is not None:
+            self._loop.remove_writer(self._fd)
+        if waiting is not None and not waiting.done():
+            waiting.set_result(None)
+
     def _on_readable(self) -> None:
         """The socket has something (an answer, or PostgreSQL closing it): take it in, and
         wake the waiting statement once its answer is whole."""
-        conn, waiting = self._conn, self._readable
+        conn = self._conn
         if conn is None:
             return
         try:
             conn.pgconn.consume_input()
         except psycopg.OperationalError as error:
+            futures = [self._readable, self._writable]
             self._drop()
-            if waiting is not None and not waiting.done():
-                waiting.set_exception(error)
+            for future in futures:  # a statement sending or waiting hears of it
+                if future is not None and not future.done():
+                    future.set_exception(error)
             return
+        waiting = self._readable
         if waiting is not None and not waiting.done() and not conn.pgconn.is_busy():
             self._readable = None
             waiting.set_result(None)
@@ -134,11 +143,14 @@ class StepsConnection:
         return "utf-8" if self._conn is None else self._conn.info.encoding
 
     def _drop(self) -> None:
-        """Forget the connection, closing it at once (no round trip)."""
+        """Forget the connection, closing it at once (no round trip). The socket leaves the
+        event loop here, before it is closed, and nowhere else once it is forgotten: its number
+        may be another socket's a moment later."""
         conn, self._conn = self._conn, None
-        self._readable = None
+        self._readable = self._writable = None
         if conn is None:
             return
         if self._loop is not None and not self._loop.is_closed():
             self._loop.remove_reader(self._fd)
+            self._loop.remove_writer(self._fd)
         conn.pgconn.finish()
