@@ -415,5 +415,5 @@ def test_a_click_while_the_connection_is_down_says_it_was_not_sent(server: Serve
     server.kill()
     host.wait_for_selector("[data-testid=connection]:has-text('reconnecting')")
     host.click("[data-testid=start]")
-    host.wait_for_selector("[data-testid=error]:has-text('Not sent: not connected yet')")
+    host.wait_for_selector("[data-testid=error]:has-text('Not sent: the connection to the server is down')")
     assert host.is_visible("[data-testid=lobby]"), "the lobby stays: no game started"

@@ -77,7 +77,8 @@ const socket = new RoomSocket(code, {
     setConnection(false, willRetry ? "reconnecting…" : reason ? `disconnected: ${reason}` : "disconnected");
   },
   onUnsent(_message, coming) {
-    showError(coming ? "Not sent: not connected yet. Try again once it says connected."
+    // said in full: the connection line at the page's top may be scrolled out of view
+    showError(coming ? "Not sent: the connection to the server is down and reconnecting. Try again once it is back."
       : "Not sent: this page is no longer connected. Reload it to connect again.");
   },
 });
