@@ -221,7 +221,6 @@ class PostgresStore(SqlStore):
         self._shard_lock: psycopg.Connection[Any] | None = None
         self._claimed: tuple[bool, str | None] = (False, None)
         self._lock = threading.Lock()
-        self._max_connections = max_connections
         self.steps_connection = StepsConnection(url, STEPS_INSERT, CONNECT_TIMEOUT_S)
         """The step writer's connection (`append_steps_async`)."""
         self._database = self._postgres = PostgresDatabase(self)
