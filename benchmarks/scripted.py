@@ -47,12 +47,14 @@ class RunningServer:
 @dataclass(frozen=True)
 class RunningDeployment:
     """Shards behind nginx on one PostgreSQL, started by `running_deployment`: the proxy's URL,
-    the shards' process ids, and the process ids of nginx's and PostgreSQL's main processes."""
+    the shards' process ids, the process ids of nginx's and PostgreSQL's main processes, and
+    each shard's own URL (for its ``/metrics``, which nginx does not pass on)."""
 
     url: str
     shard_pids: tuple[int, ...]
     proxy_pid: int
     database_pid: int
+    shard_urls: tuple[str, ...] = ()
 
 
 @contextlib.contextmanager
@@ -78,7 +80,8 @@ def running_deployment(shards: int) -> Iterator[RunningDeployment]:
             proxy = NginxProxy(rendered_routing(ports), workers=1)
             stack.callback(proxy.remove)
             assert cluster.pid is not None
-            yield RunningDeployment(proxy.url, tuple(s.pid for s in servers), proxy.pid, cluster.pid)
+            yield RunningDeployment(proxy.url, tuple(s.pid for s in servers), proxy.pid, cluster.pid,
+                                    tuple(s.url for s in servers))
     finally:
         cluster.remove()
 
@@ -95,7 +98,7 @@ def running_server_behind_nginx() -> Iterator[RunningDeployment]:
     with running_server() as server:
         proxy = NginxProxy(rendered_routing([int(server.url.rsplit(":", 1)[1])]), workers=1)
         try:
-            yield RunningDeployment(proxy.url, (server.pid,), proxy.pid, 0)
+            yield RunningDeployment(proxy.url, (server.pid,), proxy.pid, 0, (server.url,))
         finally:
             proxy.remove()
 

@@ -11,6 +11,11 @@ time from a player sending its play to the state that shows it reaching that pla
 shown" p50/p95: the settling window, storing the step and sending it, all in), the server's
 CPU (share of one core) and memory per room, the load generator's own CPU (when it nears the
 cores left, the latencies measure the generator, not the server), and any connection lost.
+With ``--json`` it also prints the store's share of "play shown": how long what the rooms sent
+waited for its step to be stored (``publish_wait_p50_ms``/``_p99_ms``, read from the servers'
+``ratscrew_publish_wait_seconds`` histogram before and after the measuring window and
+interpolated within its buckets; null when a server's ``/metrics`` cannot be read, as through
+nginx with ``--url``).
 
 Usage: ``.venv/bin/python benchmarks/server_load.py [--rooms N | --sweep 50,100,200]
 [--seconds T] [--processes P] [--json] [--shards S | --nginx | --url URL [--pids PID,...]]``.
@@ -45,12 +50,13 @@ import socket
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
 from rich.progress import Progress
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -312,6 +318,8 @@ class Target:
     url: str
     server_pids: tuple[int, ...] = ()
     helper_pids: tuple[int, ...] = ()
+    metrics_urls: tuple[str, ...] = ()
+    """The server processes' own URLs, whose ``/metrics`` are read."""
 
 
 @contextlib.contextmanager
@@ -320,17 +328,75 @@ def target_of(shards: int, url: str | None, pids: tuple[int, ...],
     """A fresh single server (``shards`` 0; behind nginx with ``nginx``), a fresh deployment of
     ``shards`` shards behind nginx, or the running deployment at ``url``."""
     if url is not None:
-        yield Target(url.rstrip("/"), pids)
+        yield Target(url.rstrip("/"), pids, (), (url.rstrip("/"),))
     elif shards == 0 and nginx:
         with running_server_behind_nginx() as proxied:
-            yield Target(proxied.url, proxied.shard_pids, (proxied.proxy_pid,))
+            yield Target(proxied.url, proxied.shard_pids, (proxied.proxy_pid,), proxied.shard_urls)
     elif shards == 0:
         with running_server() as server:
-            yield Target(server.url, (server.pid,))
+            yield Target(server.url, (server.pid,), (), (server.url,))
     else:
         with running_deployment(shards) as deployment:
             yield Target(deployment.url, deployment.shard_pids,
-                         (deployment.proxy_pid, deployment.database_pid))
+                         (deployment.proxy_pid, deployment.database_pid), deployment.shard_urls)
+
+
+Buckets = list[tuple[float, float]]
+"""A histogram's buckets: each upper bound (seconds, the last ``inf``) with the count at or
+below it."""
+
+
+def publish_wait_buckets(urls: Sequence[str]) -> Buckets | None:
+    """The ``ratscrew_publish_wait_seconds`` buckets of the servers at ``urls``, added up;
+    ``None`` if one cannot be read (not a server, or a proxy that keeps ``/metrics`` to itself)."""
+    totals: dict[float, float] = {}
+    for url in urls:
+        try:
+            response = httpx.get(f"{url}/metrics", timeout=5)
+        except httpx.HTTPError:
+            return None
+        if response.status_code != 200:
+            return None
+        found = False
+        for family in text_string_to_metric_families(response.text):
+            if family.name != "ratscrew_publish_wait_seconds":
+                continue
+            for sample in family.samples:
+                if sample.name.endswith("_bucket"):
+                    bound = float(sample.labels["le"])
+                    totals[bound] = totals.get(bound, 0.0) + sample.value
+                    found = True
+        if not found:
+            return None
+    return sorted(totals.items()) or None
+
+
+def bucket_quantile(before: Buckets, after: Buckets, share: float) -> float:
+    """The ``share`` quantile (in ms) of what went into the buckets between two readings,
+    interpolated within its bucket as Prometheus's ``histogram_quantile`` does; NaN if nothing
+    did. Past the last finite bound, that bound is all it can say.
+
+    >>> before = [(0.001, 0), (0.003, 0), (float("inf"), 0)]
+    >>> after = [(0.001, 50), (0.003, 100), (float("inf"), 100)]
+    >>> bucket_quantile(before, after, 0.5), bucket_quantile(before, after, 0.99)
+    (1.0, 2.96)
+    >>> bucket_quantile(after, after, 0.5)
+    nan
+    """
+    counts = [(bound, later - earlier) for (bound, later), (_, earlier) in zip(after, before, strict=True)]
+    total = counts[-1][1] if counts else 0.0
+    if total <= 0:
+        return float("nan")
+    rank = share * total
+    lower_bound, lower_count = 0.0, 0.0
+    for bound, count in counts:
+        if count >= rank:
+            if bound == float("inf"):
+                return 1000 * lower_bound
+            inside = (rank - lower_count) / (count - lower_count) if count > lower_count else 1.0
+            return round(1000 * (lower_bound + (bound - lower_bound) * inside), 6)
+        lower_bound, lower_count = bound, count
+    return 1000 * lower_bound
 
 
 def rss_mb(pid: int) -> float:
@@ -378,6 +444,7 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
                 time.sleep(0.5)
                 progress.update(task, completed=time.monotonic() - begin)
             cpu_before, helpers_before, wall_before = server_cpu(), helper_cpu(), time.monotonic()
+            waits_before = publish_wait_buckets(server.metrics_urls)
             progress.update(task, description=f"{rooms} rooms: measuring")
             while time.monotonic() - begin < ramp_s + seconds:
                 time.sleep(0.5)
@@ -386,6 +453,7 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
             cpu = (server_cpu() - cpu_before) / wall if server.server_pids else float("nan")
             helpers = (helper_cpu() - helpers_before) / wall if server.helper_pids else float("nan")
             rss = server_rss()
+            waits_after = publish_wait_buckets(server.metrics_urls)
         reports = [out.get(timeout=60 + ramp_s + seconds) for _ in workers]
         for process in workers:
             process.join(timeout=30)
@@ -417,14 +485,25 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
         "late_rooms": sum(r.late_rooms for r in reports),
         "play_shown_p50_ms": percentile(shown, .5), "play_shown_p95_ms": percentile(shown, .95),
         "play_shown_p99_ms": percentile(shown, .99),
+        **publish_wait_figures(waits_before, waits_after),
     }
+
+
+def publish_wait_figures(before: Buckets | None, after: Buckets | None) -> dict[str, float]:
+    """``publish_wait_p50_ms`` and ``publish_wait_p99_ms`` between two readings (NaN if either
+    is missing or the servers' buckets changed between them)."""
+    if before is None or after is None or [b for b, _ in before] != [b for b, _ in after]:
+        return {"publish_wait_p50_ms": float("nan"), "publish_wait_p99_ms": float("nan")}
+    return {"publish_wait_p50_ms": bucket_quantile(before, after, .5),
+            "publish_wait_p99_ms": bucket_quantile(before, after, .99)}
 
 
 JSON_KEYS = ("rooms", "sockets", "lost", "msgs_out_per_s", "msgs_in_per_s", "p50_ms", "p95_ms",
              "p99_ms", "server_cpu_pct", "rss_mb", "load_cpu_pct", "server_cpu_us_per_msg_out",
              "mean_ms", "rss_mb_per_room", "bytes_per_msg_out", "shards", "proxy_db_cpu_pct",
              "stalled", "stalled_closed", "stalled_rooms_p99_ms", "bytes_per_msg_in",
-             "play_shown_p50_ms", "play_shown_p95_ms", "play_shown_p99_ms")
+             "play_shown_p50_ms", "play_shown_p95_ms", "play_shown_p99_ms", "publish_wait_p50_ms",
+             "publish_wait_p99_ms")
 """The fields of a ``--json`` row, in order (the first twelve are the benchmark's contract)."""
 
 
@@ -496,7 +575,7 @@ def main() -> None:
         print(f"{'rooms':>6}{'sockets':>8}{'lost':>6}{'msg/s out':>11}{'msg/s in':>10}"
               f"{'p50 ms':>8}{'p95 ms':>8}{'p99 ms':>8}{'CPU %':>7}{'us/msg':>8}{'RSS MB':>8}"
               f"{'MB/room':>9}{'load CPU %':>11}{'nginx+PG CPU %':>15}"
-              f"{'play shown p50':>15}{'p95 ms':>8}")
+              f"{'play shown p50':>15}{'p95 ms':>8}{'store wait p99':>15}")
     for rooms in counts:
         ramp = args.ramp if args.ramp is not None else 5 + rooms / 25
         try:
@@ -515,7 +594,8 @@ def main() -> None:
               f"{figures['server_cpu_pct']:>7.0f}{figures['server_cpu_us_per_msg_out']:>8.0f}"
               f"{figures['rss_mb']:>8.0f}{figures['rss_mb_per_room']:>9.2f}"
               f"{figures['load_cpu_pct']:>11.0f}{figures['proxy_db_cpu_pct']:>15.0f}"
-              f"{figures['play_shown_p50_ms']:>15.1f}{figures['play_shown_p95_ms']:>8.1f}", flush=True)
+              f"{figures['play_shown_p50_ms']:>15.1f}{figures['play_shown_p95_ms']:>8.1f}"
+              f"{figures['publish_wait_p99_ms']:>15.1f}", flush=True)
         if figures["late_rooms"]:
             print(f"  {figures['late_rooms']:.0f} rooms were still starting when the measuring began "
                   "(a longer --ramp measures them all)", flush=True)

@@ -77,7 +77,7 @@ def scrape(client: TestClient) -> dict[str, dict[tuple[tuple[str, str], ...], fl
     return samples
 
 
-def test_metrics_count_rooms_connections_messages_actions_and_store_calls(fresh_database: str) -> None:
+def test_metrics_count_rooms_connections_messages_actions_store_calls_and_waits(fresh_database: str) -> None:
     app = create_app(PostgresStore(fresh_database), shard="A", close_store=True)
     with TestClient(app, client=("127.0.0.1", 40000)) as client:
         before = scrape(client)
@@ -111,6 +111,10 @@ def test_metrics_count_rooms_connections_messages_actions_and_store_calls(fresh_
     assert grew("ratscrew_store_seconds_count") >= 3  # a stored step per card at least
     assert during["ratscrew_store_seconds_bucket"][(("le", "+Inf"), ("shard", "A"))] == \
         during["ratscrew_store_seconds_count"][shard]
+    assert grew("ratscrew_publish_wait_seconds_count") >= 3  # each step held its room back
+    assert during["ratscrew_publish_wait_seconds_bucket"][(("le", "+Inf"), ("shard", "A"))] == \
+        during["ratscrew_publish_wait_seconds_count"][shard]
+    assert grew("ratscrew_publish_wait_seconds_sum") > 0
     for counter in ("ratscrew_room_pauses_total", "ratscrew_games_finished_total"):
         assert shard in during[counter]
     assert during["process_resident_memory_bytes"][()] > 0

@@ -16,6 +16,7 @@ import pytest
 from online import FakeConnection, FakeWall, move_to
 from postgres import PostgresCluster
 
+from ratscrew.server.metrics import PUBLISH_WAIT_BUCKETS, Tally
 from ratscrew.server.protocol import Start, Watch, parse_room_request
 from ratscrew.server.room import Room
 from ratscrew.server.store import SqliteStore, StepRows, Store, StoreUnavailable, open_store
@@ -171,6 +172,34 @@ def test_on_sqlite_under_load_transactions_begin_at_least_the_gap_apart_and_shar
     assert len(begun) >= 6 and min(gaps) >= 0.9 * gap, gaps
     assert begun[0][1] == 1 and max(size for _, size in begun[1:]) > 1  # the first at once; then shared
     assert sum(size for _, size in begun) == writer.steps == stored_actions(store, game_id)
+    store.close()
+
+
+def test_each_write_counts_how_long_it_held_its_room_back(tmp_path: Path) -> None:
+    """``ratscrew_publish_wait_seconds``: one sample per write, from queued to stored. Two steps
+    in one loop turn go at its end together; a step queued right after that transaction waits
+    out SQLite's spacing (a long one here, so that it shows in the buckets)."""
+    store = SqliteStore(tmp_path / "ratscrew.db")
+    tally = Tally()
+    writer = StepWriter(store, commit_gap_s=0.06, tally=tally)
+    game_id = a_game(store, "WAIT")
+    outbox = Outbox()
+
+    async def play() -> None:
+        writer.append_step(outbox, StepRows(game_id, 0, [("play", 0, 0)], 0, []), never_lost)
+        writer.append_step(outbox, StepRows(game_id, 1, [("play", 1, 1)], 0, []), never_lost)
+        await asyncio.sleep(0.005)  # the end of the turn wrote both
+        assert tally.publish_waits.count == 2
+        writer.append_step(outbox, StepRows(game_id, 2, [("play", 0, 2)], 0, []), never_lost)
+        await asyncio.sleep(0.1)  # (not drain(): that writes at once, spacing or not)
+
+    asyncio.run(play())
+    waits = tally.publish_waits
+    assert waits.count == 3 == stored_actions(store, game_id)
+    quick = sum(waits.buckets[:PUBLISH_WAIT_BUCKETS.index(0.005) + 1])
+    spaced = sum(waits.buckets[PUBLISH_WAIT_BUCKETS.index(0.03) + 1:])  # over 30 ms: the spacing
+    assert (quick, spaced) == (2, 1), waits.buckets
+    assert 0.04 < waits.sum < 1.0
     store.close()
 
 

@@ -8,6 +8,9 @@ What is exported (every one with a ``shard`` label when the process is a shard, 
 - ``ratscrew_messages_in_total`` / ``ratscrew_messages_out_total``: websocket messages read/sent;
 - ``ratscrew_actions_total``: players' game actions taken by rooms (plays and slaps);
 - ``ratscrew_store_seconds``: a histogram of the time of each store call;
+- ``ratscrew_publish_wait_seconds``: a histogram of how long what a room sends waited for its
+  step (or other write) to be stored first (persist before publish, `ratscrew.server.writer`):
+  the store's share of the delay players see;
 - ``ratscrew_room_pauses_total``: rooms paused because the database went away;
 - ``ratscrew_games_finished_total``: games played to their end;
 - ``ratscrew_rooms_closed_total``: idle rooms closed (`ratscrew.server.expiry`);
@@ -41,15 +44,55 @@ from starlette.responses import JSONResponse, Response
 
 STORE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 """Upper bounds (seconds) of the ``ratscrew_store_seconds`` buckets."""
+PUBLISH_WAIT_BUCKETS = (0.0005, 0.001, 0.002, 0.003, 0.004, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03,
+                        0.05, 0.1, 0.25, 1.0, 5.0)
+"""Upper bounds (seconds) of the ``ratscrew_publish_wait_seconds`` buckets: finer than the store
+calls' below 5 ms, where SQLite's spacing of its transactions (3 ms) and a PostgreSQL round trip
+both fall, so that a p99 read from them tells the two apart."""
 PHASES = ("lobby", "playing", "over")
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class Timings:
+    """Durations counted into buckets (a Prometheus histogram's numbers, kept without a lock).
+
+    >>> timings = Timings((0.001, 0.01))
+    >>> timings.add(0.0004); timings.add(0.003); timings.add(2.0)
+    >>> timings.buckets, timings.count, round(timings.sum, 4)
+    ([1, 1, 1], 3, 2.0034)
+    >>> timings.cumulative()
+    [('0.001', 1), ('0.01', 2), ('+Inf', 3)]
+    """
+
+    __slots__ = ("bounds", "buckets", "count", "sum")
+
+    def __init__(self, bounds: tuple[float, ...]) -> None:
+        self.bounds = bounds
+        """Each bucket's upper bound (seconds), rising; one more bucket takes the rest."""
+        self.buckets = [0] * (len(bounds) + 1)
+        self.count = 0
+        self.sum = 0.0
+
+    def add(self, seconds: float) -> None:
+        """Count one duration."""
+        self.buckets[bisect.bisect_left(self.bounds, seconds)] += 1
+        self.count += 1
+        self.sum += seconds
+
+    def cumulative(self) -> list[tuple[str, int]]:
+        """The buckets as a histogram states them: each bound with the count at or below it."""
+        total, rows = 0, []
+        for bound, count in zip((*self.bounds, float("inf")), self.buckets, strict=True):
+            total += count
+            rows.append(("+Inf" if bound == float("inf") else repr(bound), total))
+        return rows
 
 
 class Tally:
     """This process's counters (one per process: `TALLY`)."""
 
-    __slots__ = ("actions", "games_finished", "messages_in", "messages_out", "room_pauses",
-                 "rooms_closed", "store_buckets", "store_count", "store_sum")
+    __slots__ = ("actions", "games_finished", "messages_in", "messages_out", "publish_waits",
+                 "room_pauses", "rooms_closed", "store_calls")
 
     def __init__(self) -> None:
         self.messages_in = 0
@@ -58,21 +101,21 @@ class Tally:
         self.room_pauses = 0
         self.games_finished = 0
         self.rooms_closed = 0
-        self.store_buckets = [0] * (len(STORE_BUCKETS) + 1)
-        self.store_count = 0
-        self.store_sum = 0.0
+        self.store_calls = Timings(STORE_BUCKETS)
+        """The time of each store call (``ratscrew_store_seconds``)."""
+        self.publish_waits = Timings(PUBLISH_WAIT_BUCKETS)
+        """How long each write held back what its room sends (``ratscrew_publish_wait_seconds``)."""
 
     def store_call(self, seconds: float) -> None:
         """Count one store call that took ``seconds``.
 
         >>> tally = Tally()
         >>> tally.store_call(0.003); tally.store_call(20.0)
-        >>> tally.store_count, tally.store_buckets[STORE_BUCKETS.index(0.005)], tally.store_buckets[-1]
+        >>> calls = tally.store_calls
+        >>> calls.count, calls.buckets[STORE_BUCKETS.index(0.005)], calls.buckets[-1]
         (2, 1, 1)
         """
-        self.store_buckets[bisect.bisect_left(STORE_BUCKETS, seconds)] += 1
-        self.store_count += 1
-        self.store_sum += seconds
+        self.store_calls.add(seconds)
 
 
 TALLY = Tally()
@@ -148,14 +191,13 @@ class ServerCollector:
             counter = CounterMetricFamily(name, text, labels=names)
             counter.add_metric(values, value)
             yield counter
-        store = HistogramMetricFamily("ratscrew_store_seconds", "Time of each store (database) call.",
-                                      labels=names)
-        cumulative, buckets = 0, []
-        for bound, count in zip((*STORE_BUCKETS, float("inf")), tally.store_buckets, strict=True):
-            cumulative += count
-            buckets.append(("+Inf" if bound == float("inf") else repr(bound), cumulative))
-        store.add_metric(values, buckets, tally.store_sum)
-        yield store
+        for name, text, timings in (
+                ("ratscrew_store_seconds", "Time of each store (database) call.", tally.store_calls),
+                ("ratscrew_publish_wait_seconds", "How long what a room sends waited for its write "
+                 "to be stored first (persist before publish).", tally.publish_waits)):
+            histogram = HistogramMetricFamily(name, text, labels=names)
+            histogram.add_metric(values, timings.cumulative(), timings.sum)
+            yield histogram
 
 
 def parse_trusted(forwarded_allow_ips: str | None) -> tuple[Network, ...]:

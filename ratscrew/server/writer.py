@@ -26,6 +26,10 @@ record and rating) go through :meth:`StepWriter.write`, in order with the steps;
 they run in a thread. Without a running event loop (tests that drive a room by hand) every
 write happens at once, before the call returns.
 
+How long each write held its room's messages back (from being queued to being stored) is
+counted in ``ratscrew_publish_wait_seconds`` (`ratscrew.server.metrics`): the store's share of
+the delay between a player's action and the state that shows it.
+
 If a write fails, nothing held behind it is sent: the room hears of it
 (``on_lost``) and pauses (:meth:`ratscrew.server.room.Room.pause_for_store`) or stops, as if
 the room had written itself.
@@ -54,6 +58,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ratscrew.protocol.server_messages import ServerMessage
+from ratscrew.server.metrics import TALLY, Tally
 from ratscrew.server.store import StepRows, Store
 
 log = logging.getLogger("ratscrew.server")
@@ -232,13 +237,18 @@ class _Write:
     step: StepRows | None
     call: Callable[[], None] | None
     on_lost: OnLost
+    queued_at: float = 0.0
+    """When it was queued (``time.perf_counter``)."""
 
 
 class StepWriter:
     """The process's writer of the rooms' steps (see the module docstring); one per store."""
 
-    def __init__(self, store: Store, commit_gap_s: float = SQLITE_COMMIT_GAP_S) -> None:
+    def __init__(self, store: Store, commit_gap_s: float = SQLITE_COMMIT_GAP_S,
+                 tally: Tally = TALLY) -> None:
         self.store = store
+        self.tally = tally
+        """Where each write's wait is counted (``ratscrew_publish_wait_seconds``)."""
         self.commit_gap_s = commit_gap_s
         """Least time between two SQLite transactions of steps (`SQLITE_COMMIT_GAP_S`)."""
         self._pending: list[_Write] = []
@@ -265,6 +275,7 @@ class StepWriter:
     def _add(self, write: _Write) -> None:
         self._tickets += 1
         write.ticket = self._tickets
+        write.queued_at = time.perf_counter()
         write.outbox.hold_until(write.ticket)
         self._pending.append(write)
         try:
@@ -358,8 +369,10 @@ class StepWriter:
             self.batches += 1
             self.steps += len(group)
         last: dict[int, tuple[Outbox, int]] = {}
+        now = time.perf_counter()
         for write in group:
             last[id(write.outbox)] = (write.outbox, write.ticket)
+            self.tally.publish_waits.add(now - write.queued_at)
         for outbox, ticket in last.values():
             outbox.release(ticket)
 
