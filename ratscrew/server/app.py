@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -74,7 +74,6 @@ from ratscrew.server.writer import Closing, Item, OutboxSends, StepWriter
 from ratscrew.server.wsprotocol import RECEIVE_NOW_EXTENSION, SEND_NOW_EXTENSION, SendNow
 
 log = logging.getLogger("ratscrew.server")
-T = TypeVar("T")
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 """The browser table's files (HTML, CSS, JavaScript modules), served as they are."""
@@ -177,19 +176,12 @@ class WebSocketConnection(OutboxSends):
     """One websocket, as a room sees it (`ratscrew.server.room.Connection`): a bounded queue of
     messages written out by its own task, the link's pings, and when each state was sent."""
 
-    WAITING_MAX = 64
-    """Messages kept behind a join being counted off the loop (`waiting`); more are refused."""
-
     def __init__(self, websocket: WebSocket, address: str, room_clock: Callable[[], float],
                  limits: Limits) -> None:
         self.websocket = websocket
         self.address = address
         self.pinger = Pinger()
         self.closed = False
-        self.waiting: list[str | bytes] | None = None
-        """While a join is counted off the loop (PostgreSQL): what came after it, to be taken in
-        order once it is in (at most `WAITING_MAX`; a client floods nothing through it: each is
-        still held to the message rates when it is taken)."""
         self.bucket = TokenBucket(limits.messages_per_second, limits.message_burst, time.monotonic())
         self.history_bucket = TokenBucket(limits.history_per_second, limits.history_burst, time.monotonic())
         self._limits = limits
@@ -366,8 +358,6 @@ class Server:
     """When a stand-in bot plays for someone away, and when a game everyone left is abandoned."""
     room_hooks: list[RoomHooks] = field(default_factory=list)
     """What hears of every room's lifecycle (the idle-room sweep: `ratscrew.server.expiry`)."""
-    admissions: set[asyncio.Task[None]] = field(default_factory=set)
-    """Joins being counted off the loop (`_admit_off_the_loop`), kept until done."""
 
     def __post_init__(self) -> None:
         # counted in the database when several processes share it, else in memory
@@ -385,14 +375,6 @@ class Server:
         self.open_websockets = OpenConnections(self.limits.connections_per_address)
         self.writer = StepWriter(self.store)
         """The one writer of every room's steps (`ratscrew.server.writer`)."""
-
-    async def off_the_loop(self, call: Callable[[], T]) -> T:
-        """Run ``call`` (store round trips whose answer is needed) in a worker thread when the
-        store keeps its round trips off the event loop (PostgreSQL), else at once (SQLite: a
-        local file, and its connection is this thread's)."""
-        if self.store.writes_off_the_loop:
-            return await asyncio.to_thread(call)
-        return call()
 
     def restore_rooms(self) -> None:
         """Bring back every open room of this shard from the store (games in progress included)."""
@@ -547,18 +529,12 @@ async def create_room(request: Request) -> JSONResponse:
         request_data = parse_room_request(decode_json(body.decode("utf-8", errors="replace")))
     except ProtocolError as error:
         return _error(400, str(error))
-    address, now = client_address(request.client), time.monotonic()
-
-    def counted_and_created() -> Room | None:  # the store's part: its round trips off the loop
-        if not server.room_counter.allow(address, now):
-            return None
-        return Room.create(request_data, server.store, code=new_room_code(server.store, server.shard),
-                           absence=server.absence, writer=server.writer)
-
-    room = await server.off_the_loop(counted_and_created)
-    if room is None:
+    address = client_address(request.client)
+    if not server.room_counter.allow(address, time.monotonic()):
         return _error(429, f"at most {server.limits.rooms_per_hour} rooms an hour from one address; "
                            "try again later")
+    room = Room.create(request_data, server.store, code=new_room_code(server.store, server.shard),
+                       absence=server.absence, writer=server.writer)
     server.add_room(room)
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
 
@@ -823,13 +799,6 @@ def _take_message(server: Server, room: Room, conn: WebSocketConnection, address
     handed to the room; what is wrong with it is answered with an ``error``."""
     if conn.closed:  # closed by the server (a flood, a kick): nothing more is read from it
         return
-    if conn.waiting is not None:  # behind a join being counted off the loop
-        if len(conn.waiting) < conn.WAITING_MAX:
-            conn.waiting.append(frame)
-        else:
-            conn.send(error_message("rate_limited", "too many messages before your join was "
-                                    "answered: this one was dropped"))
-        return
     TALLY.messages_in += 1
     now = time.monotonic()
     if not conn.bucket.take(now):
@@ -842,55 +811,20 @@ def _take_message(server: Server, room: Room, conn: WebSocketConnection, address
         return
     try:
         parsed = parse_client_message(frame)
+        if isinstance(parsed, (Join, Watch)) and not server.join_counter.allow(address, now):
+            raise ProtocolError("rate_limited", "too many joins from your address; "
+                                "wait a minute")
         if isinstance(parsed, HistoryRequest) and not conn.history_bucket.take(now):
             raise ProtocolError("rate_limited", "too many history requests: this one "
                                 "was dropped; ask again in a second")
-        if isinstance(parsed, (Join, Watch)) and server.store.writes_off_the_loop:
-            conn.waiting = []  # what the connection sends next waits until the join is in
-            task = asyncio.get_running_loop().create_task(
-                _admit_off_the_loop(server, room, conn, address, parsed, now))
-            server.admissions.add(task)
-            task.add_done_callback(server.admissions.discard)
-            return
-        if isinstance(parsed, (Join, Watch)):
-            _admit(server, address, parsed, now)
+        if isinstance(parsed, Join) and parsed.player_key is not None:
+            players.admit_new_player(server.store, parsed.player_key, server.player_counter,
+                                     address, now, server.limits.players_per_hour)  # issue 29
         room.handle(conn, parsed)
     except ProtocolError as error:
         conn.send(error.to_message())
     except StoreUnavailable:
         room.pause_for_store()
-
-
-def _admit(server: Server, address: str, message: Join | Watch, now: float) -> None:
-    """Count a join or watch against its address's limits (`ProtocolError` ``rate_limited``
-    past them); on PostgreSQL the counts are rows shared by every process, so this is a few
-    round trips."""
-    if not server.join_counter.allow(address, now):
-        raise ProtocolError("rate_limited", "too many joins from your address; wait a minute")
-    if isinstance(message, Join) and message.player_key is not None:
-        players.admit_new_player(server.store, message.player_key, server.player_counter,
-                                 address, now, server.limits.players_per_hour)  # issue 29
-
-
-async def _admit_off_the_loop(server: Server, room: Room, conn: WebSocketConnection, address: str,
-                              message: Join | Watch, now: float) -> None:
-    """A join or watch on PostgreSQL: counted in a worker thread (`_admit`), then handed to the
-    room on the loop; then what the connection sent meanwhile, in order."""
-    try:
-        await asyncio.to_thread(_admit, server, address, message, now)
-        if not conn.closed:  # (a connection gone meanwhile joins nothing)
-            room.handle(conn, message)
-    except ProtocolError as error:
-        conn.send(error.to_message())
-    except StoreUnavailable:
-        room.pause_for_store()
-    except Exception:  # as the websocket's own handler would: said in the log, the socket closed
-        log.exception("room %s: a join failed", room.code)
-        conn.close(1011, "server error")
-    finally:
-        waiting, conn.waiting = conn.waiting, None
-        for frame in waiting or ():
-            _take_message(server, room, conn, address, frame)
 
 
 # ---------------------------------------------------------------------------------- the app

@@ -23,10 +23,8 @@ How the writer writes depends on the store (`Store.writes_off_the_loop`):
 
 Other writes that must come after a room's steps and before what shows them (a game's end, its
 record and rating) go through :meth:`StepWriter.write`, in order with the steps; on PostgreSQL
-they run in a thread. So do, on PostgreSQL, a room's seats and the tokens it gives out
-(`StepWriter.keeps_writes_off_the_loop`), so that a player joining never holds the event loop
-for the round trips: the welcome waits for them instead. Without a running event loop (tests
-that drive a room by hand) every write happens at once, before the call returns.
+they run in a thread. Without a running event loop (tests that drive a room by hand) every
+write happens at once, before the call returns.
 
 How long each write held its room's messages back (from being queued to being stored) is
 counted in ``ratscrew_publish_wait_seconds`` (`ratscrew.server.metrics`): the store's share of
@@ -295,19 +293,6 @@ class StepWriter:
                 loop.call_later(wait, self._write_on_the_loop)
             else:
                 loop.call_soon(self._write_on_the_loop)
-
-    @property
-    def keeps_writes_off_the_loop(self) -> bool:
-        """Whether a room's other writes (its seats, a token) should be queued here instead of
-        made at once: the store's round trips must stay off the event loop (PostgreSQL) and this
-        thread runs the loop. (In a worker thread, as a new room is saved, they are made at once.)"""
-        if not self.store.writes_off_the_loop:
-            return False
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return False
-        return True
 
     @property
     def pending(self) -> int:
