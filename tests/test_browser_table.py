@@ -411,9 +411,13 @@ def test_a_click_while_the_connection_is_down_says_it_was_not_sent(server: Serve
     host = friend(pages, f"{server.url}/r/{code}", "desktop")
     join(host, "Ann")
     host.wait_for_selector("[data-testid=start]:visible")
+    assert not host.is_visible("[data-testid=lobby-offline]")
     pages.expected.append("WebSocket connection to")  # Chromium notes each failed reconnection
     server.kill()
     host.wait_for_selector("[data-testid=connection]:has-text('reconnecting')")
+    # the seats are the last the server said, and the lobby says so (not only the top line)
+    host.wait_for_selector("[data-testid=lobby-offline]:has-text('Not connected (reconnecting')")
+    assert "stale" in (host.get_attribute("[data-testid=lobby-seats]", "class") or "")
     host.click("[data-testid=start]")
     host.wait_for_selector("[data-testid=error]:has-text('Not sent: the connection to the server is down')")
     assert host.is_visible("[data-testid=lobby]"), "the lobby stays: no game started"

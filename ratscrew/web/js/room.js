@@ -88,6 +88,12 @@ function setConnection(online, text) {
   const node = byId("connection");
   node.textContent = online ? "connected" : (text ?? "offline");
   node.className = `connection ${online ? "online" : "offline"}`;
+  // the lobby's seats are what the server last said: while it cannot say more, say so there
+  // too (on a phone the connection line is scrolled out of view)
+  const note = byId("lobby-offline");
+  note.hidden = online;
+  note.textContent = online ? "" : `Not connected (${text ?? "offline"}): the seats below are as they were when the connection dropped.`;
+  byId("lobby-seats").classList.toggle("stale", !online);
 }
 
 /** @param {boolean} show */
