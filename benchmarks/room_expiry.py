@@ -26,7 +26,9 @@ import time
 from pathlib import Path
 
 import httpx
-from prometheus_client.parser import text_string_to_metric_families
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from scripted import metric_samples
 
 ADDRESS = re.compile(r"open (http://127\.0\.0\.1:\d+)/")
 
@@ -56,11 +58,9 @@ def stop(process: subprocess.Popen[str]) -> None:
 
 def scrape(url: str) -> dict[str, float]:
     """The unlabelled (or summed) samples of ``/metrics``."""
-    text = httpx.get(url + "/metrics", timeout=30).text
     values: dict[str, float] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            values[sample.name] = values.get(sample.name, 0.0) + sample.value
+    for sample in metric_samples(url):
+        values[sample.name] = values.get(sample.name, 0.0) + sample.value
     return values
 
 

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.samples import Sample
 from websockets.asyncio.client import ClientConnection, connect
 
 from ratscrew.engine import Game
@@ -55,6 +57,14 @@ class RunningDeployment:
     proxy_pid: int
     database_pid: int
     shard_urls: tuple[str, ...] = ()
+
+
+def metric_samples(url: str, timeout_s: float = 30) -> list[Sample]:
+    """Every sample of the server's ``/metrics`` at ``url`` (``httpx.HTTPStatusError`` if it
+    does not answer 200, as a proxy that keeps ``/metrics`` to itself)."""
+    response = httpx.get(f"{url}/metrics", timeout=timeout_s)
+    response.raise_for_status()
+    return [sample for family in text_string_to_metric_families(response.text) for sample in family.samples]
 
 
 @contextlib.contextmanager

@@ -56,12 +56,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from prometheus_client.parser import text_string_to_metric_families
 from rich.progress import Progress
 from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scripted import running_deployment, running_server, running_server_behind_nginx
+from scripted import metric_samples, running_deployment, running_server, running_server_behind_nginx
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -352,22 +351,15 @@ def publish_wait_buckets(urls: Sequence[str]) -> Buckets | None:
     totals: dict[float, float] = {}
     for url in urls:
         try:
-            response = httpx.get(f"{url}/metrics", timeout=5)
+            samples = metric_samples(url, timeout_s=5)
         except httpx.HTTPError:
             return None
-        if response.status_code != 200:
+        buckets = [s for s in samples if s.name == "ratscrew_publish_wait_seconds_bucket"]
+        if not buckets:
             return None
-        found = False
-        for family in text_string_to_metric_families(response.text):
-            if family.name != "ratscrew_publish_wait_seconds":
-                continue
-            for sample in family.samples:
-                if sample.name.endswith("_bucket"):
-                    bound = float(sample.labels["le"])
-                    totals[bound] = totals.get(bound, 0.0) + sample.value
-                    found = True
-        if not found:
-            return None
+        for sample in buckets:
+            bound = float(sample.labels["le"])
+            totals[bound] = totals.get(bound, 0.0) + sample.value
     return sorted(totals.items()) or None
 
 
