@@ -17,7 +17,7 @@ from online import FakeConnection, FakeWall, move_to
 from postgres import PostgresCluster
 
 from ratscrew.server.metrics import PUBLISH_WAIT_BUCKETS, Tally
-from ratscrew.server.protocol import Start, Watch, parse_room_request
+from ratscrew.server.protocol import Join, Start, Watch, parse_room_request
 from ratscrew.server.room import Room
 from ratscrew.server.store import SqliteStore, StepRows, Store, StoreUnavailable, open_store
 from ratscrew.server.writer import Closing, Item, Outbox, OutboxSends, StepWriter
@@ -265,6 +265,15 @@ class HeldFakeConnection(OutboxSends, FakeConnection):  # type: ignore[misc]  # 
         FakeConnection.close(self, code, reason)
 
 
+async def joined(conn: FakeConnection, name: str) -> dict[str, Any]:
+    """Join in a running loop: on PostgreSQL the welcome waits until the writer has stored the
+    joiner's token and seat (`StepWriter.keeps_writes_off_the_loop`)."""
+    conn.room.connect(conn)
+    conn.do(Join(name))
+    await conn.room.writer.drain()
+    return conn.last("welcome")
+
+
 @pytest.mark.parametrize("database", ["sqlite", "postgres"])
 def test_in_a_running_loop_a_room_shows_a_step_only_after_the_writer_stored_it(
         database: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
@@ -280,10 +289,11 @@ def test_in_a_running_loop_a_room_shows_a_step_only_after_the_writer_stored_it(
     async def play() -> None:
         nonlocal held_while_writing
         ann, watcher = HeldFakeConnection(room), HeldFakeConnection(room)
-        ann.join("Ann")
+        await joined(ann, "Ann")
         room.connect(watcher)
         watcher.do(Watch())
         ann.do(Start())
+        await room.writer.drain()  # the room's save at the start (PostgreSQL: in the writer's task)
         game = room.game
         assert game is not None
         while game.action_count < 60 and room.clock.now() < 120_000:
@@ -322,7 +332,7 @@ def test_a_state_published_to_nobody_is_forgotten_with_the_write_the_store_lost(
 
     async def play() -> tuple[int, int]:
         ann = FakeConnection(room)
-        ann.join("Ann")
+        await joined(ann, "Ann")
         ann.do(Start())
         game = room.game
         assert game is not None
@@ -349,4 +359,31 @@ def test_a_state_published_to_nobody_is_forgotten_with_the_write_the_store_lost(
     assert stored is not None
     plays = sum(1 for action in stored.actions if action[0] == "play")
     assert shown == plays  # the history holds exactly the stored plays, none the store lost
+    store.close()
+
+
+def test_on_postgresql_in_a_running_loop_a_joiners_welcome_waits_for_their_token_and_seat(
+        fresh_database: str) -> None:
+    """The join's writes go through the writer's task (no round trip on the event loop), and
+    what shows the join waits for them, as a step's state does."""
+    store = open_store(fresh_database)
+    request_data = parse_room_request({"rules": "classic", "seats": 2, "seed": 3})
+    room = Room.create(request_data, store, wall=FakeWall(), drive=False)
+
+    async def join() -> tuple[bool, list[str]]:
+        ann = HeldFakeConnection(room)
+        room.connect(ann)
+        ann.do(Join("Ann"))
+        held = room.outbox.holding
+        sent_before = [m["type"] for m in ann.sent]
+        await room.writer.drain()
+        assert [m["type"] for m in ann.sent][:2] == ["welcome", "room"]  # once they are stored
+        await store.close_async()
+        return held, sent_before
+
+    held, sent_before = asyncio.run(join())
+    assert held and sent_before == []
+    row = store.load_room(room.code)
+    assert row is not None and row.seats[0].name == "Ann" and row.seats[0].token_hash
+    assert row.members  # the token, kept before the welcome went out
     store.close()

@@ -58,8 +58,10 @@ from ratscrew.server.metrics import TALLY, instrument_store, metrics
 from ratscrew.server.outage import watch_store
 from ratscrew.server.protocol import (
     MAX_FRAME_BYTES,
+    ClientMessage,
     HistoryRequest,
     Join,
+    Pong,
     ProtocolError,
     Watch,
     decode_json,
@@ -68,7 +70,7 @@ from ratscrew.server.protocol import (
     parse_room_request,
 )
 from ratscrew.server.room import SHOWN_VERSIONS, Room
-from ratscrew.server.shards import misdirected, misdirected_page, new_room_code
+from ratscrew.server.shards import misdirected, misdirected_page, new_room_code_async
 from ratscrew.server.store import RateCounter, Store, StoreUnavailable, open_store
 from ratscrew.server.writer import Closing, Item, OutboxSends, StepWriter
 from ratscrew.server.wsprotocol import RECEIVE_NOW_EXTENSION, SEND_NOW_EXTENSION, SendNow
@@ -171,10 +173,17 @@ class WindowCounter:
                 del self._times[stale]
         return True
 
+    async def allow_async(self, key: str, now: float) -> bool:
+        """`allow` (in memory: nothing to wait for)."""
+        return self.allow(key, now)
+
 
 class WebSocketConnection(OutboxSends):
     """One websocket, as a room sees it (`ratscrew.server.room.Connection`): a bounded queue of
     messages written out by its own task, the link's pings, and when each state was sent."""
+
+    WAITING_MAX = 64
+    """Messages kept behind a join being counted (`waiting`); more are refused."""
 
     def __init__(self, websocket: WebSocket, address: str, room_clock: Callable[[], float],
                  limits: Limits) -> None:
@@ -182,6 +191,10 @@ class WebSocketConnection(OutboxSends):
         self.address = address
         self.pinger = Pinger()
         self.closed = False
+        self.waiting: list[tuple[ClientMessage, float]] | None = None
+        """While a join is counted in the database (PostgreSQL, `_admit_async`): what came after
+        it (each with when it was read, already held to the message rates), to be taken in order
+        once the join is in; at most `WAITING_MAX`."""
         self.bucket = TokenBucket(limits.messages_per_second, limits.message_burst, time.monotonic())
         self.history_bucket = TokenBucket(limits.history_per_second, limits.history_burst, time.monotonic())
         self._limits = limits
@@ -358,6 +371,8 @@ class Server:
     """When a stand-in bot plays for someone away, and when a game everyone left is abandoned."""
     room_hooks: list[RoomHooks] = field(default_factory=list)
     """What hears of every room's lifecycle (the idle-room sweep: `ratscrew.server.expiry`)."""
+    admissions: set[asyncio.Task[None]] = field(default_factory=set)
+    """Joins being counted in the database (`_admit_async`), kept until done."""
 
     def __post_init__(self) -> None:
         # counted in the database when several processes share it, else in memory
@@ -530,11 +545,12 @@ async def create_room(request: Request) -> JSONResponse:
     except ProtocolError as error:
         return _error(400, str(error))
     address = client_address(request.client)
-    if not server.room_counter.allow(address, time.monotonic()):
+    if not await server.room_counter.allow_async(address, time.monotonic()):
         return _error(429, f"at most {server.limits.rooms_per_hour} rooms an hour from one address; "
                            "try again later")
-    room = Room.create(request_data, server.store, code=new_room_code(server.store, server.shard),
-                       absence=server.absence, writer=server.writer)
+    code = await new_room_code_async(server.store, server.shard)
+    room = await Room.create_async(request_data, server.store, code, absence=server.absence,
+                                   writer=server.writer)
     server.add_room(room)
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
 
@@ -811,20 +827,81 @@ def _take_message(server: Server, room: Room, conn: WebSocketConnection, address
         return
     try:
         parsed = parse_client_message(frame)
-        if isinstance(parsed, (Join, Watch)) and not server.join_counter.allow(address, now):
-            raise ProtocolError("rate_limited", "too many joins from your address; "
-                                "wait a minute")
-        if isinstance(parsed, HistoryRequest) and not conn.history_bucket.take(now):
+    except ProtocolError as error:
+        conn.send(error.to_message())
+        return
+    _take_parsed(server, room, conn, address, parsed, now)
+
+
+def _take_parsed(server: Server, room: Room, conn: WebSocketConnection, address: str,
+                 message: ClientMessage, now: float) -> None:
+    """A parsed message, read at ``now``, handed to the room. Behind a join being counted in the
+    database (PostgreSQL) it waits, in order, unless it is a pong: a pong held back would measure
+    the join's round trip, not the link's, and the room's settling window would keep that for a
+    minute."""
+    if conn.waiting is not None and not isinstance(message, Pong):
+        if len(conn.waiting) < conn.WAITING_MAX:
+            conn.waiting.append((message, now))
+        else:
+            conn.send(error_message("rate_limited", "too many messages before your join was "
+                                    "answered: this one was dropped"))
+        return
+    try:
+        if isinstance(message, HistoryRequest) and not conn.history_bucket.take(now):
             raise ProtocolError("rate_limited", "too many history requests: this one "
                                 "was dropped; ask again in a second")
-        if isinstance(parsed, Join) and parsed.player_key is not None:
-            players.admit_new_player(server.store, parsed.player_key, server.player_counter,
-                                     address, now, server.limits.players_per_hour)  # issue 29
-        room.handle(conn, parsed)
+        if isinstance(message, (Join, Watch)) and server.store.writes_off_the_loop:
+            conn.waiting = []  # what the connection sends next waits until the join is in
+            task = asyncio.get_running_loop().create_task(
+                _admit_async(server, room, conn, address, message, now))
+            server.admissions.add(task)
+            task.add_done_callback(server.admissions.discard)
+            return
+        if isinstance(message, (Join, Watch)):
+            _admit(server, server.join_counter.allow(address, now), address, message, now)
+        room.handle(conn, message)
     except ProtocolError as error:
         conn.send(error.to_message())
     except StoreUnavailable:
         room.pause_for_store()
+
+
+def _admit(server: Server, allowed: bool, address: str, message: Join | Watch, now: float) -> None:
+    """A join or watch past the count of its address's joins (``allowed``: within the limit;
+    `ProtocolError` ``rate_limited`` when not); a new player key is counted too (issue 29)."""
+    if not allowed:
+        raise ProtocolError("rate_limited", "too many joins from your address; wait a minute")
+    if isinstance(message, Join) and message.player_key is not None:
+        players.admit_new_player(server.store, message.player_key, server.player_counter,
+                                 address, now, server.limits.players_per_hour)
+
+
+async def _admit_async(server: Server, room: Room, conn: WebSocketConnection, address: str,
+                       message: Join | Watch, now: float) -> None:
+    """A join or watch on PostgreSQL: its count (rows every process shares) made while the event
+    loop runs on, then the join handed to the room; then what the connection sent meanwhile, in
+    order."""
+    try:
+        allowed = await server.join_counter.allow_async(address, now)
+        if not conn.closed:  # (a connection gone meanwhile joins nothing)
+            _admit(server, allowed, address, message, now)
+            room.handle(conn, message)
+    except ProtocolError as error:
+        conn.send(error.to_message())
+    except StoreUnavailable:
+        room.pause_for_store()
+    except Exception:  # as the websocket's own handler would: said in the log, the socket closed
+        log.exception("room %s: a join failed", room.code)
+        conn.close(1011, "server error")
+    finally:
+        waiting, conn.waiting = conn.waiting or [], None
+        for index, (later, read_at) in enumerate(waiting):
+            if conn.closed:
+                break
+            _take_parsed(server, room, conn, address, later, read_at)
+            if conn.waiting is not None:  # another join: the rest wait behind it, in order
+                conn.waiting.extend(waiting[index + 1:])
+                break
 
 
 # ---------------------------------------------------------------------------------- the app

@@ -8,15 +8,17 @@ transaction). Steps and a game's end go through the process's
 holds everything the room sends after them in the room's `ratscrew.server.writer.Outbox` until
 they are stored (persist before publish): a step the store refused
 (`ratscrew.server.store.StoreUnavailable`) was never seen by anyone. The room's settings and
-seats, tokens and a game's start are written at once (they are rare, and the room needs a new
-game's id before its first step). The recorder works the same on any store (SQLite or
+seats and its tokens are written at once on SQLite, and on PostgreSQL through the writer's task
+on the event loop (`StepWriter.keeps_writes_off_the_loop`: a join never holds the event loop for
+a round trip; the welcome waits for them instead); a game's start is written at once (the room
+needs the new game's id before its first step). The recorder works the same on any store (SQLite or
 PostgreSQL) and in any process.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,13 +62,25 @@ class RoomRecorder:
     def save_room(self, settings: RoomSettings, lobby: Lobby, games_played: int,
                   game_id: int | None) -> None:
         """Write the room's settings, phase and seats: at once, or after the writes the room
-        still waits for (so that an older picture of the room never overwrites a newer one)."""
+        still waits for (so that an older picture of the room never overwrites a newer one), or
+        (PostgreSQL, on the event loop) in the writer's task: what the room sends waits for it."""
         row = self._room_row(settings, lobby, games_played, game_id)
-        if self.outbox.holding:
-            store = self.store
-            self.writer.write(self.outbox, lambda: store.save_room(*row), self.on_lost)
+        store = self.store
+        self._write(lambda: store.save_room(*row), lambda: store.save_room_async(*row))
+
+    async def save_room_async(self, settings: RoomSettings, lobby: Lobby, games_played: int,
+                              game_id: int | None) -> None:
+        """Write the room now, without a round trip on the event loop (a new room, before its
+        code is given out)."""
+        await self.store.save_room_async(*self._room_row(settings, lobby, games_played, game_id))
+
+    def _write(self, call: Callable[[], None], call_async: Callable[[], Awaitable[None]]) -> None:
+        """Make a write at once, or queue it behind the room's writes in flight, or (PostgreSQL,
+        on the event loop) hand it to the writer's task (`StepWriter.keeps_writes_off_the_loop`)."""
+        if self.outbox.holding or self.writer.keeps_writes_off_the_loop:
+            self.writer.write(self.outbox, call, self.on_lost, call_async)
         else:
-            self.store.save_room(*row)
+            call()
 
     def _room_row(self, settings: RoomSettings, lobby: Lobby, games_played: int,
                   game_id: int | None) -> tuple[str, dict[str, Any], str | None, str, int,
@@ -76,11 +90,15 @@ class RoomRecorder:
 
     def add_member(self, token_hash: str, name: str) -> None:
         """A token given out in this room, to someone who may not hold a seat."""
-        self.store.add_member(self.code, token_hash, name)
+        store, code = self.store, self.code
+        self._write(lambda: store.add_member(code, token_hash, name),
+                    lambda: store.add_member_async(code, token_hash, name))
 
     def add_kicked(self, token_hash: str) -> None:
         """A token the host removed from this room."""
-        self.store.add_kicked(self.code, token_hash)
+        store, code = self.store, self.code
+        self._write(lambda: store.add_kicked(code, token_hash),
+                    lambda: store.add_kicked_async(code, token_hash))
 
     def start_game(self, number: int, game: Game, names: Sequence[str | None],
                    room: dict[str, Any]) -> int:

@@ -261,6 +261,24 @@ class Room:
         """A new room from a validated ``POST /api/rooms`` body, saved to the store."""
         while code is None or store.room_exists(code):
             code = new_code()
+        room = cls._new(request, code, store, **options)
+        room.save()
+        room._log_created(request)
+        return room
+
+    @classmethod
+    async def create_async(cls, request: RoomRequest, store: Store, code: str,
+                           **options: Any) -> Room:
+        """`create` with a code known to be free (`ratscrew.server.shards.new_room_code_async`),
+        saved without a round trip on the event loop: saved when this returns."""
+        room = cls._new(request, code, store, **options)
+        await room.recorder.save_room_async(*room._parts())
+        room._log_created(request)
+        return room
+
+    @classmethod
+    def _new(cls, request: RoomRequest, code: str, store: Store, **options: Any) -> Room:
+        """The room a request asks for, not saved yet."""
         seats = [Seat(index) for index in range(request.seats)]
         first_bot = request.seats - len(request.bots)
         for offset, level in enumerate(request.bots):
@@ -270,10 +288,12 @@ class Room:
                                 request.judging, request.time_limit_ms)
         room = cls(code, settings, seats, store, **options)
         room.lobby.name_bots()
-        room.save()
-        log.info("room %s created: %s, %d seats, bots %s, judging %s", code, request.rules.name,
-                 request.seats, ",".join(request.bots) or "none", request.judging)
         return room
+
+    def _log_created(self, request: RoomRequest) -> None:
+        log.info("room %s created: %s, %d seats, bots %s, judging %s", self.code,
+                 request.rules.name, request.seats, ",".join(request.bots) or "none",
+                 request.judging)
 
     @classmethod
     def restore(cls, row: RoomRow, store: Store, **options: Any) -> Room:

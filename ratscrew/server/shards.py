@@ -72,11 +72,19 @@ def misdirected_page() -> HTMLResponse:
         status_code=421)
 
 
-def new_room_code(store: Store, shard: str | None) -> str:
-    """A room code not used yet, beginning with the shard's letter (any code without a shard)."""
+async def new_room_code_async(store: Store, shard: str | None) -> str:
+    """A room code not used yet, beginning with the shard's letter (any code without a shard);
+    asked of the store without a database round trip on the event loop."""
     while True:
-        code = new_code()
-        if shard is not None:
-            code = shard + code[1:]
-        if not store.room_exists(code):
+        code = shard_code(new_code(), shard)
+        if not await store.room_exists_async(code):
             return code
+
+
+def shard_code(code: str, shard: str | None) -> str:
+    """``code`` with its first letter the shard's (as it is without a shard).
+
+    >>> shard_code("KQXT", "B"), shard_code("KQXT", None)
+    ('BQXT', 'KQXT')
+    """
+    return code if shard is None else shard + code[1:]

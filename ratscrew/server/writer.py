@@ -23,8 +23,12 @@ How the writer writes depends on the store (`Store.writes_off_the_loop`):
 
 Other writes that must come after a room's steps and before what shows them (a game's end, its
 record and rating) go through :meth:`StepWriter.write`, in order with the steps; on PostgreSQL
-they run in a thread. Without a running event loop (tests that drive a room by hand) every
-write happens at once, before the call returns.
+they run in a thread, or, when the write has an asynchronous form (a room's seats, a token: the
+store's ``…_async`` methods), in the writer's task on the event loop. On PostgreSQL a room's
+seats and tokens always go through the writer (`StepWriter.keeps_writes_off_the_loop`), so a
+player joining never holds the event loop for a round trip: the welcome waits for them instead.
+Without a running event loop (tests that drive a room by hand) every write happens at once,
+before the call returns.
 
 How long each write held its room's messages back (from being queued to being stored) is
 counted in ``ratscrew_publish_wait_seconds`` (`ratscrew.server.metrics`): the store's share of
@@ -53,7 +57,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -237,6 +241,8 @@ class _Write:
     step: StepRows | None
     call: Callable[[], None] | None
     on_lost: OnLost
+    call_async: Callable[[], Awaitable[None]] | None = None
+    """The same write, made without a round trip on the event loop (used by the task)."""
     queued_at: float = 0.0
     """When it was queued (``time.perf_counter``)."""
 
@@ -267,10 +273,26 @@ class StepWriter:
         """Store ``step``; until it is stored, what ``outbox``'s room sends waits."""
         self._add(_Write(0, outbox, step, None, on_lost))
 
-    def write(self, outbox: Outbox, call: Callable[[], None], on_lost: OnLost) -> None:
+    def write(self, outbox: Outbox, call: Callable[[], None], on_lost: OnLost,
+              call_async: Callable[[], Awaitable[None]] | None = None) -> None:
         """Run the store call(s) of ``call`` after the writes queued before it; until it has
-        run, what ``outbox``'s room sends waits."""
-        self._add(_Write(0, outbox, None, call, on_lost))
+        run, what ``outbox``'s room sends waits. ``call_async``: the same write in the form the
+        writer's task awaits on the event loop (PostgreSQL), instead of running ``call`` in a
+        thread."""
+        self._add(_Write(0, outbox, None, call, on_lost, call_async))
+
+    @property
+    def keeps_writes_off_the_loop(self) -> bool:
+        """Whether a room's rarer writes (its seats, a token) should be queued here rather than
+        made at once: the store's round trips must stay off the event loop (PostgreSQL) and one
+        is running."""
+        if not self.store.writes_off_the_loop:
+            return False
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        return True
 
     def _add(self, write: _Write) -> None:
         self._tickets += 1
@@ -337,8 +359,11 @@ class StepWriter:
                     await self.store.append_steps_async(_steps(group))
                 else:
                     for write in group:
-                        assert write.call is not None
-                        await asyncio.to_thread(write.call)
+                        if write.call_async is not None:
+                            await write.call_async()
+                        else:
+                            assert write.call is not None
+                            await asyncio.to_thread(write.call)
             except Exception as error:
                 self._lost(rest, error)
                 return

@@ -7,7 +7,9 @@ PostgreSQL restarts, and lets the outage probe run in a thread. Each method is o
 committed when it returns, with PostgreSQL's default ``synchronous_commit = on``; a write's
 statements are sent in one pipeline (one round trip for a step's actions and judgements).
 The step writer's batches go on a connection of their own, driven through libpq on the event
-loop (`ratscrew.storage.postgres_steps.StepsConnection`).
+loop (`ratscrew.storage.postgres_steps.StepsConnection`); what else the server asks while its
+event loop runs (a room's saves and tokens, whether a code is taken, the per-address counts: the
+``…_async`` methods) goes on another, in that loop (`ratscrew.storage.postgres_async`).
 
 When PostgreSQL goes away, the method that needed it raises `StoreUnavailable` and the store
 fails fast from then on (no call waits for a connection) until :meth:`PostgresStore.reachable`
@@ -19,7 +21,7 @@ on a connection of its own, so two processes can never serve the same rooms. Rat
 holds another advisory lock, so games are rated one at a time across every process.
 
 The per-address limits are counted in the ``rate_events`` table (`PostgresRateCounter`), so
-they hold across every process on the database.
+they hold across every process on the database: one round trip a count (`rate_count_script`).
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import orjson
 import psycopg
 import sqlalchemy as sa
+from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
+from ratscrew.storage.postgres_async import LoopConnection
 from ratscrew.storage.postgres_steps import StepsConnection
 from ratscrew.storage.records import RateCounter, StepRows, StoreError, StoreInUse, StoreUnavailable
 from ratscrew.storage.schema import bring_to_current
@@ -193,6 +197,18 @@ class PostgresDatabase:
         with self.store._connection() as conn:
             conn.execute(*self.compiler.sql(chained, params))
 
+    async def rows_async(self, statement: Statement, params: Params = NO_PARAMS
+                         ) -> list[dict[str, Any]]:
+        """`rows` on the store's `LoopConnection`: the event loop runs on meanwhile."""
+        with self.store._database_errors():
+            return await self.store.loop_connection.rows(*self.compiler.sql(statement, params))
+
+    async def write_async(self, statements: Sequence[Write]) -> None:
+        """`write` on the store's `LoopConnection`: the event loop runs on meanwhile."""
+        with self.store._database_errors():
+            await self.store.loop_connection.write(
+                [self.compiler.sql(statement, params) for statement, params in statements])
+
     async def insert_steps_async(self, steps: Sequence[StepRows]) -> None:
         """Append ``steps`` on the store's `StepsConnection`: one statement (`STEPS_INSERT`), so
         one round trip and one wait on the event loop, whatever the batch's size."""
@@ -223,6 +239,8 @@ class PostgresStore(SqlStore):
         self._lock = threading.Lock()
         self.steps_connection = StepsConnection(url, STEPS_INSERT, CONNECT_TIMEOUT_S)
         """The step writer's connection (`append_steps_async`)."""
+        self.loop_connection = LoopConnection(url, CONNECT_TIMEOUT_S)
+        """The connection of the other ``…_async`` calls (`ratscrew.storage.postgres_async`)."""
         self._database = self._postgres = PostgresDatabase(self)
         try:
             with psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
@@ -264,8 +282,9 @@ class PostgresStore(SqlStore):
         await self._postgres.insert_steps_async(steps)
 
     async def close_async(self) -> None:
-        """Close the step writer's connection (at the end of the event loop that opened it)."""
+        """Close the connections the event loop used (at the end of the loop that opened them)."""
         await self.steps_connection.close()
+        await self.loop_connection.close()
 
     def close(self) -> None:
         """Close the pool and give up the shard."""
@@ -368,9 +387,10 @@ class PostgresStore(SqlStore):
             return work(conn)
 
 class PostgresRateCounter:
-    """A per-address window counter in PostgreSQL, so a limit holds across every process:
-    counting and adding happen under a transaction-scoped advisory lock on the key, and time is
-    the database's clock (the processes' monotonic clocks are not comparable)."""
+    """A per-address window counter in PostgreSQL, so a limit holds across every process: each
+    count is one script (`rate_count_script`, one round trip) that counts and adds under a
+    transaction-scoped advisory lock on the key; time is the database's clock (the processes'
+    monotonic clocks are not comparable)."""
 
     PRUNE_EVERY = 500
     """Every this many calls, rows older than the window are deleted for every address."""
@@ -381,29 +401,58 @@ class PostgresRateCounter:
 
     def allow(self, key: str, now: float) -> bool:
         """Count one more for ``key`` unless it is over its limit (``now`` is not used)."""
-        self._calls += 1
-        prune = self._calls % self.PRUNE_EVERY == 0
+        script = self._script(key)
 
         def count(conn: psycopg.Connection[Any]) -> bool:
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"{self.what}\n{key}",))
-                if prune:
-                    conn.execute("DELETE FROM rate_events WHERE what = %s AND "
-                                 "at <= clock_timestamp() - make_interval(secs => %s)",
-                                 (self.what, self.window_s))
-                seen = _one(conn, "SELECT count(*) FROM rate_events WHERE what = %s AND address = %s "
-                            "AND at > clock_timestamp() - make_interval(secs => %s)",
-                            (self.what, key, self.window_s))[0]
-                if int(seen) >= self.limit:
-                    return False
-                conn.execute("INSERT INTO rate_events (what, address) VALUES (%s, %s)", (self.what, key))
-                return True
+            cursor = conn.execute(script)
+            while cursor.nextset():
+                pass
+            return cursor.rowcount == 1
 
         return self.store._run(count)
 
+    async def allow_async(self, key: str, now: float) -> bool:
+        """`allow` on the store's `LoopConnection`: the event loop runs on meanwhile."""
+        script = self._script(key)
+        with self.store._database_errors():
+            return await self.store.loop_connection.last_row_count(script) == 1
 
-def _one(conn: psycopg.Connection[Any], sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...]:
-    row = conn.execute(sql, params).fetchone()
+    def _script(self, key: str) -> sql.Composed:
+        self._calls += 1
+        return rate_count_script(self.what, key, self.limit, self.window_s,
+                                 prune=self._calls % self.PRUNE_EVERY == 0)
+
+
+def rate_count_script(what: str, key: str, limit: int, window_s: float, prune: bool) -> sql.Composed:
+    """One count of `PostgresRateCounter`: several statements without parameters (the values
+    quoted by psycopg), sent as one round trip and run as one transaction. The lock on the key
+    comes first, and each statement after it has a snapshot of its own, so the count sees every
+    count that was committed before the lock was granted, from any process. The last statement
+    adds the row only under the limit: one row touched means allowed.
+
+    >>> text = rate_count_script("joins", "10.0.0.1", 30, 60.0, prune=False).as_string()
+    >>> text.count(";"), "pg_advisory_xact_lock" in text, "'10.0.0.1'" in text
+    (1, True, True)
+    >>> "DELETE" in rate_count_script("joins", "10.0.0.1", 30, 60.0, prune=True).as_string()
+    True
+    """
+    the_what, the_key, window = sql.Literal(what), sql.Literal(key), sql.Literal(float(window_s))
+    statements = [sql.SQL("SELECT pg_advisory_xact_lock(hashtext({}))").format(
+        sql.Literal(f"{what}\n{key}"))]
+    if prune:
+        statements.append(sql.SQL(
+            "DELETE FROM rate_events WHERE what = {} "
+            "AND at <= clock_timestamp() - make_interval(secs => {})").format(the_what, window))
+    statements.append(sql.SQL(
+        "INSERT INTO rate_events (what, address) SELECT {what}, {key} "
+        "WHERE (SELECT count(*) FROM rate_events WHERE what = {what} AND address = {key} "
+        "AND at > clock_timestamp() - make_interval(secs => {window})) < {limit} "
+        "RETURNING 1").format(what=the_what, key=the_key, window=window, limit=sql.Literal(int(limit))))
+    return sql.SQL("; ").join(statements)
+
+
+def _one(conn: psycopg.Connection[Any], text: str, params: Sequence[Any] = ()) -> tuple[Any, ...]:
+    row = conn.execute(text, params).fetchone()
     assert row is not None
     return tuple(row)
 

@@ -190,6 +190,10 @@ class RateCounter(Protocol):
         """Count one more for ``key`` (``now`` is ``time.monotonic()``) unless it is over."""
         ...
 
+    async def allow_async(self, key: str, now: float) -> bool:
+        """`allow` without a database round trip on the event loop."""
+        ...
+
 
 
 def new_server_id() -> str:

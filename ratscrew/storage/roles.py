@@ -65,15 +65,31 @@ class RoomStore(Protocol):
         """Whether a room with this code was ever created."""
         ...
 
+    async def room_exists_async(self, code: str) -> bool:
+        """`room_exists` without a database round trip on the event loop (the ``…_async``
+        methods: PostgreSQL answers while the loop runs on; SQLite, a local file, at once)."""
+        ...
+
     def save_room(self, code: str, settings: dict[str, Any], host_hash: str | None, phase: str,
                   games_played: int, game_id: int | None, seats: Sequence[SeatRow]) -> None:
         """Write a room and its seats (created or updated)."""
 
+    async def save_room_async(self, code: str, settings: dict[str, Any], host_hash: str | None,
+                              phase: str, games_played: int, game_id: int | None,
+                              seats: Sequence[SeatRow]) -> None:
+        """`save_room` without a database round trip on the event loop."""
+
     def add_member(self, code: str, token_hash: str, name: str) -> None:
         """Remember the token of someone without a seat (so a watching host stays host)."""
 
+    async def add_member_async(self, code: str, token_hash: str, name: str) -> None:
+        """`add_member` without a database round trip on the event loop."""
+
     def add_kicked(self, code: str, token_hash: str) -> None:
         """A token the host removed: it no longer works in this room."""
+
+    async def add_kicked_async(self, code: str, token_hash: str) -> None:
+        """`add_kicked` without a database round trip on the event loop."""
 
     def load_rooms(self, shard: str | None = None) -> list[RoomRow]:
         """Every room that is not closed (only those whose code begins with ``shard``)."""

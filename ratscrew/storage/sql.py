@@ -108,6 +108,14 @@ class Database(Protocol):
     def write(self, statements: Sequence[Write]) -> None:
         """Run ``statements`` in one transaction (committed when this returns)."""
 
+    async def rows_async(self, statement: Statement, params: Params = ...) -> list[dict[str, Any]]:
+        """`rows` without a round trip on the event loop (a database over the network is
+        answered while the loop runs on; a local file is read at once)."""
+        ...
+
+    async def write_async(self, statements: Sequence[Write]) -> None:
+        """`write` without a round trip on the event loop (as `rows_async`)."""
+
     def insert_rows(self, inserts: Sequence[Rows]) -> None:
         """Insert rows into one or more tables, all or nothing, as cheaply as the database
         allows (the hot write: a step's actions and judgements)."""

@@ -62,6 +62,15 @@ class SqliteDatabase:
             for statement, params in statements:
                 self._execute(statement, params)
 
+    async def rows_async(self, statement: Statement, params: Params = NO_PARAMS
+                         ) -> list[dict[str, Any]]:
+        """`rows` (a local file: no round trip to wait for)."""
+        return self.rows(statement, params)
+
+    async def write_async(self, statements: Sequence[Write]) -> None:
+        """`write` (a local file: no round trip to wait for)."""
+        self.write(statements)
+
     def insert_rows(self, inserts: Sequence[Rows]) -> None:
         """One transaction; each table's rows with ``executemany`` of its one-row insert, with
         ``?`` marks (sqlite3 binds a tuple faster than a dictionary: this is the hot write)."""

@@ -94,6 +94,33 @@ def step_inserts(steps: Sequence[StepRows]) -> list[Rows]:
     return inserts
 
 
+def _room_writes(code: str, settings: dict[str, Any], host_hash: str | None, phase: str,
+                 games_played: int, game_id: int | None, seats: Sequence[SeatRow]) -> list[Write]:
+    """The statements of `SqlStore.save_room`: the room's row, then its seats afresh."""
+    now = time.time()
+    writes: list[Write] = [
+        (q.SAVE_ROOM, {"code": code, "created_at": now, "updated_at": now,
+                       "settings": json.dumps(settings), "host_hash": host_hash, "phase": phase,
+                       "games_played": games_played, "game_id": game_id}),
+        (q.DELETE_SEATS, {"code": code}),
+    ]
+    writes += [(q.INSERT_SEAT, {"code": code, "seat": s.seat, "kind": s.kind, "name": s.name,
+                                "bot": s.bot, "token_hash": s.token_hash,
+                                "player_id": s.player_id}) for s in seats]
+    return writes
+
+
+def _member_writes(code: str, token_hash: str, name: str) -> list[Write]:
+    """The statement of `SqlStore.add_member`."""
+    return [(q.ADD_MEMBER, {"code": code, "token_hash": token_hash, "name": name})]
+
+
+def _kicked_writes(code: str, token_hash: str) -> list[Write]:
+    """The statements of `SqlStore.add_kicked`: kicked, and no longer a member."""
+    which = {"code": code, "token_hash": token_hash}
+    return [(q.ADD_KICKED, which), (q.DELETE_MEMBER, which)]
+
+
 class SqlStore:
     """The store's methods over a database (see the module docstring); the roles they play are
     the protocols of `ratscrew.storage.roles`."""
@@ -106,29 +133,38 @@ class SqlStore:
         """Whether a room with this code was ever created (by any process)."""
         return bool(self._database.rows(q.ROOM_EXISTS, {"code": code}))
 
+    async def room_exists_async(self, code: str) -> bool:
+        """`room_exists` without a round trip on the event loop."""
+        return bool(await self._database.rows_async(q.ROOM_EXISTS, {"code": code}))
+
     def save_room(self, code: str, settings: dict[str, Any], host_hash: str | None, phase: str,
                   games_played: int, game_id: int | None, seats: Sequence[SeatRow]) -> None:
         """Write a room and its seats (created or updated; a closed room stays closed)."""
-        now = time.time()
-        writes: list[Write] = [
-            (q.SAVE_ROOM, {"code": code, "created_at": now, "updated_at": now,
-                           "settings": json.dumps(settings), "host_hash": host_hash, "phase": phase,
-                           "games_played": games_played, "game_id": game_id}),
-            (q.DELETE_SEATS, {"code": code}),
-        ]
-        writes += [(q.INSERT_SEAT, {"code": code, "seat": s.seat, "kind": s.kind, "name": s.name,
-                                    "bot": s.bot, "token_hash": s.token_hash,
-                                    "player_id": s.player_id}) for s in seats]
-        self._database.write(writes)
+        self._database.write(_room_writes(code, settings, host_hash, phase, games_played, game_id,
+                                          seats))
+
+    async def save_room_async(self, code: str, settings: dict[str, Any], host_hash: str | None,
+                              phase: str, games_played: int, game_id: int | None,
+                              seats: Sequence[SeatRow]) -> None:
+        """`save_room` without a round trip on the event loop."""
+        await self._database.write_async(_room_writes(code, settings, host_hash, phase,
+                                                      games_played, game_id, seats))
 
     def add_member(self, code: str, token_hash: str, name: str) -> None:
         """Remember the token of someone without a seat (so a watching host stays host)."""
-        self._database.write([(q.ADD_MEMBER, {"code": code, "token_hash": token_hash, "name": name})])
+        self._database.write(_member_writes(code, token_hash, name))
+
+    async def add_member_async(self, code: str, token_hash: str, name: str) -> None:
+        """`add_member` without a round trip on the event loop."""
+        await self._database.write_async(_member_writes(code, token_hash, name))
 
     def add_kicked(self, code: str, token_hash: str) -> None:
         """A token the host removed: it no longer works in this room."""
-        which = {"code": code, "token_hash": token_hash}
-        self._database.write([(q.ADD_KICKED, which), (q.DELETE_MEMBER, which)])
+        self._database.write(_kicked_writes(code, token_hash))
+
+    async def add_kicked_async(self, code: str, token_hash: str) -> None:
+        """`add_kicked` without a round trip on the event loop."""
+        await self._database.write_async(_kicked_writes(code, token_hash))
 
     def load_rooms(self, shard: str | None = None) -> list[RoomRow]:
         """Every room that is not closed, with its seats (only codes beginning with ``shard``)."""

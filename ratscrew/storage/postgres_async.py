@@ -1,0 +1,141 @@
+"""The connection on which a PostgreSQL store makes the round trips a server needs while its
+event loop runs, other than the steps: a room's first save, its seats and tokens when people
+join, whether a new room's code is taken, and the per-address counts of joins and new rooms.
+
+These used to go through the store's pool, each call holding the shard's event loop for its
+round trips (a transaction of four for a count, a pipeline for a room's save): at 500 rooms,
+some 3.5 s of the ramp's 45 s in stalls of up to 19 ms, which every room's link measured as its
+own round trip (docs/online.md, "How far shards go"). Running them in worker threads instead
+made each statement wait for the interpreter's lock while the loop was busy (tried and taken
+back). Here they run on one `psycopg.AsyncConnection` in the running event loop: the loop goes
+on while PostgreSQL answers, and only the statement's own work (psycopg building and reading it,
+a fraction of a millisecond) happens on it.
+
+One connection, one statement group at a time (an `asyncio.Lock`): what waits for these is a
+person joining or making a room, a few a second at most, so they queue for well under a
+millisecond. The connection is made in the running loop on first use and again after it was
+lost; a lost connection raises `psycopg.OperationalError`, as the pool's would, so the store's
+handling of it is the same (`ratscrew.storage.postgres.PostgresStore`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.rows import dict_row
+
+Query = str | sql.Composed
+"""A statement's text, or one composed with `psycopg.sql` (values quoted by psycopg)."""
+
+
+class LoopConnection:
+    """One asynchronous connection to ``url`` (autocommit), made in the running event loop on
+    first use and again after it was lost; one statement group at a time."""
+
+    def __init__(self, url: str, connect_timeout_s: float) -> None:
+        self.url = url
+        self.connect_timeout_s = connect_timeout_s
+        self._conn: psycopg.AsyncConnection[Any] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock: asyncio.Lock | None = None
+        self.connections = 0
+        """Connections made so far (the first, then one after each loss)."""
+
+    async def rows(self, query: Query, params: Mapping[str, Any] | None = None
+                   ) -> list[dict[str, Any]]:
+        """Run one statement (its own transaction) and return its rows."""
+        async with self._turn() as conn:
+            cursor = conn.cursor(row_factory=dict_row)
+            await cursor.execute(query, params)
+            return await cursor.fetchall() if cursor.description else []
+
+    async def write(self, statements: Sequence[tuple[Query, Mapping[str, Any]]]) -> None:
+        """Run ``statements`` in one transaction: one on its own, several in one pipeline (one
+        round trip for them all, as the pool's writes)."""
+        async with self._turn() as conn:
+            if len(statements) == 1:
+                await conn.execute(*statements[0])
+                return
+            async with conn.transaction(), conn.pipeline():
+                for query, params in statements:
+                    await conn.execute(query, params)
+
+    async def last_row_count(self, script: sql.Composed) -> int:
+        """Run ``script``, several statements without parameters (their values quoted into it),
+        as one round trip and one transaction; how many rows its last statement touched.
+        PostgreSQL gives each statement of such a script a snapshot of its own, so a statement
+        after a lock sees what was committed before the lock was granted."""
+        async with self._turn() as conn:
+            cursor = await conn.execute(script)
+            while cursor.nextset():
+                pass
+            return int(cursor.rowcount)
+
+    async def close(self) -> None:
+        """Close the connection (in the event loop that made it)."""
+        conn, self._conn = self._conn, None
+        if conn is not None and not conn.closed:
+            await conn.close()
+
+    # ------------------------------------------------------------------ the connection
+
+    def _turn(self) -> _Turn:
+        return _Turn(self)
+
+    async def _connected(self) -> psycopg.AsyncConnection[Any]:
+        loop = asyncio.get_running_loop()
+        if self._conn is not None and (self._loop is not loop or self._conn.closed
+                                       or self._conn.broken):
+            self._forget()
+        if self._conn is None:
+            self._conn = await psycopg.AsyncConnection.connect(
+                self.url, autocommit=True, connect_timeout=round(self.connect_timeout_s))
+            self._loop = loop
+            self.connections += 1
+        return self._conn
+
+    def _lock_of_this_loop(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._loop is not loop:
+            if self._conn is not None and self._loop is not loop:
+                self._forget()  # made in another event loop (a test's earlier app): unusable here
+            self._lock, self._loop = asyncio.Lock(), loop
+        return self._lock
+
+    def _forget(self) -> None:
+        """Forget the connection, closing its socket at once (no round trip)."""
+        conn, self._conn = self._conn, None
+        if conn is not None and not conn.closed:
+            conn.pgconn.finish()
+
+
+class _Turn:
+    """The connection for one statement group: taken in turn, forgotten if it failed in a way
+    that leaves its state unknown (a lost connection, a cancelled wait)."""
+
+    def __init__(self, owner: LoopConnection) -> None:
+        self.owner = owner
+        self.lock: asyncio.Lock | None = None
+
+    async def __aenter__(self) -> psycopg.AsyncConnection[Any]:
+        self.lock = self.owner._lock_of_this_loop()
+        await self.lock.acquire()
+        try:
+            return await self.owner._connected()
+        except BaseException:
+            self.lock.release()
+            raise
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: object) -> None:
+        assert self.lock is not None
+        try:
+            if error is not None and (not isinstance(error, psycopg.DatabaseError)
+                                      or isinstance(error, psycopg.OperationalError)):
+                self.owner._forget()  # lost, cancelled mid-statement or worse: start afresh
+        finally:
+            self.lock.release()

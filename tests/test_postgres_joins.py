@@ -1,0 +1,201 @@
+"""On PostgreSQL, creating a room and joining it make no database round trip on the event loop
+(issue 27, item 5): the counts of rooms and joins per address (rows every process shares), the
+new room's code and first save, a joiner's token and seats all go through the store's
+``…_async`` methods on a connection driven in the event loop
+(`ratscrew.storage.postgres_async.LoopConnection`); the welcome waits for the token and seats
+(persist before publish). Whatever the joiner sends meanwhile is taken after the join, in order,
+except a pong. (A join with a player key still looks its player up on the loop.)"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from starlette.testclient import TestClient
+from test_server_app import receive
+
+from ratscrew.server.app import Server, WindowCounter, create_app
+from ratscrew.storage.postgres import PostgresRateCounter, PostgresStore
+
+
+class LoopWatch:
+    """Which calls of watched objects ran on a thread that runs an event loop."""
+
+    def __init__(self) -> None:
+        self.on_the_loop: list[str] = []
+        self.awaited: list[str] = []
+
+    def watch(self, target: Any, *names: str) -> None:
+        """Wrap ``target``'s methods ``names`` (every public one without names), on the instance."""
+        for name in names or [n for n in dir(type(target)) if not n.startswith("_")]:
+            method = getattr(target, name)
+            if callable(method):
+                setattr(target, name, self._watched(f"{type(target).__name__}.{name}", method))
+
+    def _watched(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        if inspect.iscoroutinefunction(method):
+            @functools.wraps(method)
+            async def awaited(*args: Any, **kwargs: Any) -> Any:
+                self.awaited.append(name)
+                return await method(*args, **kwargs)
+
+            return awaited
+
+        @functools.wraps(method)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                pass
+            else:
+                self.on_the_loop.append(name)
+            return method(*args, **kwargs)
+
+        return call
+
+
+def test_creating_a_room_and_joining_it_make_no_round_trip_on_the_event_loop(fresh_database: str) -> None:
+    store = PostgresStore(fresh_database)
+    watch = LoopWatch()
+    watch.watch(store)
+    app = create_app(store, close_store=True)
+    server: Server = app.state.server
+    for counter in (server.room_counter, server.join_counter, server.player_counter):
+        watch.watch(counter, "allow", "allow_async")
+    with TestClient(app, client=("127.0.0.1", 40000)) as client:
+        watch.on_the_loop.clear()  # (opening the app reads the store once, before any room)
+        code = client.post("/api/rooms", json={"rules": "classic", "seats": 2, "seed": 8,
+                                               "turn_timeout_ms": 60_000}).json()["code"]
+        with client.websocket_connect(f"/ws/{code}") as ann, client.websocket_connect(f"/ws/{code}") as bob:
+            ann.send_json({"type": "join", "name": "Ann"})
+            ann.send_json({"type": "ready", "ready": True})  # sent before the welcome: taken after it
+            receive(ann, "welcome")
+            room = receive(ann, "room", lambda m: any(seat.get("ready") for seat in m["seats"]))
+            bob.send_json({"type": "watch"})
+            assert receive(bob, "welcome")["seat"] is None
+            bob.send_json({"type": "join", "name": "Bob"})
+            assert receive(bob, "welcome")["seat"] == 1
+    assert [name for name in watch.on_the_loop if name != "PostgresStore.close"] == []
+    for awaited in ("room_exists_async", "save_room_async", "add_member_async"):
+        assert f"PostgresStore.{awaited}" in watch.awaited, watch.awaited
+    assert watch.awaited.count("PostgresRateCounter.allow_async") == 4  # a room, a watch, two joins
+    assert room["seats"][0]["name"] == "Ann" and room["seats"][0]["ready"]
+    stored = PostgresStore(fresh_database)
+    try:
+        row = stored.load_room(code)
+        assert row is not None and [seat.name for seat in row.seats] == ["Ann", "Bob"]
+        assert all(seat.token_hash for seat in row.seats)
+        assert len(row.members) >= 2  # both tokens kept
+    finally:
+        stored.close()
+
+
+def test_a_join_refused_for_its_rate_is_answered_and_what_followed_it_taken(fresh_database: str) -> None:
+    app = create_app(PostgresStore(fresh_database), close_store=True)
+    server: Server = app.state.server
+    server.join_counter = WindowCounter(limit=0, window_s=60)  # every join over the limit
+    with TestClient(app, client=("127.0.0.1", 40000)) as client:
+        code = client.post("/api/rooms", json={"rules": "classic", "seats": 2}).json()["code"]
+        with client.websocket_connect(f"/ws/{code}") as ann:
+            ann.send_json({"type": "join", "name": "Ann"})
+            ann.send_json({"type": "ready", "ready": True})
+            refused = receive(ann, "error")
+            assert refused["code"] == "rate_limited" and "joins" in refused["message"]
+            assert receive(ann, "error")["code"] == "not_seated"  # the ready, after the refusal
+
+
+class HeldCounter:
+    """A join counter that holds each join until the test lets it go."""
+
+    def __init__(self) -> None:
+        self.released = False
+
+    def allow(self, key: str, now: float) -> bool:
+        raise AssertionError("a join on PostgreSQL is counted with allow_async")
+
+    async def allow_async(self, key: str, now: float) -> bool:
+        deadline = time.monotonic() + 10
+        while not self.released:
+            assert time.monotonic() < deadline, "the test never let the join go"
+            await asyncio.sleep(0.01)
+        return True
+
+
+def test_a_pong_sent_behind_a_join_being_counted_is_taken_at_once(fresh_database: str) -> None:
+    """Held back with the rest, a pong would measure the join's round trips as the link's, and
+    the room's settling window would keep that for a minute."""
+    app = create_app(PostgresStore(fresh_database), close_store=True)
+    server: Server = app.state.server
+    server.join_counter = counter = HeldCounter()
+    with TestClient(app, client=("127.0.0.1", 40000)) as client:
+        code = client.post("/api/rooms", json={"rules": "classic", "seats": 2}).json()["code"]
+        with client.websocket_connect(f"/ws/{code}") as ann:
+            ann.send_json({"type": "join", "name": "Ann"})
+            ann.send_json({"type": "ready", "ready": True})
+            ping = receive(ann, "ping")
+            ann.send_json({"type": "pong", "id": ping["id"]})
+            (conn,) = server.connections
+            deadline = time.monotonic() + 5
+            while conn.pinger.link.samples == 0 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert conn.pinger.link.samples == 1  # the pong was taken
+            assert conn.waiting is not None and len(conn.waiting) == 1  # the ready was not
+            counter.released = True
+            assert receive(ann, "welcome")["seat"] == 0
+            receive(ann, "room", lambda m: bool(m["seats"][0].get("ready")))
+
+
+def test_the_count_holds_its_limit_on_both_paths_and_across_processes(fresh_database: str) -> None:
+    """One round trip a count (`rate_count_script`): the limit holds whichever path counts and
+    whichever process (two stores on one database), and an address with a quote is only text."""
+    first, second = PostgresStore(fresh_database), PostgresStore(fresh_database)
+    try:
+        counters = [PostgresRateCounter(store, "joins", 3, 60.0) for store in (first, second)]
+        odd = "10.0.0.1'; DROP TABLE rooms; --"
+        assert [counters[n % 2].allow(odd, 0.0) for n in range(5)] == [True, True, True, False, False]
+
+        async def counted() -> list[bool]:
+            other = "10.0.0.2"
+            results = [await counters[0].allow_async(other, 0.0)]
+            results += await asyncio.gather(*(c.allow_async(other, 0.0) for c in counters * 2))
+            await first.close_async()
+            await second.close_async()
+            return results
+
+        results = asyncio.run(counted())
+        assert results.count(True) == 3 and len(results) == 5
+        assert first.room_exists("NONE") is False  # the rooms table is still there
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_count_made_while_the_database_is_away_says_the_store_is_unavailable(
+        fresh_database: str) -> None:
+    store = PostgresStore(fresh_database)
+    counter = PostgresRateCounter(store, "rooms", 10, 3600.0)
+
+    async def twice() -> tuple[bool, str]:
+        assert await counter.allow_async("10.0.0.3", 0.0)
+        with psycopg.connect(fresh_database, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        try:
+            await counter.allow_async("10.0.0.3", 0.0)
+        except Exception as error:  # noqa: BLE001 - the test looks at which it is
+            failure = type(error).__name__
+        else:
+            failure = "none"
+        return store.reachable(), failure
+
+    try:
+        back, failure = asyncio.run(twice())
+        assert failure == "StoreUnavailable" and back  # and once it is back, counting goes on
+        assert asyncio.run(counter.allow_async("10.0.0.3", 0.0))
+    finally:
+        store.close()
