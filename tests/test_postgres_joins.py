@@ -1,6 +1,7 @@
 """On PostgreSQL, creating a room and joining it make no database round trip on the event loop
 (issue 27, item 5): the counts of rooms and joins per address (rows every process shares), the
-new room's code and first save, a joiner's token and seats all go through the store's
+new room's code and first save, a joiner's token and seats, a game's start (with an id taken
+ahead of time) all go through the store's
 ``…_async`` methods on a connection driven in the event loop
 (`ratscrew.storage.postgres_async.LoopConnection`); the welcome waits for the token and seats
 (persist before publish). Whatever the joiner sends meanwhile is taken after the join, in order,
@@ -59,7 +60,7 @@ class LoopWatch:
         return call
 
 
-def test_creating_a_room_and_joining_it_make_no_round_trip_on_the_event_loop(fresh_database: str) -> None:
+def test_creating_a_room_joining_it_and_starting_a_game_make_no_round_trip_on_the_event_loop(fresh_database: str) -> None:
     store = PostgresStore(fresh_database)
     watch = LoopWatch()
     watch.watch(store)
@@ -80,8 +81,11 @@ def test_creating_a_room_and_joining_it_make_no_round_trip_on_the_event_loop(fre
             assert receive(bob, "welcome")["seat"] is None
             bob.send_json({"type": "join", "name": "Bob"})
             assert receive(bob, "welcome")["seat"] == 1
+            ann.send_json({"type": "start"})  # the game's id was taken ahead of time
+            state = receive(bob, "state")
     assert [name for name in watch.on_the_loop if name != "PostgresStore.close"] == []
-    for awaited in ("room_exists_async", "save_room_async", "add_member_async"):
+    for awaited in ("room_exists_async", "save_room_async", "add_member_async",
+                    "reserve_game_ids_async", "start_game_async"):
         assert f"PostgresStore.{awaited}" in watch.awaited, watch.awaited
     assert watch.awaited.count("PostgresRateCounter.allow_async") == 4  # a room, a watch, two joins
     assert room["seats"][0]["name"] == "Ann" and room["seats"][0]["ready"]
@@ -91,6 +95,8 @@ def test_creating_a_room_and_joining_it_make_no_round_trip_on_the_event_loop(fre
         assert row is not None and [seat.name for seat in row.seats] == ["Ann", "Bob"]
         assert all(seat.token_hash for seat in row.seats)
         assert len(row.members) >= 2  # both tokens kept
+        assert row.game_id is not None and stored.game_in_progress(row.game_id) is not None
+        assert state["game"] == 1
     finally:
         stored.close()
 
@@ -187,7 +193,7 @@ def test_a_count_made_while_the_database_is_away_says_the_store_is_unavailable(
                           "WHERE datname = current_database() AND pid <> pg_backend_pid()")
         try:
             await counter.allow_async("10.0.0.3", 0.0)
-        except Exception as error:  # noqa: BLE001 - the test looks at which it is
+        except Exception as error:  # the test looks at which it is
             failure = type(error).__name__
         else:
             failure = "none"

@@ -179,6 +179,31 @@ def test_a_game_in_progress_is_its_start_and_every_action_in_order(store: Store)
     assert store.game_in_progress(99_999) is None
 
 
+def test_a_game_started_with_an_id_taken_ahead_of_time_keeps_it(store: Store) -> None:
+    """PostgreSQL takes ids from the games' sequence ahead of time (a start then waits for no
+    round trip); SQLite takes none and starts each game at once. Either way ids never clash."""
+    a_room(store, "ABCDEF")
+    first = a_game(store, "ABCDEF")
+
+    async def reserve() -> list[int]:
+        ids = await store.reserve_game_ids_async(3)
+        if ids:
+            await store.start_game_async("ABCDEF", 2, "classic", {"leader": 1}, 0.0, ids[0])
+        await store.close_async()
+        return ids
+
+    reserved = asyncio.run(reserve())
+    if isinstance(store, SqliteStore):
+        assert reserved == []
+        return
+    assert len(set(reserved)) == 3 and min(reserved) > first
+    started = store.game_in_progress(reserved[0])
+    assert started is not None and started.start == {"leader": 1}
+    assert store.start_game("ABCDEF", 3, "classic", {}, 0.0, game_id=reserved[1]) == reserved[1]
+    later = a_game(store, "ABCDEF")  # the sequence's own next id: past every reserved one
+    assert later > max(reserved)
+
+
 def test_a_batch_of_actions_is_all_or_nothing(store: Store) -> None:
     a_room(store, "ABCDEF")
     game_id = a_game(store, "ABCDEF")

@@ -934,6 +934,8 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         except StoreUnavailable:
             log.error("could not rate the games left unrated: the database is unavailable")
         server.restore_rooms()
+        if server.store.writes_off_the_loop:
+            await server.writer.game_ids.fill()  # so that the first games wait for no id either
         if settle_gc:
             settle_collector()
         watcher = asyncio.create_task(watch_store(server.store, server.rooms))

@@ -10,9 +10,10 @@ they are stored (persist before publish): a step the store refused
 (`ratscrew.server.store.StoreUnavailable`) was never seen by anyone. The room's settings and
 seats and its tokens are written at once on SQLite, and on PostgreSQL through the writer's task
 on the event loop (`StepWriter.keeps_writes_off_the_loop`: a join never holds the event loop for
-a round trip; the welcome waits for them instead); a game's start is written at once (the room
-needs the new game's id before its first step). The recorder works the same on any store (SQLite or
-PostgreSQL) and in any process.
+a round trip; the welcome waits for them instead); so is a game's start, with an id the writer
+took ahead of time (`ratscrew.server.writer.GameIds`), and at once on SQLite or when none is at
+hand (the room needs the new game's id before its first step). The recorder works the same on
+any store (SQLite or PostgreSQL) and in any process.
 """
 
 from __future__ import annotations
@@ -102,10 +103,23 @@ class RoomRecorder:
 
     def start_game(self, number: int, game: Game, names: Sequence[str | None],
                    room: dict[str, Any]) -> int:
-        """Store a new game's start (rules, hands, leader, seed, names); its game id."""
+        """Store a new game's start (rules, hands, leader, seed, names); its game id. On
+        PostgreSQL in a running loop, with an id taken ahead of time, the start goes through the
+        writer (what the room sends waits for it) instead of being written at once."""
         start = {"rules": game.rules.to_dict(), "hands": [format_cards(hand) for hand in game.initial_hands],
                  "leader": game.leader, "seed": game.seed, "names": list(names), "room": room}
-        return self.store.start_game(self.code, number, game.rules.name, start, 0.0)
+        store, code, rules_name = self.store, self.code, game.rules.name
+        game_id = self.writer.reserved_game_id()
+        if game_id is None:
+            return store.start_game(code, number, rules_name, start, 0.0)
+        reserved = game_id
+
+        def write() -> None:
+            store.start_game(code, number, rules_name, start, 0.0, reserved)
+
+        self.writer.write(self.outbox, write, self.on_lost,
+                          lambda: store.start_game_async(code, number, rules_name, start, 0.0, reserved))
+        return game_id
 
     def begin(self, game: Game, judged: int = 0) -> None:
         """From now on, steps of ``game`` are appended after what is stored already (its

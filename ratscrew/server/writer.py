@@ -21,12 +21,13 @@ How the writer writes depends on the store (`Store.writes_off_the_loop`):
   batch at a time (each batch is everything queued while the last one was in flight); no step
   waits for a round trip on the event loop.
 
-Other writes that must come after a room's steps and before what shows them (a game's end, its
-record and rating) go through :meth:`StepWriter.write`, in order with the steps; on PostgreSQL
+Other writes that must come after a room's steps and before what shows them (a game's start and
+end, its record and rating) go through :meth:`StepWriter.write`, in order with the steps; on PostgreSQL
 they run in a thread, or, when the write has an asynchronous form (a room's seats, a token: the
 store's ``…_async`` methods), in the writer's task on the event loop. On PostgreSQL a room's
 seats and tokens always go through the writer (`StepWriter.keeps_writes_off_the_loop`), so a
-player joining never holds the event loop for a round trip: the welcome waits for them instead.
+player joining never holds the event loop for a round trip: the welcome waits for them instead;
+so does a game's start, with an id taken from the database ahead of time (:class:`GameIds`).
 Without a running event loop (tests that drive a room by hand) every write happens at once,
 before the call returns.
 
@@ -247,6 +248,35 @@ class _Write:
     """When it was queued (``time.perf_counter``)."""
 
 
+class GameIds:
+    """New games' ids taken from the database ahead of time (PostgreSQL), so that a game's
+    start can go through the writer like its steps instead of waiting on the event loop for its
+    id: a few dozen at a time, taken again in a task when half are used. Ids a process took and
+    never used are gaps in the sequence, as a failed insert's are."""
+
+    BATCH = 32
+    """Ids taken at a time."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._ids: deque[int] = deque()
+        self._task: asyncio.Task[None] | None = None
+
+    def take(self) -> int | None:
+        """An id taken ahead of time, or ``None`` when none is at hand (the game's start is then
+        written at once); asks for more in the background when half are used."""
+        if len(self._ids) <= self.BATCH // 2 and (self._task is None or self._task.done()):
+            self._task = asyncio.get_running_loop().create_task(self.fill(), name="game ids")
+        return self._ids.popleft() if self._ids else None
+
+    async def fill(self) -> None:
+        """Take another batch of ids (a failure is logged: starts are then written at once)."""
+        try:
+            self._ids.extend(await self.store.reserve_game_ids_async(self.BATCH))
+        except Exception as error:  # the database is away: the rooms hear of it on their own
+            log.warning("could not take games' ids ahead of time: %s", error)
+
+
 class StepWriter:
     """The process's writer of the rooms' steps (see the module docstring); one per store."""
 
@@ -268,6 +298,13 @@ class StepWriter:
         """Batches written so far (a batch is one transaction of steps, for the benchmarks)."""
         self.steps = 0
         """Steps written so far."""
+        self.game_ids = GameIds(store)
+        """New games' ids taken ahead of time (`reserved_game_id`)."""
+
+    def reserved_game_id(self) -> int | None:
+        """An id for a new game whose start can go through the writer (`write`) rather than be
+        written at once: PostgreSQL, in a running loop, with an id at hand; else ``None``."""
+        return self.game_ids.take() if self.keeps_writes_off_the_loop else None
 
     def append_step(self, outbox: Outbox, step: StepRows, on_lost: OnLost) -> None:
         """Store ``step``; until it is stored, what ``outbox``'s room sends waits."""

@@ -96,6 +96,13 @@ START_GAME = (sa.insert(games)
               .values(status="playing", **values(games, "code", "number", "rules_name", "start",
                                                  "clock_start", "started_at"))
               .returning(games.c.id))
+START_GAME_WITH_ID = sa.insert(games).values(
+    status="playing", **values(games, "id", "code", "number", "rules_name", "start", "clock_start",
+                               "started_at"))
+RESERVE_GAME_IDS = (  # PostgreSQL only: games' ids taken ahead of time (`reserve_game_ids_async`)
+    sa.select(sa.func.nextval(sa.func.pg_get_serial_sequence("games", "id")).label("id"))
+    .select_from(sa.func.generate_series(sa.literal_column("1"),
+                                         sa.cast(param("count"), sa.Integer))))
 GAME_PLAYING = sa.select(games.c.start, games.c.clock_start).where(games.c.id == param("game_id"),
                                                                   games.c.status == "playing")
 ACTIONS_OF = (sa.select(actions.c.kind, actions.c.seat, actions.c.at)

@@ -118,8 +118,18 @@ class ArchiveStore(Protocol):
     """Games: their start, every action as it happens, records and each seat's result."""
 
     def start_game(self, code: str, number: int, rules_name: str, start: dict[str, Any],
-                   clock_start: float) -> int:
-        """Record a new game (its deal and everything needed to rebuild it); returns its id."""
+                   clock_start: float, game_id: int | None = None) -> int:
+        """Record a new game (its deal and everything needed to rebuild it); returns its id
+        (``game_id``: one taken ahead of time by `reserve_game_ids_async`)."""
+        ...
+
+    async def start_game_async(self, code: str, number: int, rules_name: str,
+                               start: dict[str, Any], clock_start: float, game_id: int) -> None:
+        """`start_game` with an id taken ahead of time, without a round trip on the event loop."""
+
+    async def reserve_game_ids_async(self, count: int) -> list[int]:
+        """Up to ``count`` new games' ids taken ahead of time, so that a game can start without
+        waiting for its id; none where a start is written at once anyway (SQLite)."""
         ...
 
     def append_actions(self, game_id: int, first: int,

@@ -194,6 +194,10 @@ class SqliteStore(SqlStore):
         """A local file is always there."""
         return True
 
+    async def reserve_game_ids_async(self, count: int) -> list[int]:
+        """None: on SQLite (a local file) a game's start is written at once, its id the row's."""
+        return []
+
     def rate_counter(self, what: str, limit: int, window_s: float) -> RateCounter | None:
         """None: one process uses a SQLite file, so it counts in memory."""
         return None

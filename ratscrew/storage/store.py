@@ -110,6 +110,13 @@ def _room_writes(code: str, settings: dict[str, Any], host_hash: str | None, pha
     return writes
 
 
+def _game_start(code: str, number: int, rules_name: str, start: dict[str, Any],
+                clock_start: float) -> Params:
+    """The parameters of a game's start (`SqlStore.start_game`), its id aside."""
+    return {"code": code, "number": number, "rules_name": rules_name, "start": json.dumps(start),
+            "clock_start": clock_start, "started_at": time.time()}
+
+
 def _member_writes(code: str, token_hash: str, name: str) -> list[Write]:
     """The statement of `SqlStore.add_member`."""
     return [(q.ADD_MEMBER, {"code": code, "token_hash": token_hash, "name": name})]
@@ -216,13 +223,28 @@ class SqlStore:
     # ------------------------------------------------------------------ games
 
     def start_game(self, code: str, number: int, rules_name: str, start: dict[str, Any],
-                   clock_start: float) -> int:
-        """Record a new game (its deal and everything needed to rebuild it); returns its id."""
+                   clock_start: float, game_id: int | None = None) -> int:
+        """Record a new game (its deal and everything needed to rebuild it); returns its id
+        (``game_id``: one taken ahead of time, `reserve_game_ids_async`)."""
+        params = _game_start(code, number, rules_name, start, clock_start)
+        if game_id is not None:
+            self._database.write([(q.START_GAME_WITH_ID, {**params, "id": game_id})])
+            return game_id
         with self._database.transaction() as tx:
-            rows = tx.rows(q.START_GAME, {"code": code, "number": number, "rules_name": rules_name,
-                                          "start": json.dumps(start), "clock_start": clock_start,
-                                          "started_at": time.time()})
+            rows = tx.rows(q.START_GAME, params)
         return int(rows[0]["id"])
+
+    async def start_game_async(self, code: str, number: int, rules_name: str,
+                               start: dict[str, Any], clock_start: float, game_id: int) -> None:
+        """`start_game` with an id taken ahead of time, without a round trip on the event loop."""
+        await self._database.write_async([(q.START_GAME_WITH_ID, {
+            **_game_start(code, number, rules_name, start, clock_start), "id": game_id})])
+
+    async def reserve_game_ids_async(self, count: int) -> list[int]:
+        """``count`` new games' ids, taken from the database's sequence ahead of time, so that a
+        game can start without waiting for its id (PostgreSQL)."""
+        rows = await self._database.rows_async(q.RESERVE_GAME_IDS, {"count": count})
+        return [int(row["id"]) for row in rows]
 
     def append_actions(self, game_id: int, first: int,
                        actions: Sequence[tuple[str, int | None, int]]) -> None:
