@@ -17,10 +17,14 @@ from collections.abc import Callable
 from typing import Any
 
 import psycopg
+import pytest
 from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 from test_server_app import receive
 
 from ratscrew.server.app import Server, WindowCounter, create_app
+from ratscrew.server.expiry import CLOSED_WS_CODE
+from ratscrew.server.lobby import new_code
 from ratscrew.storage.postgres import PostgresRateCounter, PostgresStore
 
 
@@ -60,7 +64,8 @@ class LoopWatch:
         return call
 
 
-def test_creating_a_room_joining_it_and_starting_a_game_make_no_round_trip_on_the_event_loop(fresh_database: str) -> None:
+def test_creating_a_room_joining_it_and_starting_a_game_make_no_round_trip_on_the_event_loop(
+        fresh_database: str) -> None:
     store = PostgresStore(fresh_database)
     watch = LoopWatch()
     watch.watch(store)
@@ -205,3 +210,29 @@ def test_a_count_made_while_the_database_is_away_says_the_store_is_unavailable(
         assert asyncio.run(counter.allow_async("10.0.0.3", 0.0))
     finally:
         store.close()
+
+
+def test_asking_for_a_room_this_server_does_not_hold_makes_no_round_trip_on_the_event_loop(
+        fresh_database: str) -> None:
+    """A closed room's link (410), an unknown code (404) and a closed room's websocket: the
+    store is asked with ``closed_among_async`` while the loop runs on."""
+    elsewhere = PostgresStore(fresh_database)  # as another process closed it
+    closed = new_code()
+    elsewhere.save_room(closed, {}, None, "lobby", 0, None, [])
+    assert elsewhere.close_room(closed)
+    elsewhere.close()
+    store = PostgresStore(fresh_database)
+    watch = LoopWatch()
+    watch.watch(store)
+    with TestClient(create_app(store, close_store=True)) as client:
+        watch.on_the_loop.clear()
+        assert client.get(f"/api/rooms/{closed}").status_code == 410
+        assert client.get(f"/r/{closed}").status_code == 410
+        unknown = next(code for code in iter(new_code, None) if code != closed)
+        assert client.get(f"/api/rooms/{unknown}").status_code == 404
+        with client.websocket_connect(f"/ws/{closed}") as gone, \
+                pytest.raises(WebSocketDisconnect) as refused:
+            gone.receive_json()
+        assert refused.value.code == CLOSED_WS_CODE
+    assert [name for name in watch.on_the_loop if name != "PostgresStore.close"] == []
+    assert watch.awaited.count("PostgresStore.closed_among_async") == 4

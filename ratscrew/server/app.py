@@ -494,7 +494,7 @@ async def room_page(request: Request) -> Response:
     code = str(request.path_params["code"]).upper()
     server = _server(request)
     wrong_shard = misdirected(code, server.shard)
-    if wrong_shard is not None and server.store.room_exists(code):
+    if wrong_shard is not None and await server.store.room_exists_async(code):
         log.warning("%s (or no shard %s runs; see ratscrew admin rooms list)", wrong_shard, code[:1])
         return misdirected_page()
     room = server.room_lookup(request, code)
@@ -505,7 +505,7 @@ async def room_page(request: Request) -> Response:
                             f"<main class=notfound><h1>Too many tries</h1><p>{room.capitalize()}.</p>"
                             "</main>", status_code=429)
     if room is None:
-        if wrong_shard is None and room_closed(server.store, code):
+        if wrong_shard is None and await room_closed(server.store, code):
             return closed_page()
         return _not_found_page("There is no room with that code. Check the link, or start a new room.")
     return _page("room.html")
@@ -560,13 +560,13 @@ async def room_info(request: Request) -> JSONResponse:
     code = str(request.path_params["code"]).upper()
     server = _server(request)
     wrong_shard = misdirected(code, server.shard)
-    if wrong_shard is not None and server.store.room_exists(code):
+    if wrong_shard is not None and await server.store.room_exists_async(code):
         return _error(421, wrong_shard)
     room = server.room_lookup(request, code)
     if isinstance(room, str):
         return _error(429, room)
     if room is None:
-        if wrong_shard is None and room_closed(server.store, code):
+        if wrong_shard is None and await room_closed(server.store, code):
             return _coded_error(410, "room_closed", CLOSED_MESSAGE)
         return _error(404, "no room with that code")
     return JSONResponse(room.summary())
@@ -744,7 +744,7 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         await websocket.close(code=1008, reason=room)
         return
     if room is None:
-        if room_closed(server.store, code):
+        if await room_closed(server.store, code):
             await websocket.accept()  # so that the close can carry its reason
             await websocket.close(code=CLOSED_WS_CODE, reason=CLOSED_MESSAGE)
         else:

@@ -32,7 +32,7 @@ from starlette.responses import HTMLResponse
 
 from ratscrew.server.lifecycle import Presence, RoomHooks
 from ratscrew.server.metrics import TALLY
-from ratscrew.server.store import StoreUnavailable
+from ratscrew.server.store import Store, StoreUnavailable
 
 log = logging.getLogger("ratscrew.server")
 
@@ -42,14 +42,14 @@ CLOSED_WS_CODE = 4410
 """The websocket close code for a closed room (its reason: `CLOSED_MESSAGE`)."""
 
 
-def room_closed(store: Any, code: str) -> bool:
-    """Whether room ``code`` existed and is closed (asked only for a code no room in memory has;
-    while the database is away, a code is taken as unknown)."""
+async def room_closed(store: Store, code: str) -> bool:
+    """Whether room ``code`` existed and is closed (asked only for a code no room in memory has,
+    without a round trip on the event loop; while the database is away, a code is taken as
+    unknown)."""
     try:
-        row = store.load_room(code)
+        return code in await store.closed_among_async([code])
     except StoreUnavailable:
         return False
-    return row is not None and row.phase == "closed"
 
 
 def closed_page() -> HTMLResponse:

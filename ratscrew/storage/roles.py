@@ -108,6 +108,10 @@ class RoomStore(Protocol):
         """Which of ``codes`` are closed (an operator may close a room a server still holds)."""
         ...
 
+    async def closed_among_async(self, codes: Sequence[str]) -> set[str]:
+        """`closed_among` without a database round trip on the event loop."""
+        ...
+
     def list_rooms(self, include_closed: bool = False) -> list[dict[str, Any]]:
         """Every room (``code``, ``phase``, ``created_at``, ``updated_at``, ``games_played``),
         oldest first; closed ones only with ``include_closed``."""

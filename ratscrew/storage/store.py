@@ -197,6 +197,11 @@ class SqlStore:
         return {str(row["code"]) for chunk in chunks(codes)
                 for row in self._database.rows(q.CLOSED_AMONG, {"codes": chunk})}
 
+    async def closed_among_async(self, codes: Sequence[str]) -> set[str]:
+        """`closed_among` without a round trip on the event loop."""
+        return {str(row["code"]) for chunk in chunks(codes)
+                for row in await self._database.rows_async(q.CLOSED_AMONG, {"codes": chunk})}
+
     def list_rooms(self, include_closed: bool = False) -> list[dict[str, Any]]:
         """Every room (``code``, ``phase``, ``created_at``, ``updated_at``, ``games_played``),
         oldest first; closed ones only with ``include_closed``."""
