@@ -643,6 +643,31 @@ def test_a_closed_room_stays_closed_is_never_loaded_and_is_listed_only_when_aske
         ("AAAAAA", "closed"), ("BBBBBB", "playing")}
 
 
+def test_the_rooms_asynchronous_calls_store_and_answer_as_the_others_do(store: Store) -> None:
+    """What a server asks while its event loop runs (``…_async``: on PostgreSQL on a connection
+    of the loop's own) reads and writes the same rows as the calls made at once."""
+
+    async def in_a_loop() -> tuple[bool, bool, set[str], bool, bool]:
+        await store.save_room_async("CCCCCC", {"rules": "classic"}, "hash-ann", "lobby", 0, None,
+                                    SEATS)
+        await store.add_member_async("CCCCCC", "hash-cat", "Cat")
+        await store.add_kicked_async("CCCCCC", "hash-dan")
+        answers = (await store.room_exists_async("CCCCCC"), await store.room_exists_async("ZZZZZZ"),
+                   await store.closed_among_async(["CCCCCC", "ZZZZZZ"]),
+                   await store.close_room_async("CCCCCC"), await store.close_room_async("CCCCCC"))
+        await store.close_async()
+        return answers
+
+    exists, missing, closed_before, closed, again = asyncio.run(in_a_loop())
+    assert (exists, missing, closed_before, closed, again) == (True, False, set(), True, False)
+    row = store.load_room("CCCCCC")
+    assert row is not None and row.phase == "closed" and row.host_hash == "hash-ann"
+    assert [seat.name for seat in row.seats] == [seat.name for seat in SEATS]
+    assert row.members.get("hash-cat") == "Cat"
+    assert "hash-dan" in row.kicked
+    assert store.closed_among(["CCCCCC"]) == {"CCCCCC"}
+
+
 # ------------------------------------------------------------------ a ladder you can trust (issue 30)
 
 

@@ -123,7 +123,7 @@ async def close_room(server: Any, code: str, why: str) -> bool:
     if room is None:
         return False
     try:
-        server.store.close_room(code)  # in the loop, as the rooms' own store calls are
+        await server.store.close_room_async(code)  # the loop runs on while PostgreSQL answers
     except StoreUnavailable:
         return False
     server.rooms.pop(code, None)
@@ -148,7 +148,7 @@ async def close_idle_rooms(server: Any, idle: IdleRooms) -> None:
 
 
 async def _sweep(server: Any, idle: IdleRooms, idle_hours: float) -> None:
-    closed = server.store.closed_among(list(server.rooms)) if server.rooms else set()
+    closed = await server.store.closed_among_async(list(server.rooms)) if server.rooms else set()
     for code in closed:
         await close_room(server, code, "closed by an operator")
     closed_now = 0

@@ -104,6 +104,10 @@ class RoomStore(Protocol):
         `save_room` leaves it closed. False when there is no such open room."""
         ...
 
+    async def close_room_async(self, code: str) -> bool:
+        """`close_room` without a database round trip on the event loop."""
+        ...
+
     def closed_among(self, codes: Sequence[str]) -> set[str]:
         """Which of ``codes`` are closed (an operator may close a room a server still holds)."""
         ...

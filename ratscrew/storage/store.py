@@ -192,6 +192,11 @@ class SqlStore:
             rows = tx.rows(q.CLOSE_ROOM, {"code": code, "now": time.time()})
         return bool(rows)
 
+    async def close_room_async(self, code: str) -> bool:
+        """`close_room` without a round trip on the event loop (one statement: its own
+        transaction)."""
+        return bool(await self._database.rows_async(q.CLOSE_ROOM, {"code": code, "now": time.time()}))
+
     def closed_among(self, codes: Sequence[str]) -> set[str]:
         """Which of ``codes`` are closed."""
         return {str(row["code"]) for chunk in chunks(codes)
