@@ -1,6 +1,7 @@
 """The connection on which a PostgreSQL store makes the round trips a server needs while its
 event loop runs, other than the steps: a room's first save, its seats and tokens when people
-join, whether a new room's code is taken, and the per-address counts of joins and new rooms.
+join, a game's start and the ids taken for it ahead of time, whether a new room's code is taken,
+the per-address counts of joins and new rooms, and the idle-room sweep's questions.
 
 These used to go through the store's pool, each call holding the shard's event loop for its
 round trips (a transaction of four for a count, a pipeline for a room's save): at 500 rooms,
