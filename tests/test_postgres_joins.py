@@ -13,7 +13,8 @@ import asyncio
 import functools
 import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -25,6 +26,7 @@ from test_server_app import receive
 from ratscrew.server.app import Server, WindowCounter, create_app
 from ratscrew.server.expiry import CLOSED_WS_CODE
 from ratscrew.server.lobby import new_code
+from ratscrew.server.store import RateCounter
 from ratscrew.storage.postgres import PostgresRateCounter, PostgresStore
 
 
@@ -106,18 +108,27 @@ def test_creating_a_room_joining_it_and_starting_a_game_make_no_round_trip_on_th
         stored.close()
 
 
-def test_a_join_refused_for_its_rate_is_answered_and_what_followed_it_taken(fresh_database: str) -> None:
+@contextmanager
+def joined_then_ready(fresh_database: str, join_counter: RateCounter) -> Iterator[tuple[Server, Any]]:
+    """A PostgreSQL server whose joins ``join_counter`` counts, a room on it, and Ann's
+    websocket after she sent a join and, straight after it, a ready."""
     app = create_app(PostgresStore(fresh_database), close_store=True)
     server: Server = app.state.server
-    server.join_counter = WindowCounter(limit=0, window_s=60)  # every join over the limit
+    server.join_counter = join_counter
     with TestClient(app, client=("127.0.0.1", 40000)) as client:
         code = client.post("/api/rooms", json={"rules": "classic", "seats": 2}).json()["code"]
         with client.websocket_connect(f"/ws/{code}") as ann:
             ann.send_json({"type": "join", "name": "Ann"})
             ann.send_json({"type": "ready", "ready": True})
-            refused = receive(ann, "error")
-            assert refused["code"] == "rate_limited" and "joins" in refused["message"]
-            assert receive(ann, "error")["code"] == "not_seated"  # the ready, after the refusal
+            yield server, ann
+
+
+def test_a_join_refused_for_its_rate_is_answered_and_what_followed_it_taken(fresh_database: str) -> None:
+    every_join_over = WindowCounter(limit=0, window_s=60)
+    with joined_then_ready(fresh_database, every_join_over) as (_, ann):
+        refused = receive(ann, "error")
+        assert refused["code"] == "rate_limited" and "joins" in refused["message"]
+        assert receive(ann, "error")["code"] == "not_seated"  # the ready, after the refusal
 
 
 class HeldCounter:
@@ -140,25 +151,19 @@ class HeldCounter:
 def test_a_pong_sent_behind_a_join_being_counted_is_taken_at_once(fresh_database: str) -> None:
     """Held back with the rest, a pong would measure the join's round trips as the link's, and
     the room's settling window would keep that for a minute."""
-    app = create_app(PostgresStore(fresh_database), close_store=True)
-    server: Server = app.state.server
-    server.join_counter = counter = HeldCounter()
-    with TestClient(app, client=("127.0.0.1", 40000)) as client:
-        code = client.post("/api/rooms", json={"rules": "classic", "seats": 2}).json()["code"]
-        with client.websocket_connect(f"/ws/{code}") as ann:
-            ann.send_json({"type": "join", "name": "Ann"})
-            ann.send_json({"type": "ready", "ready": True})
-            ping = receive(ann, "ping")
-            ann.send_json({"type": "pong", "id": ping["id"]})
-            (conn,) = server.connections
-            deadline = time.monotonic() + 5
-            while conn.pinger.link.samples == 0 and time.monotonic() < deadline:
-                time.sleep(0.01)
-            assert conn.pinger.link.samples == 1  # the pong was taken
-            assert conn.waiting is not None and len(conn.waiting) == 1  # the ready was not
-            counter.released = True
-            assert receive(ann, "welcome")["seat"] == 0
-            receive(ann, "room", lambda m: bool(m["seats"][0].get("ready")))
+    counter = HeldCounter()
+    with joined_then_ready(fresh_database, counter) as (server, ann):
+        ping = receive(ann, "ping")
+        ann.send_json({"type": "pong", "id": ping["id"]})
+        (conn,) = server.connections
+        deadline = time.monotonic() + 5
+        while conn.pinger.link.samples == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert conn.pinger.link.samples == 1  # the pong was taken
+        assert conn.waiting is not None and len(conn.waiting) == 1  # the ready was not
+        counter.released = True
+        assert receive(ann, "welcome")["seat"] == 0
+        receive(ann, "room", lambda m: bool(m["seats"][0].get("ready")))
 
 
 def test_the_count_holds_its_limit_on_both_paths_and_across_processes(fresh_database: str) -> None:
