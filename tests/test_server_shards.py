@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import Any
@@ -187,3 +188,23 @@ def test_a_room_pauses_while_postgresql_is_away_and_resumes_when_it_is_back(
         assert stored is not None and len(stored.actions) == shown["cards_played"] + 1
     finally:
         check.close()
+
+
+def test_a_server_with_no_paused_room_comes_back_after_postgresql_was_away(
+        private_cluster: PostgresCluster) -> None:
+    """A new room asked for while PostgreSQL is away is refused (503) and the store fails fast;
+    no room paused, so nothing else would look again: the outage watch probes anyway, and once
+    PostgreSQL is back new rooms are made again, without a restart."""
+    store = PostgresStore(private_cluster.create_database())
+    with TestClient(create_app(store, close_store=True)) as client:
+        assert client.post("/api/rooms", json={"rules": "classic", "seats": 2}).status_code == 201
+        private_cluster.stop()
+        refused = client.post("/api/rooms", json={"rules": "classic", "seats": 2})
+        assert refused.status_code == 503 and "database" in refused.json()["error"]
+        assert store.failing_fast
+        private_cluster.start()
+        deadline = time.monotonic() + 15
+        while store.failing_fast and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not store.failing_fast  # found back within a probe or two
+        assert client.post("/api/rooms", json={"rules": "classic", "seats": 2}).status_code == 201

@@ -5,7 +5,9 @@ the room that called it pauses (:meth:`ratscrew.server.room.Room.pause_for_store
 players, refuses every action with an ``unavailable`` error and stops its game's clock. Nothing
 it accepted is lost, because a step is shown only after it is stored; a step the engine took but
 could not store was never shown, and is dropped. `watch_store` probes the database once a second
-while any room is paused (in a thread, so the rooms that still run are not held up) and, when it
+while any room is paused, or while the store fails fast after a call no room made (a new room, a
+join's count, a page) found it gone, in a thread, so the rooms that still run are not held up,
+and, when it
 answers, rebuilds each paused room from the store (:meth:`ratscrew.server.room.Room.reload`),
 then rates the finished games the outage left unrated (:func:`ratscrew.server.ratings.catch_up`:
 a game whose end was stored just before the database went away).
@@ -32,7 +34,7 @@ async def watch_store(store: Store, rooms: Mapping[str, Room], every_s: float = 
     while True:
         await asyncio.sleep(every_s)
         paused = [room for room in list(rooms.values()) if room.paused is not None]
-        if not paused or not await asyncio.to_thread(store.reachable):
+        if not (paused or store.failing_fast) or not await asyncio.to_thread(store.reachable):
             continue
         for room in paused:
             try:

@@ -350,6 +350,12 @@ class PostgresStore(SqlStore):
         self._down = False
         return True
 
+    @property
+    def failing_fast(self) -> bool:
+        """Whether the store refuses every call at once since it found PostgreSQL gone (see the
+        module docstring), until `reachable` finds it back."""
+        return self._down
+
     def rate_counter(self, what: str, limit: int, window_s: float) -> RateCounter | None:
         """A counter in the ``rate_events`` table, shared by every process on this database."""
         return PostgresRateCounter(self, what, limit, window_s)

@@ -52,6 +52,12 @@ class Connected(Protocol):
         `StoreUnavailable`, True means the store can be used again."""
         ...
 
+    @property
+    def failing_fast(self) -> bool:
+        """Whether the store refuses every call at once (`StoreUnavailable`) since it found its
+        database gone, until `reachable` finds it back."""
+        ...
+
     def rate_counter(self, what: str, limit: int, window_s: float) -> RateCounter | None:
         """A per-address counter that every process on this database shares, or ``None`` when
         only one process uses the database (the app then counts in memory)."""

@@ -194,6 +194,11 @@ class SqliteStore(SqlStore):
         """A local file is always there."""
         return True
 
+    @property
+    def failing_fast(self) -> bool:
+        """False: a local file is always there."""
+        return False
+
     async def reserve_game_ids_async(self, count: int) -> list[int]:
         """None: on SQLite (a local file) a game's start is written at once, its id the row's."""
         return []
