@@ -241,3 +241,28 @@ def test_asking_for_a_room_this_server_does_not_hold_makes_no_round_trip_on_the_
         assert refused.value.code == CLOSED_WS_CODE
     assert [name for name in watch.on_the_loop if name != "PostgresStore.close"] == []
     assert watch.awaited.count("PostgresStore.closed_among_async") == 4
+
+
+def test_a_join_whose_connection_went_while_it_was_counted_takes_no_seat(fresh_database: str) -> None:
+    """Ann sends a join and drops before it is counted (a phone losing its network): when the
+    count comes back, nobody is seated on the connection that is gone."""
+    counter = HeldCounter()
+    with joined_then_ready(fresh_database, counter) as (server, ann):
+        (room,) = server.rooms.values()
+        room.outbox.hold_until(HELD)  # as behind a write in flight: the close waits its turn
+        ann.close()
+        deadline = time.monotonic() + 5
+        while server.connections and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not server.connections
+        counter.released = True
+        while server.admissions and time.monotonic() < deadline + 5:
+            time.sleep(0.01)
+        assert not server.admissions
+        assert [seat.name for seat in room.seats] == [None, None]
+        assert not room.connections
+        room.outbox.release(HELD)
+
+
+HELD = 10**9
+"""A ticket no write will reach: the room's outbox holds until the test releases it."""

@@ -881,9 +881,12 @@ async def _admit_async(server: Server, room: Room, conn: WebSocketConnection, ad
     """A join or watch on PostgreSQL: its count (rows every process shares) made while the event
     loop runs on, then the join handed to the room; then what the connection sent meanwhile, in
     order."""
+    def gone() -> bool:  # closed, or disconnected meanwhile (its close may still wait in the outbox)
+        return conn.closed or conn not in server.connections
+
     try:
         allowed = await server.join_counter.allow_async(address, now)
-        if not conn.closed:  # (a connection gone meanwhile joins nothing)
+        if not gone():  # a connection gone meanwhile joins nothing: its seat would look taken
             _admit(server, allowed, address, message, now)
             room.handle(conn, message)
     except ProtocolError as error:
@@ -896,7 +899,7 @@ async def _admit_async(server: Server, room: Room, conn: WebSocketConnection, ad
     finally:
         waiting, conn.waiting = conn.waiting or [], None
         for index, (later, read_at) in enumerate(waiting):
-            if conn.closed:
+            if gone():
                 break
             _take_parsed(server, room, conn, address, later, read_at)
             if conn.waiting is not None:  # another join: the rest wait behind it, in order
