@@ -117,8 +117,7 @@ class RoomRecorder:
         def write() -> None:
             store.start_game(code, number, rules_name, start, 0.0, reserved)
 
-        self.writer.write(self.outbox, write, self.on_lost,
-                          lambda: store.start_game_async(code, number, rules_name, start, 0.0, reserved))
+        self._write(write, lambda: store.start_game_async(code, number, rules_name, start, 0.0, reserved))
         return game_id
 
     def begin(self, game: Game, judged: int = 0) -> None:

@@ -22,7 +22,8 @@ handling of it is the same (`ratscrew.storage.postgres.PostgresStore`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import psycopg
@@ -84,26 +85,31 @@ class LoopConnection:
 
     # ------------------------------------------------------------------ the connection
 
-    def _turn(self) -> _Turn:
-        return _Turn(self)
-
-    async def _connected(self) -> psycopg.AsyncConnection[Any]:
-        loop = asyncio.get_running_loop()
-        if self._conn is not None and (self._loop is not loop or self._conn.closed
-                                       or self._conn.broken):
-            self._forget()
-        if self._conn is None:
-            self._conn = await psycopg.AsyncConnection.connect(
-                self.url, autocommit=True, connect_timeout=round(self.connect_timeout_s))
-            self._loop = loop
-            self.connections += 1
-        return self._conn
+    @contextlib.asynccontextmanager
+    async def _turn(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """The connection for one statement group, taken in turn; forgotten if the group failed
+        in a way that leaves its state unknown (a lost connection, a cancelled wait)."""
+        async with self._lock_of_this_loop():
+            if self._conn is not None and (self._conn.closed or self._conn.broken):
+                self._forget()
+            if self._conn is None:
+                self._conn = await psycopg.AsyncConnection.connect(
+                    self.url, autocommit=True, connect_timeout=round(self.connect_timeout_s))
+                self.connections += 1
+            try:
+                yield self._conn
+            except BaseException as error:
+                if not isinstance(error, psycopg.DatabaseError) or isinstance(
+                        error, psycopg.OperationalError):
+                    self._forget()  # lost, cancelled mid-statement or worse: start afresh
+                raise
 
     def _lock_of_this_loop(self) -> asyncio.Lock:
+        """The lock of the running event loop; a connection made in another loop (a test's
+        earlier app) is unusable here and forgotten."""
         loop = asyncio.get_running_loop()
         if self._lock is None or self._loop is not loop:
-            if self._conn is not None and self._loop is not loop:
-                self._forget()  # made in another event loop (a test's earlier app): unusable here
+            self._forget()
             self._lock, self._loop = asyncio.Lock(), loop
         return self._lock
 
@@ -112,31 +118,3 @@ class LoopConnection:
         conn, self._conn = self._conn, None
         if conn is not None and not conn.closed:
             conn.pgconn.finish()
-
-
-class _Turn:
-    """The connection for one statement group: taken in turn, forgotten if it failed in a way
-    that leaves its state unknown (a lost connection, a cancelled wait)."""
-
-    def __init__(self, owner: LoopConnection) -> None:
-        self.owner = owner
-        self.lock: asyncio.Lock | None = None
-
-    async def __aenter__(self) -> psycopg.AsyncConnection[Any]:
-        self.lock = self.owner._lock_of_this_loop()
-        await self.lock.acquire()
-        try:
-            return await self.owner._connected()
-        except BaseException:
-            self.lock.release()
-            raise
-
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                        traceback: object) -> None:
-        assert self.lock is not None
-        try:
-            if error is not None and (not isinstance(error, psycopg.DatabaseError)
-                                      or isinstance(error, psycopg.OperationalError)):
-                self.owner._forget()  # lost, cancelled mid-statement or worse: start afresh
-        finally:
-            self.lock.release()
