@@ -5,7 +5,8 @@ ahead of time) all go through the store's
 ``…_async`` methods on a connection driven in the event loop
 (`ratscrew.storage.postgres_async.LoopConnection`); the welcome waits for the token and seats
 (persist before publish). Whatever the joiner sends meanwhile is taken after the join, in order,
-except a pong. (A join with a player key still looks its player up on the loop.)"""
+except a pong. A join with a player key looks up, counts and enters its player off the loop
+too, after the room's own refusals."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from test_server_app import receive
 
-from ratscrew.server.app import Server, WindowCounter, create_app
+from ratscrew.server.app import Limits, Server, WindowCounter, create_app
 from ratscrew.server.expiry import CLOSED_WS_CODE
 from ratscrew.server.lobby import new_code
+from ratscrew.server.players import hash_key
 from ratscrew.server.store import RateCounter
 from ratscrew.storage.postgres import PostgresRateCounter, PostgresStore
 
@@ -266,3 +268,136 @@ def test_a_join_whose_connection_went_while_it_was_counted_takes_no_seat(fresh_d
 
 HELD = 10**9
 """A ticket no write will reach: the room's outbox holds until the test releases it."""
+
+
+# ------------------------------------------------------------------ joins with a player key
+
+ANN_KEY = "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"
+BOB_KEY = "bob-key-Jt6Nq1FgX5uPe0RzVa9LwMk"
+
+
+def _welcome_or_error(ws: Any) -> dict[str, Any]:
+    """The answer to a join: its ``welcome`` or its ``error`` (pings answered on the way)."""
+    for _ in range(50):
+        message: dict[str, Any] = ws.receive_json()
+        if message["type"] == "ping":
+            ws.send_json({"type": "pong", "id": message["id"]})
+        if message["type"] in ("welcome", "error"):
+            return message
+    raise AssertionError("the join was not answered")
+
+
+def keyed_join(client: TestClient, code: str, name: str, key: str | None, **more: Any) -> dict[str, Any]:
+    """Join room ``code`` as ``name`` with player ``key`` (a guest without one): the answer."""
+    with client.websocket_connect(f"/ws/{code}") as ws:
+        ws.send_json({"type": "join", "name": name} | ({"player_key": key} if key else {}) | more)
+        return _welcome_or_error(ws)
+
+
+def test_a_join_with_a_player_key_makes_no_round_trip_on_the_event_loop(fresh_database: str) -> None:
+    store = PostgresStore(fresh_database)
+    watch = LoopWatch()
+    watch.watch(store)
+    app = create_app(store, close_store=True)
+    server: Server = app.state.server
+    for counter in (server.join_counter, server.player_counter):
+        watch.watch(counter, "allow", "allow_async")
+    with TestClient(app, client=("127.0.0.1", 40000)) as client:
+        code = client.post("/api/rooms", json={"rules": "classic", "seats": 3}).json()["code"]
+        watch.on_the_loop.clear()
+        first = keyed_join(client, code, "Ann", ANN_KEY)  # a new player
+        again = keyed_join(client, code, "Annie", ANN_KEY, token=first["token"])  # her, renamed
+    assert first["type"] == "welcome" and again["type"] == "welcome"
+    assert first["player_id"] == again["player_id"] and again["seat"] == first["seat"] == 0
+    assert [name for name in watch.on_the_loop if name != "PostgresStore.close"] == []
+    assert watch.awaited.count("PostgresStore.player_by_key_async") == 2
+    assert watch.awaited.count("PostgresStore.enter_player_async") == 2
+    assert watch.awaited.count("PostgresRateCounter.allow_async") == 3  # two joins, one new player
+    stored = PostgresStore(fresh_database)
+    try:
+        player = stored.player(first["player_id"])
+        assert player is not None and player.name == "Annie"
+    finally:
+        stored.close()
+
+
+@contextmanager
+def keyed_server(fresh_database: str, limits: Limits | None = None) -> Iterator[tuple[TestClient, Server]]:
+    app = create_app(PostgresStore(fresh_database), close_store=True, limits=limits)
+    with TestClient(app, client=("127.0.0.1", 40000)) as client:
+        yield client, app.state.server
+
+
+def new_room_code(client: TestClient, seats: int = 3) -> str:
+    code: str = client.post("/api/rooms", json={"rules": "classic", "seats": seats}).json()["code"]
+    return code
+
+
+def test_a_keyed_join_the_room_refuses_leaves_the_key_as_it_was(fresh_database: str) -> None:
+    """The room's refusals come before the key's player is entered: a name someone in the room
+    goes by, a token the room never gave out; and a name another key holds is the store's."""
+    with keyed_server(fresh_database) as (client, server):
+        code = new_room_code(client)
+        ann = keyed_join(client, code, "Ann", ANN_KEY)["player_id"]
+        assert keyed_join(client, code, "Kim", None)["type"] == "welcome"  # a guest
+        in_the_room = keyed_join(client, new_room_code(client), "Ann", ANN_KEY)  # elsewhere, fine
+        assert in_the_room["player_id"] == ann
+        refused = keyed_join(client, code, "KIM", ANN_KEY)
+        assert refused["code"] == "name_taken" and "in this room" in refused["message"]
+        refused = keyed_join(client, new_room_code(client), "Zed", ANN_KEY, token="t" * 32)
+        assert refused["code"] == "bad_token"
+        refused = keyed_join(client, new_room_code(client), "ann", BOB_KEY)  # Ann's key holds it
+        assert refused["code"] == "name_taken" and "another player" in refused["message"]
+        refused = keyed_join(client, new_room_code(client), "Bob", "a" * 30)  # not random-looking
+        assert refused["code"] == "bad_key"
+        store = server.store
+        player = store.player(ann)
+        assert player is not None and player.name == "Ann"
+        assert store.player_by_key(hash_key(BOB_KEY)) is None
+        assert store.player_by_key(hash_key("a" * 30)) is None
+
+
+def test_new_players_past_the_hours_limit_are_refused_and_known_ones_are_not(fresh_database: str) -> None:
+    with keyed_server(fresh_database, Limits(players_per_hour=1)) as (client, server):
+        assert keyed_join(client, new_room_code(client), "Ann", ANN_KEY)["type"] == "welcome"
+        refused = keyed_join(client, new_room_code(client), "Bob", BOB_KEY)
+        assert refused["code"] == "rate_limited" and "new players" in refused["message"]
+        assert server.store.player_by_key(hash_key(BOB_KEY)) is None
+        assert keyed_join(client, new_room_code(client), "Ann", ANN_KEY)["type"] == "welcome"
+
+
+def test_a_join_meanwhile_cannot_make_a_keyed_join_refused_after_its_key_was_entered(
+        fresh_database: str) -> None:
+    """While Ann's key is being entered, a guest asks for the same name in the same room: the
+    guest waits for Ann's join (`Room.admitting`) and is refused; had the guest been seated in
+    between, Ann's join would be refused with her key already renamed."""
+    with keyed_server(fresh_database) as (client, server):
+        code = new_room_code(client)
+        entering, let_go = asyncio.Event(), {"now": False}
+        enter = server.store.enter_player_async
+
+        async def held_enter(*args: Any) -> Any:
+            entering.set()
+            deadline = time.monotonic() + 10
+            while not let_go["now"]:
+                assert time.monotonic() < deadline, "the test never let the entry go"
+                await asyncio.sleep(0.01)
+            return await enter(*args)
+
+        server.store.enter_player_async = held_enter  # type: ignore[method-assign,assignment]
+        with client.websocket_connect(f"/ws/{code}") as ann, client.websocket_connect(f"/ws/{code}") as guest:
+            ann.send_json({"type": "join", "name": "Ann", "player_key": ANN_KEY})
+            deadline = time.monotonic() + 5
+            while not entering.is_set() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert entering.is_set()
+            guest.send_json({"type": "join", "name": "ann"})
+            while len(server.admissions) < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.2)  # the guest's count is back: it waits for the room
+            let_go["now"] = True
+            assert _welcome_or_error(ann)["type"] == "welcome"
+            refused = _welcome_or_error(guest)
+        assert refused["type"] == "error" and refused["code"] == "name_taken"
+        player = server.store.player_by_key(hash_key(ANN_KEY))
+        assert player is not None and player.name == "Ann"

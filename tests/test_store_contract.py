@@ -363,6 +363,31 @@ def test_a_key_holds_its_latest_name_and_two_keys_never_hold_one_name(store: Sto
     assert store.player_by_key("key-eve") is None
 
 
+def test_a_key_entered_while_the_event_loop_runs_holds_its_name_as_at_once(store: Store) -> None:
+    """`enter_player_async` and `player_by_key_async` (a keyed join on PostgreSQL) read and
+    write as the calls made at once: a new key, a rename, a clash that changes nothing."""
+
+    async def in_a_loop() -> list[object]:
+        seen: list[object] = [await store.player_by_key_async("key-ann")]
+        seen.append(await store.enter_player_async("key-ann", "Ann", "AnnPublic123"))
+        seen.append(await store.enter_player_async("key-ann", "Annie", "UnusedId4567"))
+        for key, name in (("key-eve", "ANNIE"), ("key-eve", "\u0410nnie")):
+            try:
+                await store.enter_player_async(key, name, "EvePublic123")
+            except NameTaken:
+                seen.append("taken")
+        seen.append(await store.player_by_key_async("key-ann"))
+        seen.append(await store.player_by_key_async("key-eve"))
+        await store.close_async()
+        return seen
+
+    assert asyncio.run(in_a_loop()) == [
+        None, PlayerRow("AnnPublic123", "Ann"), PlayerRow("AnnPublic123", "Annie"), "taken",
+        "taken", PlayerRow("AnnPublic123", "Annie"), None]
+    assert store.player_by_key("key-eve") is None and store.player("AnnPublic123") == PlayerRow(
+        "AnnPublic123", "Annie")
+
+
 def test_the_server_id_is_made_once_and_kept(opener: Opener) -> None:
     first = opener()
     server_id = first.server_id()

@@ -866,11 +866,14 @@ def _take_parsed(server: Server, room: Room, conn: WebSocketConnection, address:
         room.pause_for_store()
 
 
+TOO_MANY_JOINS = "too many joins from your address; wait a minute"
+
+
 def _admit(server: Server, allowed: bool, address: str, message: Join | Watch, now: float) -> None:
     """A join or watch past the count of its address's joins (``allowed``: within the limit;
     `ProtocolError` ``rate_limited`` when not); a new player key is counted too (issue 29)."""
     if not allowed:
-        raise ProtocolError("rate_limited", "too many joins from your address; wait a minute")
+        raise ProtocolError("rate_limited", TOO_MANY_JOINS)
     if isinstance(message, Join) and message.player_key is not None:
         players.admit_new_player(server.store, message.player_key, server.player_counter,
                                  address, now, server.limits.players_per_hour)
@@ -880,15 +883,29 @@ async def _admit_async(server: Server, room: Room, conn: WebSocketConnection, ad
                        message: Join | Watch, now: float) -> None:
     """A join or watch on PostgreSQL: its count (rows every process shares) made while the event
     loop runs on, then the join handed to the room; then what the connection sent meanwhile, in
-    order."""
+    order. A join with a player key has its player looked up, counted if new, and entered
+    while the loop runs on too, after the room's own checks (`players.enter_async`), one join
+    of the room at a time (`Room.admitting`)."""
     def gone() -> bool:  # closed, or disconnected meanwhile (its close may still wait in the outbox)
         return conn.closed or conn not in server.connections
 
     try:
         allowed = await server.join_counter.allow_async(address, now)
-        if not gone():  # a connection gone meanwhile joins nothing: its seat would look taken
-            _admit(server, allowed, address, message, now)
-            room.handle(conn, message)
+        if gone():  # a connection gone meanwhile joins nothing: its seat would look taken
+            return
+        if not allowed:
+            raise ProtocolError("rate_limited", TOO_MANY_JOINS)
+        async with room.admitting:
+            if isinstance(message, Join) and message.player_key is not None:
+                joining, key = message, message.player_key
+                entry = await players.enter_async(
+                    server.store, key, joining.name, server.player_counter, address,
+                    now, server.limits.players_per_hour,
+                    lambda known_id: room.check_join(conn, joining, known_id))
+                if not gone():
+                    room.join_entered(conn, joining, entry)
+            elif not gone():
+                room.handle(conn, message)
     except ProtocolError as error:
         conn.send(error.to_message())
     except StoreUnavailable:

@@ -22,6 +22,8 @@ import random
 import re
 import secrets
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ratscrew.bots.agent import draw_reaction_ms
@@ -80,8 +82,13 @@ def admit_new_player(store: Store, key: str, counter: RateCounter, address: str,
     allows ``per_hour`` an hour); past it, `ProtocolError` ``rate_limited``. Known keys, and
     keys that would be refused (`enter`: not a key, or not random-looking), are not counted."""
     if looks_random(key) and is_new_key(store, key) and not counter.allow(address, now):
-        raise ProtocolError("rate_limited", f"join: at most {per_hour} new players an hour from "
-                            "your address; join as a guest (no key) or try again later")
+        raise too_many_new_players(per_hour)
+
+
+def too_many_new_players(per_hour: int) -> ProtocolError:
+    """The refusal of a join past its address's new players an hour."""
+    return ProtocolError("rate_limited", f"join: at most {per_hour} new players an hour from "
+                         "your address; join as a guest (no key) or try again later")
 
 
 def check_new_key(key: str) -> None:
@@ -108,14 +115,49 @@ def enter(store: Store, key: str | None, name: str) -> str | None:
     that is not one, ``name_taken`` when another key holds the name: nothing changed."""
     if key is None:
         return None
-    if not valid_key(key):
-        raise ProtocolError("bad_key", "join: a player key is 20 to 64 letters, digits, - or _")
-    if is_new_key(store, key):
-        check_new_key(key)  # issue 29: a key that makes a new player must look random
+    check_key(key, lambda: is_new_key(store, key))
     try:
         return store.enter_player(hash_key(key), name, new_public_id()).player_id
     except NameTaken:
         raise ProtocolError("name_taken", name_taken_text(name)) from None
+
+
+def check_key(key: str, is_new: Callable[[], bool]) -> None:
+    """Refuse (`ProtocolError` ``bad_key``) what is not a key, and a key for a new player
+    (``is_new``, asked only of a key) that does not look random (issue 29)."""
+    if not valid_key(key):
+        raise ProtocolError("bad_key", "join: a player key is 20 to 64 letters, digits, - or _")
+    if is_new():
+        check_new_key(key)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A keyed join's player, entered in the store before the room takes the join."""
+
+    known_id: str | None
+    """The key's player before the join (``None``: a key the store did not know)."""
+    player_id: str
+    """The key's player now, named as the join asked."""
+
+
+async def enter_async(store: Store, key: str, name: str, counter: RateCounter, address: str,
+                      now: float, per_hour: int, check_room: Callable[[str | None], None]) -> Entry:
+    """A keyed join's player without a database round trip on the event loop (PostgreSQL):
+    the synchronous path's steps and refusals in its order, `admit_new_player`, then the room's
+    own refusals (``check_room``, told the key's player if the store knows the key), then
+    `enter`. The store changes only once none of them refused."""
+    existing = await store.player_by_key_async(hash_key(key))
+    if looks_random(key) and existing is None and not await counter.allow_async(address, now):
+        raise too_many_new_players(per_hour)
+    known_id = existing.player_id if existing is not None and valid_key(key) else None
+    check_room(known_id)
+    check_key(key, lambda: existing is None)
+    try:
+        entered = await store.enter_player_async(hash_key(key), name, new_public_id())
+    except NameTaken:
+        raise ProtocolError("name_taken", name_taken_text(name)) from None
+    return Entry(known_id, entered.player_id)
 
 
 def name_taken_text(name: str) -> str:

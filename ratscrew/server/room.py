@@ -29,6 +29,7 @@ spectator, the step's events and the words for them. Nothing else about the game
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import secrets
@@ -76,7 +77,7 @@ from ratscrew.server.lobby import (
     stored_phase,
     stored_seat_kind,
 )
-from ratscrew.server.membership import Member, Membership, hash_token
+from ratscrew.server.membership import Arrival, Member, Membership, hash_token
 from ratscrew.server.metrics import TALLY
 from ratscrew.server.persistence import RoomRecorder
 from ratscrew.server.protocol import (
@@ -155,6 +156,10 @@ class Room:
         """Who hears of the room's lifecycle (`ratscrew.server.lifecycle`)."""
         self.writer = writer or StepWriter(store)
         """Who stores the game's steps (the server's one writer; a room of its own otherwise)."""
+        self.admitting = asyncio.Lock()
+        """Held while a join is admitted off the event loop (PostgreSQL, `ratscrew.server.app`):
+        the room's checks of a keyed join come before its player is entered in the store, and
+        no other join of this room may change the answer in between."""
         self.outbox = Outbox()
         """What the room sends, held while a write it shows is being stored (the server hands
         it to each connection of this room; see `ratscrew.server.writer`)."""
@@ -399,12 +404,31 @@ class Room:
 
         The message's route in :data:`ROUTES` says who may send it and when
         (`ratscrew.server.dispatch`); a type with no route is refused, never guessed at."""
+        route, member = self._routed(conn, message)
+        route.handler(self, conn, member, message)
+
+    def _routed(self, conn: Connection, message: ClientMessage) -> tuple[Route, Member | None]:
+        """The message's route and who sends it, once the route's precondition holds."""
         route = route_for(ROUTES, message)
         member = self.connections.get(conn)
         what = message.kind if isinstance(message, Act) else route.name
         check(route, what, member=member, host=member is not None and self.lobby.is_host(member.token_hash),
               seated=member is not None and member.seat is not None, phase=self.phase, paused=self.paused)
-        route.handler(self, conn, member, message)
+        return route, member
+
+    def check_join(self, conn: Connection, message: Join, known_player_id: str | None) -> None:
+        """Refuse (`ProtocolError`) a join this room would refuse now, changing nothing
+        (``known_player_id``: the player its key is, if the store knows the key). Asked before
+        a keyed join's player is entered off the event loop (`players.enter_async`), so that
+        the room's refusals still come first and still change nothing, the key's name included."""
+        _, member = self._routed(conn, message)
+        _, token_hash = self._arrival(conn, member, message)
+        self._refuse_a_name_in_use(message.name, token_hash, known_player_id)
+
+    def join_entered(self, conn: Connection, message: Join, entry: players.Entry) -> None:
+        """`handle` a join whose key's player `players.enter_async` entered already."""
+        _, member = self._routed(conn, message)
+        self._join(conn, member, message, entry)
 
     def _pong(self, conn: Connection, member: Member | None, message: Pong) -> None:
         if conn.pinger.pong(message.id, time.monotonic() * 1000.0) is not None:
@@ -423,21 +447,20 @@ class Room:
         self.save()
         self._broadcast_room()
 
-    def _join(self, conn: Connection, known: Member | None, message: Join) -> None:
+    def _join(self, conn: Connection, known: Member | None, message: Join,
+              entry: players.Entry | None = None) -> None:
+        """``entry``: the key's player, entered already (`join_entered`); else entered here."""
         lobby, members = self.lobby, self.members
         # a refusal changes nothing, the key's name included
-        arrival, token_hash = members.arrival(conn, message.token, self.seats,
-                                              watching=known is None or lobby.status(known) == "watching")
+        arrival, token_hash = self._arrival(conn, known, message)
         if arrival == "returning":
             assert token_hash is not None
             for hooks in self.hooks:
                 hooks.on_auth(self.code, token_hash)
-        in_use = lobby.names_in_use(token_hash, players.known_player_id(self.store, message.player_key))
-        if (taken := names.same_name_as(message.name, in_use)) is not None:
-            looks = "" if taken == message.name else f", which looks the same as {message.name!r}"
-            raise ProtocolError("name_taken", f"Someone in this room already goes by {taken!r}"
-                                f"{looks}; choose another name")  # issue 29
-        player_id = players.enter(self.store, message.player_key, message.name)  # issue 17
+        self._refuse_a_name_in_use(message.name, token_hash, players.known_player_id(
+            self.store, message.player_key) if entry is None else entry.known_id)
+        player_id = (players.enter(self.store, message.player_key, message.name)  # issue 17
+                     if entry is None else entry.player_id)
         token: str | None = None
         if arrival == "sitting_down":
             assert token_hash is not None
@@ -455,6 +478,22 @@ class Room:
         self.save()
         self._welcome(conn, Member(None if seat is None else seat.index, token_hash, message.name,
                                    members.player_ids.get(token_hash)), token)
+
+    def _arrival(self, conn: Connection, known: Member | None, message: Join
+                 ) -> tuple[Arrival, str | None]:
+        """What the join is (`Membership.arrival`); a refusal changes nothing."""
+        return self.members.arrival(conn, message.token, self.seats,
+                                    watching=known is None or self.lobby.status(known) == "watching")
+
+    def _refuse_a_name_in_use(self, name: str, token_hash: str | None,
+                              player_id: str | None) -> None:
+        """Refuse a join under a name someone else in the room goes by (or one that looks the
+        same), other than this token's or this player's own (issue 29)."""
+        in_use = self.lobby.names_in_use(token_hash, player_id)
+        if (taken := names.same_name_as(name, in_use)) is not None:
+            looks = "" if taken == name else f", which looks the same as {name!r}"
+            raise ProtocolError("name_taken", f"Someone in this room already goes by {taken!r}"
+                                f"{looks}; choose another name")
 
     def _sit_down_again(self, conn: Connection, token_hash: str, name: str,
                         player_id: str | None) -> Seat | None:

@@ -217,12 +217,20 @@ class PlayerStore(Protocol):
         key holds the name (compared casefolded)."""
         ...
 
+    async def enter_player_async(self, key_hash: str, name: str, new_id: str) -> PlayerRow:
+        """`enter_player` without a database round trip on the event loop."""
+        ...
+
     def player(self, player_id: str) -> PlayerRow | None:
         """The player with this public id, if any."""
         ...
 
     def player_by_key(self, key_hash: str) -> PlayerRow | None:
         """The player of this key hash, if any."""
+        ...
+
+    async def player_by_key_async(self, key_hash: str) -> PlayerRow | None:
+        """`player_by_key` without a database round trip on the event loop."""
         ...
 
     def player_games(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:

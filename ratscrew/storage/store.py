@@ -374,6 +374,25 @@ class SqlStore:
             row = tx.rows(q.PLAYER_BY_KEY, {"key_hash": key_hash})[0]
         return PlayerRow(row["id"], row["name"])
 
+    async def enter_player_async(self, key_hash: str, name: str, new_id: str) -> PlayerRow:
+        """`enter_player` without a round trip on the event loop. Its three statements are not
+        one transaction: a name given to another key between the check and the write still
+        fails the write (the names' unique index), so `NameTaken` stays the only outcome of a
+        clash and nothing changes on one."""
+        folded = fold_name(name)
+        holder = await self._database.rows_async(q.NAME_HOLDER, {"name_folded": folded})
+        if holder and holder[0]["key_hash"] != key_hash:
+            raise NameTaken(name)
+        now = time.time()
+        try:
+            await self._database.write_async([(q.ENTER_PLAYER, {
+                "id": new_id, "key_hash": key_hash, "name": name, "name_folded": folded,
+                "created_at": now, "seen_at": now})])
+        except Conflict:
+            raise NameTaken(name) from None
+        row = (await self._database.rows_async(q.PLAYER_BY_KEY, {"key_hash": key_hash}))[0]
+        return PlayerRow(row["id"], row["name"])
+
     def player(self, player_id: str) -> PlayerRow | None:
         """The player with this public id, if any."""
         rows = self._database.rows(q.PLAYER, {"id": player_id})
@@ -382,6 +401,11 @@ class SqlStore:
     def player_by_key(self, key_hash: str) -> PlayerRow | None:
         """The player of this key hash, if any."""
         rows = self._database.rows(q.PLAYER_BY_KEY, {"key_hash": key_hash})
+        return PlayerRow(rows[0]["id"], rows[0]["name"]) if rows else None
+
+    async def player_by_key_async(self, key_hash: str) -> PlayerRow | None:
+        """`player_by_key` without a round trip on the event loop."""
+        rows = await self._database.rows_async(q.PLAYER_BY_KEY, {"key_hash": key_hash})
         return PlayerRow(rows[0]["id"], rows[0]["name"]) if rows else None
 
     # ------------------------------------------------------------------ ratings
