@@ -401,3 +401,38 @@ def test_a_join_meanwhile_cannot_make_a_keyed_join_refused_after_its_key_was_ent
         assert refused["type"] == "error" and refused["code"] == "name_taken"
         player = server.store.player_by_key(hash_key(ANN_KEY))
         assert player is not None and player.name == "Ann"
+
+
+def test_the_pages_and_api_that_read_the_store_make_no_round_trip_on_the_event_loop(
+        fresh_database: str) -> None:
+    """A finished game's record, replay and page, the leaderboard, a player's page and record,
+    a key's export and import: on PostgreSQL their store calls run in a worker thread, so a
+    stranger asking for them over and over does not hold every room's event loop."""
+    store = PostgresStore(fresh_database)
+    watch = LoopWatch()
+    watch.watch(store)
+    app = create_app(store, close_store=True)
+    server: Server = app.state.server
+    watch.watch(server.key_code_counter, "allow", "allow_async")
+    with TestClient(app, client=("127.0.0.1", 40000)) as client:
+        code = client.post("/api/rooms", json={"rules": "classic", "seats": 2,
+                                               "bots": ["casual"]}).json()["code"]
+        with client.websocket_connect(f"/ws/{code}") as ann:
+            ann.send_json({"type": "join", "name": "Ann", "player_key": ANN_KEY})
+            player_id = receive(ann, "welcome")["player_id"]
+            ann.send_json({"type": "start"})
+            receive(ann, "state")
+            ann.send_json({"type": "resign"})
+            game_id = receive(ann, "game_over")["game_id"]
+        watch.on_the_loop.clear()
+        assert client.get(f"/api/games/{game_id}/record").status_code == 200
+        assert client.get(f"/api/games/{game_id}/replay").status_code == 200
+        assert client.get(f"/games/{game_id}").status_code == 200
+        assert client.get("/api/games/999999/record").status_code == 404
+        assert client.get("/api/leaderboard").json()["players"] == []  # ranked from 3 opponents
+        assert client.get(f"/players/{player_id}").status_code == 200
+        assert client.get(f"/api/players/{player_id}").json()["name"] == "Ann"
+        import_code = client.post("/api/players/export", json={"player_key": ANN_KEY}).json()["code"]
+        assert client.post("/api/players/import", json={"code": import_code}).json()["player_key"] == ANN_KEY
+    assert [name for name in watch.on_the_loop if name != "PostgresStore.close"] == []
+    assert watch.awaited.count("PostgresRateCounter.allow_async") == 2

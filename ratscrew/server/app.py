@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -76,6 +76,7 @@ from ratscrew.server.writer import Closing, Item, OutboxSends, StepWriter
 from ratscrew.server.wsprotocol import RECEIVE_NOW_EXTENSION, SEND_NOW_EXTENSION, SendNow
 
 log = logging.getLogger("ratscrew.server")
+Answer = TypeVar("Answer")
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
 """The browser table's files (HTML, CSS, JavaScript modules), served as they are."""
@@ -391,6 +392,14 @@ class Server:
         self.writer = StepWriter(self.store)
         """The one writer of every room's steps (`ratscrew.server.writer`)."""
 
+    async def call_store(self, read: Callable[..., Answer], *args: Any) -> Answer:
+        """``read(*args)``, store calls a request waits for (a record, a player's page, the
+        leaderboard, an import code): on PostgreSQL in a worker thread, so that their round trips do not hold
+        the event loop every room of this process runs on; on SQLite at once (a local file)."""
+        if self.store.writes_off_the_loop:
+            return await asyncio.to_thread(read, *args)
+        return read(*args)
+
     def restore_rooms(self) -> None:
         """Bring back every open room of this shard from the store (games in progress included)."""
         for row in self.store.load_rooms(self.shard):
@@ -515,18 +524,19 @@ MAX_GAME_ID = 2**63 - 1
 """The largest game id a database holds (a signed 64-bit integer in SQLite and PostgreSQL)."""
 
 
-def _stored_record(request: Request) -> dict[str, Any] | None:
+async def _stored_record(request: Request) -> dict[str, Any] | None:
     """The record of the game the path names, or ``None`` when no game can have that id (not
     digits, or beyond what the database holds: asking the database would fail) or none has."""
     text = str(request.path_params["game_id"])
     if not text.isascii() or not text.isdigit() or len(text) > 19 or int(text) > MAX_GAME_ID:
         return None
-    return _server(request).store.game_record(int(text))
+    server = _server(request)
+    return await server.call_store(server.store.game_record, int(text))
 
 
 async def replay_page(request: Request) -> Response:
     """``GET /games/ID``: the replay viewer."""
-    if _stored_record(request) is None:
+    if await _stored_record(request) is None:
         return _not_found_page("There is no finished game with that number.")
     return _page("replay.html")
 
@@ -595,7 +605,7 @@ async def bots(request: Request) -> JSONResponse:
 
 async def game_record(request: Request) -> JSONResponse:
     """``GET /api/games/ID/record``."""
-    record = _stored_record(request)
+    record = await _stored_record(request)
     if record is None:
         return _error(404, "no finished game with that number")
     return JSONResponse(public_record(record), headers={
@@ -623,7 +633,7 @@ def _replay_frames(record_text: str) -> str:
 
 async def game_replay(request: Request) -> Response:
     """``GET /api/games/ID/replay``: the spectator's view after every step that did something."""
-    record = _stored_record(request)
+    record = await _stored_record(request)
     if record is None:
         return _error(404, "no finished game with that number")
     return Response(_replay_frames(json.dumps(record, sort_keys=True)), media_type="application/json")
@@ -634,7 +644,9 @@ async def leaderboard(request: Request) -> JSONResponse:
     rules = request.query_params.get("rules", "classic")
     if len(rules) > 64:
         return _error(400, "rules: a ruleset name is at most 64 characters")
-    return JSONResponse({"rules": rules, "players": ranking.leaderboard(_server(request).store, rules)})
+    server = _server(request)
+    return JSONResponse({"rules": rules,
+                         "players": await server.call_store(ranking.leaderboard, server.store, rules)})
 
 
 def _coded_error(status: int, code: str, message: str) -> JSONResponse:
@@ -645,14 +657,18 @@ def _coded_error(status: int, code: str, message: str) -> JSONResponse:
 async def player_page(request: Request) -> Response:
     """``GET /players/ID``: a player's page (ratings, reactions, slaps, games)."""
     page = WEB_DIR / "player.html"
-    if not page.is_file() or _server(request).store.player(str(request.path_params["player_id"])) is None:
+    server = _server(request)
+    if not page.is_file() or await server.call_store(
+            server.store.player, str(request.path_params["player_id"])) is None:
         return _not_found_page("There is no player with that id.")
     return _page("player.html")
 
 
 async def player_info(request: Request) -> JSONResponse:
     """``GET /api/players/ID`` (see docs/protocol.md)."""
-    info = players.player_page(_server(request).store, str(request.path_params["player_id"]))
+    server = _server(request)
+    info = await server.call_store(players.player_page, server.store,
+                                   str(request.path_params["player_id"]))
     if info is None:
         return _coded_error(404, "unknown_player", "there is no player with that id on this server")
     return JSONResponse(info)
@@ -689,11 +705,11 @@ async def _player_code_answer(request: Request, field_name: str,
     if isinstance(value, JSONResponse):
         return value
     server = _server(request)
-    if not server.key_code_counter.allow(client_address(request.client), time.monotonic()):
+    if not await server.key_code_counter.allow_async(client_address(request.client), time.monotonic()):
         return _coded_error(429, "rate_limited", f"at most {server.limits.key_codes_per_hour} "
                             "exports and imports an hour from one address; try again later")
     try:
-        return JSONResponse(answer(_server(request).store, value))
+        return JSONResponse(await server.call_store(answer, server.store, value))
     except players.PlayerCodeError as error:
         return _coded_error(404 if error.code == "unknown_player" else 400, error.code, str(error))
 
