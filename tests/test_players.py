@@ -26,6 +26,7 @@ from ratscrew.server.app import create_app
 from ratscrew.server.outage import watch_store
 from ratscrew.server.players import PUBLIC_ID_PATTERN, export_code, hash_key
 from ratscrew.server.ratings import rate, replay_places
+from ratscrew.server.room import StoredRoom
 from ratscrew.server.store import FinishedGame, Rating, SeatResult, SqliteStore
 
 ANN_KEY = "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"
@@ -352,7 +353,10 @@ class PausedRoom:
     def __init__(self) -> None:
         self.paused: str | None = "the database is away"
 
-    def reload(self) -> None:
+    def read_stored(self) -> StoredRoom:
+        return StoredRoom(None, None)
+
+    def reload(self, stored: StoredRoom) -> None:
         self.paused = None
 
 

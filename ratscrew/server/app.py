@@ -71,7 +71,7 @@ from ratscrew.server.protocol import (
 )
 from ratscrew.server.room import SHOWN_VERSIONS, Room
 from ratscrew.server.shards import misdirected, misdirected_page, new_room_code_async
-from ratscrew.server.store import RateCounter, Store, StoreUnavailable, open_store
+from ratscrew.server.store import RateCounter, Store, StoreUnavailable, off_the_loop, open_store
 from ratscrew.server.writer import Closing, Item, OutboxSends, StepWriter
 from ratscrew.server.wsprotocol import RECEIVE_NOW_EXTENSION, SEND_NOW_EXTENSION, SendNow
 
@@ -392,13 +392,10 @@ class Server:
         self.writer = StepWriter(self.store)
         """The one writer of every room's steps (`ratscrew.server.writer`)."""
 
-    async def call_store(self, read: Callable[..., Answer], *args: Any) -> Answer:
-        """``read(*args)``, store calls a request waits for (a record, a player's page, the
-        leaderboard, an import code): on PostgreSQL in a worker thread, so that their round trips do not hold
-        the event loop every room of this process runs on; on SQLite at once (a local file)."""
-        if self.store.writes_off_the_loop:
-            return await asyncio.to_thread(read, *args)
-        return read(*args)
+    async def call_store(self, call: Callable[..., Answer], *args: Any) -> Answer:
+        """``call(*args)``, store calls a request waits for (a record, a player's page, the
+        leaderboard, an import code), made `off_the_loop` on PostgreSQL."""
+        return await off_the_loop(self.store, call, *args)
 
     def restore_rooms(self) -> None:
         """Bring back every open room of this shard from the store (games in progress included)."""

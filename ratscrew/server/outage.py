@@ -10,7 +10,9 @@ join's count, a page) found it gone, in a thread, so the rooms that still run ar
 and, when it
 answers, rebuilds each paused room from the store (:meth:`ratscrew.server.room.Room.reload`),
 then rates the finished games the outage left unrated (:func:`ratscrew.server.ratings.catch_up`:
-a game whose end was stored just before the database went away).
+a game whose end was stored just before the database went away). On PostgreSQL the rooms' and
+games' reads for that, and the rating, are made in a worker thread too (`off_the_loop`): a
+shard with hundreds of paused rooms would otherwise hold its loop for their round trips.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Mapping
 
 from ratscrew.server import ratings
 from ratscrew.server.room import Room
-from ratscrew.server.store import Store, StoreUnavailable
+from ratscrew.server.store import Store, StoreUnavailable, off_the_loop
 
 log = logging.getLogger("ratscrew.server")
 
@@ -38,7 +40,10 @@ async def watch_store(store: Store, rooms: Mapping[str, Room], every_s: float = 
             continue
         for room in paused:
             try:
-                room.reload()
+                stored = await off_the_loop(store, room.read_stored)
+                if room.paused is None or rooms.get(room.code) is not room:
+                    continue  # resumed or let go meanwhile
+                room.reload(stored)
             except StoreUnavailable:
                 room.pause_for_store()
                 break
@@ -46,4 +51,4 @@ async def watch_store(store: Store, rooms: Mapping[str, Room], every_s: float = 
                 log.exception("room %s could not be rebuilt from the store; it stays paused", room.code)
         else:  # the store answered for every room: rate what the outage left unrated
             with contextlib.suppress(StoreUnavailable):
-                ratings.catch_up(store)
+                await off_the_loop(store, ratings.catch_up, store)

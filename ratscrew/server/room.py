@@ -35,6 +35,7 @@ import math
 import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ratscrew.bots.agent import BotAgent
@@ -79,7 +80,7 @@ from ratscrew.server.lobby import (
 )
 from ratscrew.server.membership import Arrival, Member, Membership, hash_token
 from ratscrew.server.metrics import TALLY
-from ratscrew.server.persistence import RoomRecorder
+from ratscrew.server.persistence import RoomRecorder, StoredGame
 from ratscrew.server.protocol import (
     PACE_FACTORS,
     PROTOCOL_VERSION,
@@ -124,6 +125,14 @@ def _membership(seats: Sequence[Seat], host_hash: str | None, known: dict[str, s
     players in its seats."""
     return Membership(host_hash=host_hash, known=known, kicked=kicked, player_ids={
         s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id})
+
+
+@dataclass(frozen=True)
+class StoredRoom:
+    """A room as its store holds it: the row (``None``: never stored) and the game in progress."""
+
+    row: RoomRow | None
+    game: StoredGame | None
 
 
 class Room:
@@ -326,10 +335,12 @@ class Room:
         self.games_played = row.games_played
         self.game_id = row.game_id
 
-    def _resume_stored_game(self) -> None:
+    def _resume_stored_game(self, stored: StoredGame | None = None) -> None:
+        """Go on with the game the room was playing (``stored``: read already, else read now)."""
         if self.phase != "playing" or self.game_id is None:
             return
-        stored = self.recorder.stored_game(self.game_id)
+        if stored is None:
+            stored = self.recorder.stored_game(self.game_id)
         if stored is None:
             self.lobby.phase = "over" if self.games_played else "lobby"
             return
@@ -703,11 +714,23 @@ class Room:
             self._broadcast(error_message("unavailable", self.paused))
         self.driver.cancel()
 
-    def reload(self) -> None:
-        """The store is back: rebuild the room from what it holds, as a restart would (a game
-        in progress resumes at its last stored action), keep the people connected to it, and
-        show everyone where the game stands. `StoreUnavailable` if the store failed again."""
+    def read_stored(self) -> StoredRoom:
+        """What the store holds of this room: its row and the game it was playing, rebuilt.
+        Only reads (`StoreUnavailable` if the store failed again), so the server may make it in
+        a worker thread while the room stays paused (`ratscrew.server.outage`)."""
         row = self.store.load_room(self.code)
+        game = None
+        if row is not None and row.game_id is not None and stored_phase(row.phase) == "playing":
+            game = self.recorder.stored_game(row.game_id)
+        return StoredRoom(row, game)
+
+    def reload(self, stored: StoredRoom | None = None) -> None:
+        """The store is back: rebuild the room from what it holds (``stored``: read already by
+        `read_stored`, else read now), as a restart would (a game in progress resumes at its
+        last stored action), keep the people connected to it, and show everyone where the game
+        stands. `StoreUnavailable` if the store failed again."""
+        stored = stored or self.read_stored()
+        row = stored.row
         if row is None:  # never stored: the room was being created when the store went away
             for conn in list(self.connections):
                 conn.close(4404, "this room was lost with the database")
@@ -720,7 +743,7 @@ class Room:
         connections = dict(self.connections)
         self._take_stored(row)
         self._new_game_parts()
-        self._resume_stored_game()
+        self._resume_stored_game(stored.game)
         for conn, member in connections.items():
             index = member.seat
             seat = self.seats[index] if index is not None and index < len(self.seats) else None

@@ -1,8 +1,13 @@
 """The server's storage, as the server has always imported it: the public names of
 `ratscrew.storage` (where the schema, queries and both databases now live, written once),
-re-exported so callers keep ``from ratscrew.server.store import Store, open_store``."""
+re-exported so callers keep ``from ratscrew.server.store import Store, open_store``; and
+`off_the_loop`, how the server makes a store call it must wait for without holding its loop."""
 
 from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ratscrew.server.ranking import PROVISIONAL_GAMES, conservative
 from ratscrew.storage.opening import check_database_name, is_database_url, open_store
@@ -37,4 +42,16 @@ __all__ = ["BOT_PREFIX", "MIGRATIONS", "PROVISIONAL_GAMES", "ArchiveStore", "Fin
            "Rater", "Rating", "RatingChange", "RatingStore", "RoomRow", "RoomStore", "SeatResult",
            "SeatRow", "SqliteStore", "StepRows", "Store", "StoreError", "StoreInUse", "StoreUnavailable",
            "check_database_name", "conservative", "fold_name", "is_database_url", "new_server_id",
-           "open_store", "participant"]
+           "off_the_loop", "open_store", "participant"]
+
+Answer = TypeVar("Answer")
+
+
+async def off_the_loop(store: Store, call: Callable[..., Answer], *args: Any) -> Answer:
+    """``call(*args)``, store calls the server waits for but need not make on its event loop (a
+    request's reads, a paused room's rebuild): on a database over the network (PostgreSQL,
+    ``store.writes_off_the_loop``) in a worker thread, so that their round trips do not hold
+    the loop every room of the process runs on; on SQLite at once (a local file)."""
+    if store.writes_off_the_loop:
+        return await asyncio.to_thread(call, *args)
+    return call(*args)
