@@ -315,7 +315,7 @@ class Room:
         replaying its stored actions, and goes on from the time of its last action."""
         room = cls._from_row(row, store, **options)
         room.publisher.version = version_after_restart()  # versions never start again
-        room._resume_stored_game()
+        room._resume_stored_game(room._game_stored_for(row))
         return room
 
     @classmethod
@@ -335,12 +335,10 @@ class Room:
         self.games_played = row.games_played
         self.game_id = row.game_id
 
-    def _resume_stored_game(self, stored: StoredGame | None = None) -> None:
-        """Go on with the game the room was playing (``stored``: read already, else read now)."""
+    def _resume_stored_game(self, stored: StoredGame | None) -> None:
+        """Go on with the game the room was playing, as ``stored`` (``None``: none is stored)."""
         if self.phase != "playing" or self.game_id is None:
             return
-        if stored is None:
-            stored = self.recorder.stored_game(self.game_id)
         if stored is None:
             self.lobby.phase = "over" if self.games_played else "lobby"
             return
@@ -719,10 +717,13 @@ class Room:
         Only reads (`StoreUnavailable` if the store failed again), so the server may make it in
         a worker thread while the room stays paused (`ratscrew.server.outage`)."""
         row = self.store.load_room(self.code)
-        game = None
-        if row is not None and row.game_id is not None and stored_phase(row.phase) == "playing":
-            game = self.recorder.stored_game(row.game_id)
-        return StoredRoom(row, game)
+        return StoredRoom(row, None if row is None else self._game_stored_for(row))
+
+    def _game_stored_for(self, row: RoomRow) -> StoredGame | None:
+        """The game ``row`` says the room was playing, rebuilt from the store (reads only)."""
+        if row.game_id is None or stored_phase(row.phase) != "playing":
+            return None
+        return self.recorder.stored_game(row.game_id)
 
     def reload(self, stored: StoredRoom | None = None) -> None:
         """The store is back: rebuild the room from what it holds (``stored``: read already by
