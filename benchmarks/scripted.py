@@ -122,6 +122,7 @@ def running_server(*extra: str, db: Path | str | None = None) -> Iterator[Runnin
         process = subprocess.Popen(
             [sys.executable, "-m", "ratscrew", "serve", "--port", "0", "--db", str(path),
              "--rooms-per-hour", "1000000", "--joins-per-minute", "1000000",
+             "--players-per-hour", "1000000",
              "--connections-per-address", "1000000", "--unknown-codes-per-minute", "1000000",
              "--log-level", "warning", *extra],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

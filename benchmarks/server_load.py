@@ -18,7 +18,9 @@ interpolated within its buckets; null when a server's ``/metrics`` cannot be rea
 nginx with ``--url``).
 
 Usage: ``.venv/bin/python benchmarks/server_load.py [--rooms N | --sweep 50,100,200]
-[--seconds T] [--processes P] [--json] [--shards S | --nginx | --url URL [--pids PID,...]]``.
+[--seconds T] [--processes P] [--json] [--keyed] [--shards S | --nginx | --url URL [--pids PID,...]]``.
+``--keyed``: every player joins with a player key of its own, as the browser page does (each a
+new player); by default they join as guests.
 
 Past one process: ``--shards S`` starts a throwaway PostgreSQL, S shard processes and nginx with
 the shipped routing (as the deployment tests do; needs Debian's postgresql and nginx) and drives
@@ -48,6 +50,7 @@ import os
 import random
 import socket
 import statistics
+import string
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -63,6 +66,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scripted import metric_samples, running_deployment, running_server, running_server_behind_nginx
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+KEY_LETTERS = string.ascii_letters + string.digits + "-_"
+"""What a player key is made of (``--keyed``)."""
 
 
 @dataclass
@@ -221,8 +226,9 @@ async def open_socket(url: str, small_buffer: bool) -> ClientConnection:
 
 
 async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
-                stalled: int = 0) -> WorkerReport:
-    """This process's share of the rooms: create, join, start, play, then measure."""
+                stalled: int = 0, keyed: bool = False) -> WorkerReport:
+    """This process's share of the rooms: create, join, start, play, then measure (``keyed``:
+    every player joins with a player key of its own, as the browser page does)."""
     report = WorkerReport()
     rng = random.Random(seed)
     measuring = asyncio.Event()
@@ -254,7 +260,11 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
                                         room_stalled=room_stalls and not stalls)
                     players.append(player)
                     runners.append(asyncio.create_task(player.run(stop_at, tasks)))
-                    await player.send({"type": "join", "name": f"P{seat}"})
+                    if keyed:  # a new player each, so a name of its own across the server
+                        await player.send({"type": "join", "name": f"P{seed}-{index}-{seat}",
+                                           "player_key": "".join(rng.choices(KEY_LETTERS, k=32))})
+                    else:
+                        await player.send({"type": "join", "name": f"P{seat}"})
                 await asyncio.sleep(0.5)  # the four joins are in before the host starts
                 await players[0].send({"type": "start"})
                 report.rooms += 1
@@ -289,8 +299,8 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
 
 
 def worker(url: str, rooms: int, ramp_s: float, seconds: float, seed: int, stalled: int,
-           out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
-    out.put(asyncio.run(drive(url, rooms, ramp_s, seconds, seed, stalled)))
+           keyed: bool, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    out.put(asyncio.run(drive(url, rooms, ramp_s, seconds, seed, stalled, keyed)))
 
 
 def cpu_seconds(pid: int) -> float:
@@ -405,7 +415,7 @@ def percentile(values: list[float], share: float) -> float:
 
 def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: int = 0,
              url: str | None = None, pids: tuple[int, ...] = (), stalled: int = 0,
-             nginx: bool = False) -> dict[str, float]:
+             nginx: bool = False, keyed: bool = False) -> dict[str, float]:
     """One measurement: a fresh server (or deployment, see `target_of`), ``rooms`` rooms of four,
     ``ramp_s`` to start them, then ``seconds`` measured. The figures are keyed as in ``--json``
     (see :data:`JSON_KEYS`)."""
@@ -425,7 +435,7 @@ def run_once(rooms: int, seconds: float, processes: int, ramp_s: float, shards: 
         stalled_shares = [stalled // processes + (1 if i < stalled % processes else 0)
                           for i in range(processes)]
         workers = [multiprocessing.Process(target=worker, args=(server.url, share, ramp_s, seconds, i,
-                                                                stalled_shares[i], out))
+                                                                stalled_shares[i], keyed, out))
                    for i, share in enumerate(shares) if share]
         for process in workers:
             process.start()
@@ -539,6 +549,10 @@ def main() -> None:
                              "(a dead client with a 4 KiB receive buffer); the server should close it "
                              "and its room should not slow down (stalled / stalled_closed / "
                              "stalled_rooms_p99_ms)")
+    parser.add_argument("--keyed", action="store_true",
+                        help="every player joins with a player key of its own, as the browser page "
+                             "does (each a new player: a server at --url must allow that many new "
+                             "players an hour from one address)")
     args = parser.parse_args()
     try:
         pids = tuple(int(p) for p in args.pids.split(",") if p.strip())
@@ -572,7 +586,7 @@ def main() -> None:
         ramp = args.ramp if args.ramp is not None else 5 + rooms / 25
         try:
             figures = run_once(rooms, args.seconds, args.processes, ramp, args.shards, args.url, pids,
-                               min(args.stalled, rooms), args.nginx)
+                               min(args.stalled, rooms), args.nginx, args.keyed)
         except RuntimeError as error:  # PostgreSQL or nginx missing or unable to start
             sys.exit(f"server_load: {error}")
         except FileNotFoundError as error:  # a --pids process ended while it was measured

@@ -4,6 +4,7 @@ measuring window (the load itself is a benchmark, run by hand, never timed here)
 
 from __future__ import annotations
 
+import asyncio
 import doctest
 import json
 import sys
@@ -16,6 +17,8 @@ from websockets.sync.client import ClientConnection, connect
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import server_load
 from scripted import running_server
+
+from ratscrew.server.store import SqliteStore
 
 
 def test_the_benchmarks_examples_hold() -> None:
@@ -56,3 +59,19 @@ def test_the_wait_of_a_real_servers_steps_is_read_between_two_readings() -> None
     assert 0 < figures["publish_wait_p50_ms"] <= figures["publish_wait_p99_ms"] < 5_000
     assert server_load.publish_wait_figures(None, after)["publish_wait_p99_ms"] != \
         server_load.publish_wait_figures(None, after)["publish_wait_p99_ms"]  # NaN: not read
+
+
+def test_keyed_players_each_join_as_a_new_player_of_their_own(tmp_path: Path) -> None:
+    """``--keyed``: every player sends a player key of its own, as the browser page does, under a
+    name no other key holds, so every join is welcomed and makes a player."""
+    database = tmp_path / "load.db"
+    with running_server(db=database) as server:
+        report = asyncio.run(server_load.drive(
+            server.url, rooms=2, ramp_s=1.0, seconds=0.5, seed=3, keyed=True))
+    assert (report.rooms, report.failed_to_start, report.lost) == (2, 0, 0)
+    store = SqliteStore(database)
+    try:
+        names = [row["name"] for row in store._db.execute("SELECT name FROM players")]
+    finally:
+        store.close()
+    assert sorted(names) == sorted(f"P3-{room}-{seat}" for room in range(2) for seat in range(4))
