@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -436,3 +437,46 @@ def test_the_pages_and_api_that_read_the_store_make_no_round_trip_on_the_event_l
         assert client.post("/api/players/import", json={"code": import_code}).json()["player_key"] == ANN_KEY
     assert [name for name in watch.on_the_loop if name != "PostgresStore.close"] == []
     assert watch.awaited.count("PostgresRateCounter.allow_async") == 2
+
+
+def test_page_reads_held_up_do_not_hold_up_a_games_end(fresh_database: str) -> None:
+    """A stranger's page reads that the database is slow to answer wait in threads of their own
+    (`REQUEST_READS`): the writer's threads, which store a game's end, are not among them, so
+    ``game_over`` comes while a dozen reads still wait."""
+    store = PostgresStore(fresh_database)
+    released = threading.Event()
+    read_player = store.player
+
+    waiting: list[str] = []
+
+    def slow_player(player_id: str) -> Any:
+        waiting.append(player_id)
+        released.wait(60)
+        return read_player(player_id)
+
+    app = create_app(store, close_store=True)
+    with TestClient(app, client=("127.0.0.1", 40000)) as client:
+        code = client.post("/api/rooms", json={"rules": "classic", "seats": 2,
+                                               "bots": ["casual"]}).json()["code"]
+        store.player = slow_player  # type: ignore[method-assign]
+        readers = [threading.Thread(target=client.get, args=(f"/players/{'x' * 12}",))
+                   for _ in range(12)]
+        try:
+            for reader in readers:
+                reader.start()
+            time.sleep(0.5)  # every read is waiting on the database
+            with client.websocket_connect(f"/ws/{code}") as ann:
+                ann.send_json({"type": "join", "name": "Ann"})
+                receive(ann, "welcome")
+                ann.send_json({"type": "start"})
+                receive(ann, "state")
+                resigned = time.monotonic()
+                ann.send_json({"type": "resign"})
+                over = receive(ann, "game_over")
+            took = time.monotonic() - resigned
+            assert over["game_id"] is not None and took < 10, f"game_over after {took:.1f} s"
+            assert 0 < len(waiting) < len(readers)  # reads were held, the rest queued behind them
+        finally:
+            released.set()
+            for reader in readers:
+                reader.join(30)

@@ -394,8 +394,9 @@ class Server:
 
     async def call_store(self, call: Callable[..., Answer], *args: Any) -> Answer:
         """``call(*args)``, store calls a request waits for (a record, a player's page, the
-        leaderboard, an import code), made `off_the_loop` on PostgreSQL."""
-        return await off_the_loop(self.store, call, *args)
+        leaderboard, an import code), made `off_the_loop` on PostgreSQL, in threads of their
+        own (`REQUEST_READS`)."""
+        return await off_the_loop(self.store, call, *args, requests=True)
 
     def restore_rooms(self) -> None:
         """Bring back every open room of this shard from the store (games in progress included)."""

@@ -6,7 +6,9 @@ re-exported so callers keep ``from ratscrew.server.store import Store, open_stor
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from ratscrew.server.ranking import PROVISIONAL_GAMES, conservative
@@ -37,21 +39,62 @@ from ratscrew.storage.roles import ArchiveStore, PlayerStore, RatingStore, RoomS
 from ratscrew.storage.schema import MIGRATIONS
 from ratscrew.storage.sqlite import SqliteStore
 
-__all__ = ["BOT_PREFIX", "MIGRATIONS", "PROVISIONAL_GAMES", "ArchiveStore", "FinishedGame",
-           "GameInProgress", "GameRating", "NameTaken", "PlayerRow", "PlayerStore", "RateCounter",
-           "Rater", "Rating", "RatingChange", "RatingStore", "RoomRow", "RoomStore", "SeatResult",
-           "SeatRow", "SqliteStore", "StepRows", "Store", "StoreError", "StoreInUse", "StoreUnavailable",
-           "check_database_name", "conservative", "fold_name", "is_database_url", "new_server_id",
-           "off_the_loop", "open_store", "participant"]
+__all__ = [
+    "BOT_PREFIX",
+    "MIGRATIONS",
+    "PROVISIONAL_GAMES",
+    "REQUEST_READS",
+    "ArchiveStore",
+    "FinishedGame",
+    "GameInProgress",
+    "GameRating",
+    "NameTaken",
+    "PlayerRow",
+    "PlayerStore",
+    "RateCounter",
+    "Rater",
+    "Rating",
+    "RatingChange",
+    "RatingStore",
+    "RoomRow",
+    "RoomStore",
+    "SeatResult",
+    "SeatRow",
+    "SqliteStore",
+    "StepRows",
+    "Store",
+    "StoreError",
+    "StoreInUse",
+    "StoreUnavailable",
+    "check_database_name",
+    "conservative",
+    "fold_name",
+    "is_database_url",
+    "new_server_id",
+    "off_the_loop",
+    "open_store",
+    "participant",
+]
 
 Answer = TypeVar("Answer")
 
 
-async def off_the_loop(store: Store, call: Callable[..., Answer], *args: Any) -> Answer:
+REQUEST_READS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ratscrew-request-reads")
+"""The threads a request's store reads run in (`off_the_loop` with ``requests=True``), apart
+from the event loop's own: a stranger whose page reads the database is slow to answer fills
+these two and queues behind them, while the writer's threads (a game's end, its rating) go on."""
+
+
+async def off_the_loop(store: Store, call: Callable[..., Answer], *args: Any,
+                       requests: bool = False) -> Answer:
     """``call(*args)``, store calls the server waits for but need not make on its event loop (a
-    request's reads, a paused room's rebuild): on a database over the network (PostgreSQL,
-    ``store.writes_off_the_loop``) in a worker thread, so that their round trips do not hold
-    the loop every room of the process runs on; on SQLite at once (a local file)."""
-    if store.writes_off_the_loop:
-        return await asyncio.to_thread(call, *args)
-    return call(*args)
+    paused room's rebuild; with ``requests``, a request's reads, in `REQUEST_READS`): on a
+    database over the network (PostgreSQL, ``store.writes_off_the_loop``) in a worker thread,
+    so that their round trips do not hold the loop every room of the process runs on; on SQLite
+    at once (a local file)."""
+    if not store.writes_off_the_loop:
+        return call(*args)
+    if requests:
+        return await asyncio.get_running_loop().run_in_executor(
+            REQUEST_READS, functools.partial(call, *args))
+    return await asyncio.to_thread(call, *args)
