@@ -480,3 +480,50 @@ def test_page_reads_held_up_do_not_hold_up_a_games_end(fresh_database: str) -> N
             released.set()
             for reader in readers:
                 reader.join(30)
+
+
+def test_past_the_reads_a_process_lets_wait_a_page_read_is_refused_at_once_not_queued(
+        fresh_database: str) -> None:
+    """On PostgreSQL a request's store reads queue for two threads; a stranger's flood of them
+    would grow that queue, and every reader's wait, without bound. Past ``max_request_reads``
+    waiting, a read is answered ``503`` with ``Retry-After`` at once; once the reads drain, the
+    same request is answered again."""
+    store = PostgresStore(fresh_database)
+    released = threading.Event()
+    read_player = store.player
+    started: list[str] = []
+
+    def slow_player(player_id: str) -> Any:
+        started.append(player_id)
+        released.wait(60)
+        return read_player(player_id)
+
+    app = create_app(store, close_store=True)
+    server: Server = app.state.server
+    server.max_request_reads = 4
+    with TestClient(app, client=("127.0.0.1", 40000)) as client:
+        store.player = slow_player  # type: ignore[method-assign]
+        answers: list[int] = []
+        readers = [threading.Thread(target=lambda: answers.append(
+            client.get(f"/api/players/{'x' * 12}").status_code)) for _ in range(4)]
+        try:
+            for reader in readers:
+                reader.start()
+            deadline = time.monotonic() + 10
+            while server.request_reads < 4 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert server.request_reads == 4 and len(started) == 2  # two run, two wait
+            asked = time.monotonic()
+            refused = client.get(f"/api/players/{'y' * 12}")
+            page = client.get(f"/players/{'y' * 12}")
+            assert time.monotonic() - asked < 5  # not queued behind the held reads
+            assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+            assert "busy" in refused.json()["error"]
+            assert page.status_code == 503 and "busy" in page.text and page.headers["retry-after"] == "1"
+        finally:
+            released.set()
+            for reader in readers:
+                reader.join(30)
+        assert answers == [404] * 4 and server.request_reads == 0
+        store.player = read_player  # type: ignore[method-assign]
+        assert client.get(f"/api/players/{'y' * 12}").status_code == 404  # answered again

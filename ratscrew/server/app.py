@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -355,6 +356,14 @@ async def watch_sends(connections: set[WebSocketConnection], limits: Limits) -> 
                 conn.stop_hung_send()
 
 
+MAX_REQUEST_READS = 64
+"""Requests' store reads one process lets run or wait for their threads at once (PostgreSQL):
+two run, the rest queue. A player's page and the leaderboard take ~20 ms each with 200 games
+behind them (docs/online.md), so the 64th waits about 0.6 s."""
+
+TOO_MANY_READS = "the server is busy reading its database; try again in a moment"
+
+
 @dataclass
 class Server:
     """Everything the app shares: the store, the rooms, the limits and the per-address counters."""
@@ -374,6 +383,10 @@ class Server:
     """What hears of every room's lifecycle (the idle-room sweep: `ratscrew.server.expiry`)."""
     admissions: set[asyncio.Task[None]] = field(default_factory=set)
     """Joins being counted in the database (`_admit_async`), kept until done."""
+    max_request_reads: int = MAX_REQUEST_READS
+    """Requests' store reads that may wait for `REQUEST_READS`' threads at once (`call_store`)."""
+    request_reads: int = 0
+    """Requests' store reads running or waiting for a thread now."""
 
     def __post_init__(self) -> None:
         # counted in the database when several processes share it, else in memory
@@ -395,8 +408,18 @@ class Server:
     async def call_store(self, call: Callable[..., Answer], *args: Any) -> Answer:
         """``call(*args)``, store calls a request waits for (a record, a player's page, the
         leaderboard, an import code), made `off_the_loop` on PostgreSQL, in threads of their
-        own (`REQUEST_READS`)."""
-        return await off_the_loop(self.store, call, *args, requests=True)
+        own (`REQUEST_READS`). Past `max_request_reads` running or waiting, a request is refused
+        at once (``503`` with ``Retry-After``) rather than queued: a stranger's flood of reads
+        cannot grow the queue, or everyone's wait, without bound."""
+        if not self.store.writes_off_the_loop:
+            return call(*args)
+        if self.request_reads >= self.max_request_reads:
+            raise HTTPException(503, TOO_MANY_READS, headers={"Retry-After": "1"})
+        self.request_reads += 1
+        try:
+            return await off_the_loop(self.store, call, *args, requests=True)
+        finally:
+            self.request_reads -= 1
 
     def restore_rooms(self) -> None:
         """Bring back every open room of this shard from the store (games in progress included)."""
@@ -473,8 +496,8 @@ def _server(request: Request | WebSocket) -> Server:
     return server
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
 def _page(name: str) -> FileResponse:
@@ -727,11 +750,12 @@ async def http_error(request: Request, exc: Exception) -> Response:
     """Errors under ``/api`` as ``{"error": …}``; pages as a short HTML page."""
     assert isinstance(exc, HTTPException)
     if request.url.path.startswith("/api/"):
-        return _error(exc.status_code, str(exc.detail))
+        return _error(exc.status_code, str(exc.detail), exc.headers)
     if exc.status_code == 404:
         return _not_found_page("There is nothing at this address.")
-    return HTMLResponse(f"<!doctype html><title>{exc.status_code}</title><p>{exc.status_code}</p>",
-                        status_code=exc.status_code)
+    return HTMLResponse(f"<!doctype html><title>{exc.status_code}</title><p>{exc.status_code}: "
+                        f"{html.escape(str(exc.detail))}</p>",
+                        status_code=exc.status_code, headers=exc.headers)
 
 
 # ---------------------------------------------------------------------------------- websocket
