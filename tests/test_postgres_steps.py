@@ -1,7 +1,7 @@
 """The step writer's PostgreSQL connection (`ratscrew.storage.postgres_steps.StepsConnection`),
-against a real PostgreSQL: a statement's answer, its failure as psycopg's error, a connection
-PostgreSQL closes (idle or under a statement), a cancelled wait and a parameter too big for
-one send; after each, the next statement runs on a new connection."""
+against a real PostgreSQL: a statement's answer, awaited or called back, its failure as
+psycopg's error, a connection PostgreSQL closes (idle or under a statement), a cancelled wait and
+a parameter too big for one send; after each, the next statement runs on a new connection."""
 
 from __future__ import annotations
 
@@ -115,3 +115,47 @@ def test_a_parameter_bigger_than_the_socket_takes_at_once_is_sent_whole(fresh_da
     asyncio.run(run())
     with psycopg.connect(fresh_database, autocommit=True) as admin:
         assert admin.execute("SELECT n FROM seen").fetchall() == [(8_000_000,)]
+
+
+def test_a_started_statement_calls_back_from_the_reader_once_and_one_runs_at_a_time(
+        fresh_database: str) -> None:
+    steps = StepsConnection(fresh_database, SLEEP, 5)
+    outcomes: list[Exception | None] = []
+
+    async def run() -> None:
+        assert not steps.ready  # no connection yet: `execute` makes it
+        await steps.execute(["0"])
+        assert steps.ready
+        steps.start(["0.2"], outcomes.append)
+        assert not steps.ready and outcomes == []  # sent; the answer comes later
+        with pytest.raises(RuntimeError):
+            steps.start(["0"], outcomes.append)
+        for _ in range(300):
+            if outcomes:
+                break
+            await asyncio.sleep(0.01)
+        assert outcomes == [None] and steps.ready
+        steps.start(["not a number"], outcomes.append)  # fails in PostgreSQL
+        for _ in range(300):
+            if len(outcomes) == 2:
+                break
+            await asyncio.sleep(0.01)
+        await steps.execute(["0"])  # on a new connection
+        await steps.close()
+
+    asyncio.run(run())
+    assert outcomes[0] is None and isinstance(outcomes[1], psycopg.errors.InvalidTextRepresentation)
+    assert steps.connections == 2
+
+
+def test_closing_the_connection_under_a_started_statement_tells_it(fresh_database: str) -> None:
+    steps = StepsConnection(fresh_database, SLEEP, 5)
+    outcomes: list[Exception | None] = []
+
+    async def run() -> None:
+        await steps.execute(["0"])
+        steps.start(["2"], outcomes.append)
+        await steps.close()
+
+    asyncio.run(run())
+    assert len(outcomes) == 1 and isinstance(outcomes[0], psycopg.OperationalError)

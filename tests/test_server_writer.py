@@ -21,6 +21,9 @@ from ratscrew.server.protocol import Join, Start, Watch, parse_room_request
 from ratscrew.server.room import Room
 from ratscrew.server.store import SqliteStore, StepRows, Store, StoreUnavailable, open_store
 from ratscrew.server.writer import Closing, Item, Outbox, OutboxSends, StepWriter
+from ratscrew.storage.postgres import PostgresStore
+from ratscrew.storage.postgres_steps import StepsConnection
+from ratscrew.storage.sql import Conflict
 
 
 class Recording(OutboxSends):
@@ -134,6 +137,104 @@ def test_on_postgresql_steps_are_written_off_the_event_loop_and_shown_once_store
     assert stored is not None and [entry["n"] for entry in stored.judged] == list(range(3, 41, 3))
     assert writer.steps == 40 and writer.batches < 40  # steps queued while one was in flight went together
     assert turns > 40
+    store.close()
+
+
+def test_on_postgresql_a_batchs_messages_go_out_in_the_turn_its_answer_is_read(
+        fresh_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the writer's connection is made, each batch is sent without a task
+    (`Store.start_steps`): the state it held back goes out from the connection's reader, in the
+    turn the answer is read, not a turn later when a task would have been woken."""
+    wire_lengths_after_reads: list[tuple[int, int]] = []  # around each read of the socket
+    reading = StepsConnection._on_readable
+
+    def read_and_see(self: StepsConnection) -> None:
+        before = len(ann.wire)
+        reading(self)
+        wire_lengths_after_reads.append((before, len(ann.wire)))
+
+    monkeypatch.setattr(StepsConnection, "_on_readable", read_and_see)
+    store = open_store(fresh_database)
+    writer = StepWriter(store)
+    game_id = a_game(store, "TURN")
+    outbox = Outbox()
+    ann = Recording(outbox)
+
+    async def play() -> None:
+        writer.append_step(outbox, StepRows(game_id, 0, [("play", 0, 0)], 0, []), never_lost)
+        await writer.drain()  # the first makes the connection, in a task
+        wire_lengths_after_reads.clear()
+        for n in range(1, 11):
+            writer.append_step(outbox, StepRows(game_id, n, [("play", n % 2, 10 * n)], 0, []), never_lost)
+            ann.send_state(n, json.dumps({"type": "state", "version": n}))
+            await writer.drain()
+        await store.close_async()
+
+    asyncio.run(play())
+    assert [item[0] for item in ann.wire] == list(range(1, 11))
+    assert stored_actions(store, game_id) == 11
+    sent_by_a_read = [after - before for before, after in wire_lengths_after_reads if after > before]
+    assert sent_by_a_read == [1] * 10, wire_lengths_after_reads
+    store.close()
+
+
+def test_on_postgresql_a_batch_the_database_refuses_is_lost_and_the_next_goes_on_a_new_connection(
+        fresh_database: str) -> None:
+    store = open_store(fresh_database)
+    assert isinstance(store, PostgresStore)
+    writer = StepWriter(store)
+    game_id = a_game(store, "FKEY")
+    outbox = Outbox()
+    ann = Recording(outbox)
+    lost: list[Exception] = []
+
+    async def play() -> None:
+        writer.append_step(outbox, StepRows(game_id, 0, [("play", 0, 0)], 0, []), never_lost)
+        await writer.drain()
+        writer.append_step(outbox, StepRows(999_999, 0, [("play", 0, 0)], 0, []), lost.append)  # no such game
+        ann.send_state(1, '{"type":"state","version":1}')
+        await writer.drain()
+        writer.append_step(outbox, StepRows(game_id, 1, [("play", 1, 500)], 0, []), never_lost)
+        ann.send_state(2, '{"type":"state","version":2}')
+        await writer.drain()
+        await store.close_async()
+
+    asyncio.run(play())
+    assert len(lost) == 1 and isinstance(lost[0], Conflict)  # the store's error, as when awaited
+    assert ann.wire == [(2, '{"type":"state","version":2}')]  # what the refused batch held is dropped
+    assert stored_actions(store, game_id) == 2 and store.steps_connection.connections == 2
+    store.close()
+
+
+def test_on_postgresql_a_write_whose_task_is_cancelled_is_made_by_drain_not_forgotten(
+        fresh_database: str) -> None:
+    """A loop that is ending cancels its tasks: the write the writer's task was making, and what
+    queued behind it, go back in the queue, and `drain` makes them at once, so the room's held
+    message still goes out and nothing waits for a task that is gone."""
+    store = open_store(fresh_database)
+    writer = StepWriter(store)
+    game_id = a_game(store, "CANC")
+    outbox = Outbox()
+    ann = Recording(outbox)
+    made: list[str] = []
+
+    async def never_answered() -> None:
+        await asyncio.sleep(60)
+
+    async def play() -> None:
+        writer.write(outbox, lambda: made.append("at once"), never_lost, never_answered)
+        writer.append_step(outbox, StepRows(game_id, 0, [("play", 0, 0)], 0, []), never_lost)
+        ann.send_state(1, '{"type":"state","version":1}')
+        await asyncio.sleep(0.05)  # the task awaits the write
+        task = writer._task
+        assert task is not None and not task.done() and ann.wire == []
+        task.cancel()
+        await asyncio.wait_for(writer.drain(), 10)
+        await store.close_async()
+
+    asyncio.run(play())
+    assert made == ["at once"] and ann.wire == [(1, '{"type":"state","version":1}')]
+    assert stored_actions(store, game_id) == 1 and writer.pending == 0
     store.close()
 
 

@@ -42,7 +42,14 @@ from psycopg_pool import ConnectionPool
 
 from ratscrew.storage.postgres_async import LoopConnection
 from ratscrew.storage.postgres_steps import StepsConnection
-from ratscrew.storage.records import RateCounter, StepRows, StoreError, StoreInUse, StoreUnavailable
+from ratscrew.storage.records import (
+    RateCounter,
+    StepRows,
+    StepsDone,
+    StoreError,
+    StoreInUse,
+    StoreUnavailable,
+)
 from ratscrew.storage.schema import bring_to_current
 from ratscrew.storage.sql import (
     Compiler,
@@ -218,6 +225,25 @@ class PostgresDatabase:
         with self.store._database_errors():
             await self.store.steps_connection.execute(params)
 
+    def start_steps(self, steps: Sequence[StepRows], done: StepsDone) -> bool:
+        """Send ``steps`` as `insert_steps_async` does, without a task: ``done`` is called from
+        the connection's reader in the turn its answer is read, with ``None`` once they are
+        stored or with the store's error (as `insert_steps_async` raises it). False, with
+        nothing sent, when the connection is not ready for it (not made yet in this event loop,
+        lost, or the store is down): then use `insert_steps_async`."""
+        store = self.store
+        connection = store.steps_connection
+        if not steps or store._down or not connection.ready:
+            return False
+        params = steps_as_json(steps)
+
+        def answered(error: Exception | None) -> None:
+            done(None if error is None else store._as_store_error(error))
+
+        with store._database_errors():
+            connection.start(params, answered)
+        return True
+
     @contextmanager
     def transaction(self, rating: bool = False) -> Iterator[PostgresTransaction]:
         """A transaction on one connection (under the rating lock when ``rating``)."""
@@ -280,6 +306,12 @@ class PostgresStore(SqlStore):
         """`append_steps` on the store's `StepsConnection`: the event loop runs on while
         PostgreSQL answers."""
         await self._postgres.insert_steps_async(steps)
+
+    def start_steps(self, steps: Sequence[StepRows], done: StepsDone) -> bool:
+        """`append_steps_async` without a task, when the steps' connection is ready for it:
+        ``done`` hears the outcome in the turn PostgreSQL's answer is read
+        (`PostgresDatabase.start_steps`)."""
+        return self._postgres.start_steps(steps, done)
 
     async def close_async(self) -> None:
         """Close the connections the event loop used (at the end of the loop that opened them)."""
@@ -378,6 +410,15 @@ class PostgresStore(SqlStore):
             # psycopg_pool.PoolTimeout is one too: no connection could be had in time
             self._lost(error)
             raise StoreUnavailable(f"the database {self._shown} is unavailable") from None
+
+    def _as_store_error(self, error: Exception) -> Exception:
+        """``error`` (psycopg's) as `_database_errors` would raise it."""
+        try:
+            with self._database_errors():
+                raise error
+        except Exception as translated:
+            return translated
+        raise AssertionError("unreachable")  # pragma: no cover
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:

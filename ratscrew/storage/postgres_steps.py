@@ -20,18 +20,26 @@ lost connection `psycopg.OperationalError`, so the store's handling of both is u
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
 from psycopg import pq
 from psycopg.errors import error_from_result
 
+Answered = Callable[[Exception | None], None]
+"""What is called with a statement's outcome: ``None`` once committed, else its error."""
+
 
 class StepsConnection:
     """One connection to ``url`` that runs one statement, ``sql`` (libpq placeholders, ``$1``,
     ``$2``, …, each parameter text), prepared once per connection; made in the running event
-    loop on first use, and again after it was lost."""
+    loop on first use, and again after it was lost.
+
+    A statement is either awaited (:meth:`execute`) or started with a callback (:meth:`start`):
+    the step writer starts each batch, and its callback runs in the socket's reader, in the
+    same turn of the event loop as the answer is read, so the rooms' held messages go out in
+    that turn rather than after the writer's task is woken in the next one."""
 
     STATEMENT_NAME = b"ratscrew_steps"
 
@@ -43,34 +51,55 @@ class StepsConnection:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._fd = -1
         """The connection's socket (kept: libpq forgets it once the connection is lost)."""
-        self._readable: asyncio.Future[None] | None = None
-        """Set while a statement waits for its answer; done when the answer is all in."""
-        self._writable: asyncio.Future[None] | None = None
-        """Set while a statement waits to send the rest of itself."""
+        self._done: Answered | None = None
+        """Set while a statement is running: what to call with its outcome."""
+        self._failure: pq.abc.PGresult | None = None
+        """The running statement's first failed result, if any."""
         self.connections = 0
         """Connections made so far (the first, then one after each loss)."""
 
+    @property
+    def ready(self) -> bool:
+        """Whether :meth:`start` can send a statement now: connected in the running event loop
+        and no statement running."""
+        conn = self._conn
+        return (conn is not None and not conn.closed and self._done is None
+                and self._loop is _running_loop())
+
+    def start(self, params: Sequence[str], done: Answered) -> None:
+        """Send the statement with ``params`` now (the connection must be :attr:`ready`);
+        ``done`` is called from the socket's reader once PostgreSQL has committed it (with
+        ``None``; the connection is in autocommit) or with the error it failed with: the
+        `psycopg.Error` psycopg would raise, `psycopg.OperationalError` for a lost connection.
+        A failure to send raises here instead, and ``done`` is never called.
+
+        Only one statement runs at a time. After a failure the connection is dropped (its state
+        is unknown), and the next statement is sent on a new one."""
+        if not self.ready:
+            raise RuntimeError("the steps' connection is not ready for a statement")
+        encoded = [p.encode() for p in params]
+        self._send(lambda pgconn: pgconn.send_query_prepared(self.STATEMENT_NAME, encoded), done)
+
     async def execute(self, params: Sequence[str]) -> None:
-        """Run the statement with ``params`` and wait until PostgreSQL has committed it (the
-        connection is in autocommit); raise its error if it failed."""
-        pgconn = await self._connected()
-        try:
-            pgconn.send_query_prepared(self.STATEMENT_NAME, [p.encode() for p in params])
-            await self._finish(pgconn)
-        except BaseException:
-            self._drop()  # an error, a lost connection or a cancelled wait: its state is unknown
-            raise
+        """Run the statement with ``params`` and wait until PostgreSQL has committed it;
+        raise its error if it failed (connecting first if need be)."""
+        await self._connected()
+        encoded = [p.encode() for p in params]
+        await self._run(lambda pgconn: pgconn.send_query_prepared(self.STATEMENT_NAME, encoded))
 
     async def close(self) -> None:
-        """Close the connection (in the event loop that made it)."""
+        """Close the connection (in the event loop that made it); a statement still running
+        hears that the connection was lost."""
         conn = self._conn
+        if self._done is not None:
+            self._fail(psycopg.OperationalError("the steps' connection was closed"))
         self._drop()
         if conn is not None:
             await conn.close()
 
     # ------------------------------------------------------------------ the connection
 
-    async def _connected(self) -> pq.abc.PGconn:
+    async def _connected(self) -> None:
         loop = asyncio.get_running_loop()
         if self._conn is not None and (self._loop is not loop or self._conn.closed):
             self._drop()
@@ -82,75 +111,113 @@ class StepsConnection:
             self._conn, self._loop, self._fd = conn, loop, pgconn.socket
             self.connections += 1
             loop.add_reader(self._fd, self._on_readable)
-            try:
-                pgconn.send_prepare(self.STATEMENT_NAME, self.sql)
-                await self._finish(pgconn)
-            except BaseException:
-                self._drop()
-                raise
-        return self._conn.pgconn
+            await self._run(lambda pgconn: pgconn.send_prepare(self.STATEMENT_NAME, self.sql))
+        elif self._done is not None:
+            raise RuntimeError("a statement is already running on the steps' connection")
 
-    async def _finish(self, pgconn: pq.abc.PGconn) -> None:
-        """Send what libpq holds, then read the statement's results to their end (the one
-        after the last is ``None``); the first failed one is raised."""
-        loop = self._loop
-        assert loop is not None
-        while pgconn.flush():  # more to send than the socket took: wait until it takes more
-            self._writable = loop.create_future()
-            loop.add_writer(self._fd, self._on_writable)
-            await self._writable
-        failure: pq.abc.PGresult | None = None
-        while True:
-            if pgconn.is_busy():
-                self._readable = loop.create_future()
-                await self._readable
-            result = pgconn.get_result()
-            if result is None:
-                break
-            if failure is None and result.status == pq.ExecStatus.FATAL_ERROR:
-                failure = result
-        if failure is not None:
-            raise error_from_result(failure, encoding=self._conn_encoding())
+    async def _run(self, send: Callable[[pq.abc.PGconn], None]) -> None:
+        """Send with ``send`` and wait for the outcome (a cancelled wait drops the connection:
+        its state is unknown)."""
+        assert self._loop is not None
+        answer: asyncio.Future[None] = self._loop.create_future()
+
+        def answered(error: Exception | None) -> None:
+            if answer.done():
+                return
+            if error is None:
+                answer.set_result(None)
+            else:
+                answer.set_exception(error)
+
+        self._send(send, answered)
+        try:
+            await answer
+        except BaseException:
+            self._drop()
+            raise
+
+    def _send(self, send: Callable[[pq.abc.PGconn], None], done: Answered) -> None:
+        """Send a statement with ``send`` and what libpq holds of it; what the socket does not
+        take at once is sent when it is writable. Raises (having dropped the connection) if
+        the statement cannot be sent."""
+        assert self._conn is not None and self._loop is not None
+        pgconn = self._conn.pgconn
+        try:
+            send(pgconn)
+            more = pgconn.flush()
+        except BaseException:
+            self._drop()
+            raise
+        self._done, self._failure = done, None
+        if more:  # more to send than the socket took
+            self._loop.add_writer(self._fd, self._on_writable)
 
     def _on_writable(self) -> None:
-        waiting, self._writable = self._writable, None
-        if self._loop is not None:
-            self._loop.remove_writer(self._fd)
-        if waiting is not None and not waiting.done():
-            waiting.set_result(None)
-
-    def _on_readable(self) -> None:
-        """The socket has something (an answer, or PostgreSQL closing it): take it in, and
-        wake the waiting statement once its answer is whole."""
         conn = self._conn
         if conn is None:
             return
         try:
-            conn.pgconn.consume_input()
+            more = conn.pgconn.flush()
         except psycopg.OperationalError as error:
-            futures = [self._readable, self._writable]
-            self._drop()
-            for future in futures:  # a statement sending or waiting hears of it
-                if future is not None and not future.done():
-                    future.set_exception(error)
+            self._fail(error)
             return
-        waiting = self._readable
-        if waiting is not None and not waiting.done() and not conn.pgconn.is_busy():
-            self._readable = None
-            waiting.set_result(None)
+        if not more and self._loop is not None:
+            self._loop.remove_writer(self._fd)
 
-    def _conn_encoding(self) -> str:
-        return "utf-8" if self._conn is None else self._conn.info.encoding
+    def _on_readable(self) -> None:
+        """The socket has something (an answer, or PostgreSQL closing it): take it in, and
+        once the running statement's answer is whole (the results up to the ``None`` after
+        the last), call its ``done``."""
+        conn = self._conn
+        if conn is None:
+            return
+        pgconn = conn.pgconn
+        try:
+            pgconn.consume_input()
+        except psycopg.OperationalError as lost:
+            self._fail(lost)
+            return
+        if self._done is None:
+            return
+        while not pgconn.is_busy():
+            result = pgconn.get_result()
+            if result is None:
+                done, failure = self._done, self._failure
+                self._done = self._failure = None
+                if failure is None:
+                    done(None)
+                else:
+                    error = error_from_result(failure, encoding=conn.info.encoding)
+                    self._drop()  # as any failure: the next statement gets a new connection
+                    done(error)
+                return
+            if self._failure is None and result.status == pq.ExecStatus.FATAL_ERROR:
+                self._failure = result
+
+    def _fail(self, error: Exception) -> None:
+        """The connection is lost: forget it, and tell the running statement, if any."""
+        done = self._done
+        self._drop()
+        if done is not None:
+            done(error)
 
     def _drop(self) -> None:
         """Forget the connection, closing it at once (no round trip). The socket leaves the
         event loop here, before it is closed, and nowhere else once it is forgotten: its number
-        may be another socket's a moment later."""
+        may be another socket's a moment later. A running statement's ``done`` is forgotten
+        too (`_fail` calls it first)."""
         conn, self._conn = self._conn, None
-        self._readable = self._writable = None
+        self._done = self._failure = None
         if conn is None:
             return
         if self._loop is not None and not self._loop.is_closed():
             self._loop.remove_reader(self._fd)
             self._loop.remove_writer(self._fd)
         conn.pgconn.finish()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

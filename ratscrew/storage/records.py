@@ -80,6 +80,11 @@ class StepRows:
     judged: Sequence[dict[str, Any]]
 
 
+StepsDone = Callable[[Exception | None], None]
+"""What hears how a batch of steps started without a task ended (`start_steps`): ``None`` once
+stored, else the store's error."""
+
+
 @dataclass(frozen=True)
 class SeatResult:
     """How one seat did in a finished game (for statistics and leaderboards)."""

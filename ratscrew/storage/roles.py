@@ -24,6 +24,7 @@ from ratscrew.storage.records import (
     SeatResult,
     SeatRow,
     StepRows,
+    StepsDone,
 )
 
 
@@ -169,6 +170,14 @@ class ArchiveStore(Protocol):
     def writes_off_the_loop(self) -> bool:
         """Whether steps are best written by `append_steps_async` in a task (the database is
         another process) rather than by `append_steps` at the end of a loop turn (a file)."""
+        ...
+
+    def start_steps(self, steps: Sequence[StepRows], done: StepsDone) -> bool:
+        """Send ``steps`` as `append_steps_async` would, without a task, when the store can:
+        ``done`` hears the outcome (``None`` once stored, else the store's error) in the turn
+        of the event loop in which the database's answer is read, and True is returned.
+        False, with nothing sent, when it cannot (a local database, a connection not yet made
+        in this event loop or lost): then use `append_steps_async`."""
         ...
 
     async def close_async(self) -> None:

@@ -30,6 +30,7 @@ from ratscrew.storage.records import (
     SeatResult,
     SeatRow,
     StepRows,
+    StepsDone,
     fold_name,
     new_server_id,
     participant,
@@ -291,6 +292,10 @@ class SqlStore:
     @property
     def writes_off_the_loop(self) -> bool:
         """False: steps are written at the end of a loop turn (see `ratscrew.server.writer`)."""
+        return False
+
+    def start_steps(self, steps: Sequence[StepRows], done: StepsDone) -> bool:
+        """False: a local database's steps are written by `append_steps`."""
         return False
 
     async def close_async(self) -> None:
