@@ -439,21 +439,28 @@ def test_the_pages_and_api_that_read_the_store_make_no_round_trip_on_the_event_l
     assert watch.awaited.count("PostgresRateCounter.allow_async") == 2
 
 
+class HeldPlayerReads:
+    """``store.player`` made slow, as a database slow to answer: each read is noted in
+    :attr:`started`, then waits until :attr:`released` is set (at most a minute)."""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.read_player = store.player
+        self.released = threading.Event()
+        self.started: list[str] = []
+
+    def __call__(self, player_id: str) -> Any:
+        self.started.append(player_id)
+        self.released.wait(60)
+        return self.read_player(player_id)
+
+
 def test_page_reads_held_up_do_not_hold_up_a_games_end(fresh_database: str) -> None:
     """A stranger's page reads that the database is slow to answer wait in threads of their own
     (`REQUEST_READS`): the writer's threads, which store a game's end, are not among them, so
     ``game_over`` comes while a dozen reads still wait."""
     store = PostgresStore(fresh_database)
-    released = threading.Event()
-    read_player = store.player
-
-    waiting: list[str] = []
-
-    def slow_player(player_id: str) -> Any:
-        waiting.append(player_id)
-        released.wait(60)
-        return read_player(player_id)
-
+    slow_player = HeldPlayerReads(store)
+    released, waiting = slow_player.released, slow_player.started
     app = create_app(store, close_store=True)
     with TestClient(app, client=("127.0.0.1", 40000)) as client:
         code = client.post("/api/rooms", json={"rules": "classic", "seats": 2,
@@ -489,15 +496,8 @@ def test_past_the_reads_a_process_lets_wait_a_page_read_is_refused_at_once_not_q
     waiting, a read is answered ``503`` with ``Retry-After`` at once; once the reads drain, the
     same request is answered again."""
     store = PostgresStore(fresh_database)
-    released = threading.Event()
-    read_player = store.player
-    started: list[str] = []
-
-    def slow_player(player_id: str) -> Any:
-        started.append(player_id)
-        released.wait(60)
-        return read_player(player_id)
-
+    slow_player = HeldPlayerReads(store)
+    released, started = slow_player.released, slow_player.started
     app = create_app(store, close_store=True)
     server: Server = app.state.server
     server.max_request_reads = 4
@@ -525,5 +525,5 @@ def test_past_the_reads_a_process_lets_wait_a_page_read_is_refused_at_once_not_q
             for reader in readers:
                 reader.join(30)
         assert answers == [404] * 4 and server.request_reads == 0
-        store.player = read_player  # type: ignore[method-assign]
+        store.player = slow_player.read_player  # type: ignore[method-assign]
         assert client.get(f"/api/players/{'y' * 12}").status_code == 404  # answered again
