@@ -301,11 +301,12 @@ class StepWriter:
         self._writing = False
         """PostgreSQL: a run of writes is in flight, or about to be (`_write_next`)."""
         self._runs: deque[tuple[list[_Write], list[_Write]]] = deque()
-        """PostgreSQL: the runs of the batch being written (`_queued_groups`)."""
+        """PostgreSQL: the runs of the batch being written, each with the rest of its batch
+        (`_groups`)."""
         self._idle: list[asyncio.Future[None]] = []
+        """Who waits for the writer to have nothing in flight (`drain`)."""
         self._task: asyncio.Task[None] | None = None
         """PostgreSQL: the task of a run that is not sent with `Store.start_steps`."""
-        """Who waits for the writer to have nothing in flight (`drain`)."""
         self.batches = 0
         """Batches written so far (a batch is one transaction of steps, for the benchmarks)."""
         self.steps = 0
