@@ -155,7 +155,8 @@ def test_on_postgresql_a_batchs_messages_go_out_in_the_turn_its_answer_is_read(
 
     monkeypatch.setattr(StepsConnection, "_on_readable", read_and_see)
     store = open_store(fresh_database)
-    writer = StepWriter(store)
+    tally = Tally()
+    writer = StepWriter(store, tally=tally)
     game_id = a_game(store, "TURN")
     outbox = Outbox()
     ann = Recording(outbox)
@@ -175,6 +176,7 @@ def test_on_postgresql_a_batchs_messages_go_out_in_the_turn_its_answer_is_read(
     assert stored_actions(store, game_id) == 11
     sent_by_a_read = [after - before for before, after in wire_lengths_after_reads if after > before]
     assert sent_by_a_read == [1] * 10, wire_lengths_after_reads
+    assert tally.store_calls.count == 10  # each batch's round trip counted once, by the writer
     store.close()
 
 

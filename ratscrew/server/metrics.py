@@ -122,14 +122,21 @@ TALLY = Tally()
 """The counters the server increments."""
 
 
+TIMED_BY_THE_CALLER = frozenset({"start_steps"})
+"""Store methods `instrument_store` does not time: `start_steps` returns once a batch is sent,
+and the step writer counts its round trip when the answer comes (`ratscrew.server.writer`)."""
+
+
 def instrument_store(store: Any, tally: Tally = TALLY) -> Any:
     """Time every public method of ``store`` into ``tally`` (wrapping them on the instance,
-    once: a store shared by several apps is not timed twice); returns ``store``."""
+    once: a store shared by several apps is not timed twice), but `TIMED_BY_THE_CALLER`;
+    returns ``store``."""
     if getattr(store, "_ratscrew_timed", False):
         return store
     store._ratscrew_timed = True
     for name in dir(type(store)):
-        if name.startswith("_") or isinstance(getattr(type(store), name), property):
+        if (name.startswith("_") or name in TIMED_BY_THE_CALLER
+                or isinstance(getattr(type(store), name), property)):
             continue
         method = getattr(store, name)
         if callable(method):

@@ -422,7 +422,9 @@ class StepWriter:
                 group, rest = self._runs[0]
                 if group[0].step is not None:
                     try:
-                        if self.store.start_steps(_steps(group), partial(self._answered, group, rest)):
+                        sent = time.perf_counter()
+                        if self.store.start_steps(_steps(group),
+                                                  partial(self._answered, group, rest, sent)):
                             return
                     except Exception as error:  # it could not be sent
                         self._runs.popleft()
@@ -443,11 +445,15 @@ class StepWriter:
             if not waiter.done():
                 waiter.set_result(None)
 
-    def _answered(self, group: list[_Write], rest: list[_Write], error: Exception | None) -> None:
-        """A run of steps sent by `_write_next` was stored, or failed with ``error``: called
-        from the steps' connection's reader. What it held goes out now; the next batch is sent
-        in the next turn, so that it takes what the rest of this turn queues (sending it from
-        here was tried too, and measured no better: docs/online.md, "How far shards go")."""
+    def _answered(self, group: list[_Write], rest: list[_Write], sent: float,
+                  error: Exception | None) -> None:
+        """A run of steps sent by `_write_next` at ``sent`` was stored, or failed with
+        ``error``: called from the steps' connection's reader. Its round trip is counted as a
+        store call (``ratscrew_store_seconds``; `start_steps` itself is not timed). What it held
+        goes out now; the next batch is sent in the next turn, so that it takes what the rest of
+        this turn queues (sending it from here was tried too, and measured no better:
+        docs/online.md, "How far shards go")."""
+        self.tally.store_call(time.perf_counter() - sent)
         try:
             self._settle(group, rest, error)
         finally:  # whatever happened there, what is queued behind it is written
