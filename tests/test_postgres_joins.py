@@ -492,38 +492,53 @@ def test_page_reads_held_up_do_not_hold_up_a_games_end(fresh_database: str) -> N
 def test_past_the_reads_a_process_lets_wait_a_page_read_is_refused_at_once_not_queued(
         fresh_database: str) -> None:
     """On PostgreSQL a request's store reads queue for two threads; a stranger's flood of them
-    would grow that queue, and every reader's wait, without bound. Past ``max_request_reads``
-    waiting, a read is answered ``503`` with ``Retry-After`` at once; once the reads drain, the
-    same request is answered again."""
+    would grow that queue, and every reader's wait, without bound. Past
+    ``max_request_reads_per_address`` from one address a read is answered ``429``, past
+    ``max_request_reads`` from everyone ``503``, both with ``Retry-After`` and at once; once
+    the reads drain, the same requests are answered again."""
     store = PostgresStore(fresh_database)
     slow_player = HeldPlayerReads(store)
     released, started = slow_player.released, slow_player.started
     app = create_app(store, close_store=True)
     server: Server = app.state.server
-    server.max_request_reads = 4
+    server.max_request_reads, server.max_request_reads_per_address = 4, 2
+    stranger = TestClient(app, client=("203.0.113.7", 50000))  # the same server, another address
     with TestClient(app, client=("127.0.0.1", 40000)) as client:
         store.player = slow_player  # type: ignore[method-assign]
         answers: list[int] = []
-        readers = [threading.Thread(target=lambda: answers.append(
-            client.get(f"/api/players/{'x' * 12}").status_code)) for _ in range(4)]
+
+        def read(reader: TestClient) -> None:
+            answers.append(reader.get(f"/api/players/{'x' * 12}").status_code)
+
+        readers = [threading.Thread(target=read, args=(reader,))
+                   for reader in (client, client, stranger, stranger)]
         try:
-            for reader in readers:
+            for reader in readers[:2]:
                 reader.start()
             deadline = time.monotonic() + 10
+            while server.request_reads < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            asked = time.monotonic()
+            own_share = client.get(f"/api/players/{'y' * 12}")  # a third from one address
+            for reader in readers[2:]:
+                reader.start()
             while server.request_reads < 4 and time.monotonic() < deadline:
                 time.sleep(0.01)
             assert server.request_reads == 4 and len(started) == 2  # two run, two wait
-            asked = time.monotonic()
-            refused = client.get(f"/api/players/{'y' * 12}")
-            page = client.get(f"/players/{'y' * 12}")
-            assert time.monotonic() - asked < 5  # not queued behind the held reads
-            assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
-            assert "busy" in refused.json()["error"]
+            newcomer = TestClient(app, client=("198.51.100.9", 1))  # with no read of its own
+            everyone = newcomer.get(f"/api/players/{'y' * 12}")
+            page = newcomer.get(f"/players/{'y' * 12}")
+            assert time.monotonic() - asked < 5  # none queued behind the held reads
+            assert own_share.status_code == 429 and own_share.headers["retry-after"] == "1"
+            assert "your address" in own_share.json()["error"]
+            assert everyone.status_code == 503 and everyone.headers["retry-after"] == "1"
+            assert "busy" in everyone.json()["error"]
             assert page.status_code == 503 and "busy" in page.text and page.headers["retry-after"] == "1"
         finally:
             released.set()
             for reader in readers:
                 reader.join(30)
-        assert answers == [404] * 4 and server.request_reads == 0
+        assert answers == [404] * 4 and server.request_reads == 0 and server.reads_by_address == {}
         store.player = slow_player.read_player  # type: ignore[method-assign]
         assert client.get(f"/api/players/{'y' * 12}").status_code == 404  # answered again
+        assert stranger.get(f"/api/players/{'y' * 12}").status_code == 404

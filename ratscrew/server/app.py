@@ -361,7 +361,11 @@ MAX_REQUEST_READS = 64
 two run, the rest queue. A player's page and the leaderboard take ~20 ms each with 200 games
 behind them (docs/online.md), so the 64th waits about 0.6 s."""
 
+MAX_REQUEST_READS_PER_ADDRESS = 8
+"""Of `MAX_REQUEST_READS`, how many one address may have: a page asks for a handful at once."""
+
 TOO_MANY_READS = "the server is busy reading its database; try again in a moment"
+TOO_MANY_READS_FROM_ONE_ADDRESS = "too many reads from your address at once; try again in a moment"
 
 
 @dataclass
@@ -385,8 +389,12 @@ class Server:
     """Joins being counted in the database (`_admit_async`), kept until done."""
     max_request_reads: int = MAX_REQUEST_READS
     """Requests' store reads that may wait for `REQUEST_READS`' threads at once (`call_store`)."""
+    max_request_reads_per_address: int = MAX_REQUEST_READS_PER_ADDRESS
+    """Of those, how many one address may have (`call_store`)."""
     request_reads: int = 0
     """Requests' store reads running or waiting for a thread now."""
+    reads_by_address: dict[str, int] = field(default_factory=dict)
+    """Of those, how many each address has (addresses with none are left out)."""
 
     def __post_init__(self) -> None:
         # counted in the database when several processes share it, else in memory
@@ -405,21 +413,31 @@ class Server:
         self.writer = StepWriter(self.store)
         """The one writer of every room's steps (`ratscrew.server.writer`)."""
 
-    async def call_store(self, call: Callable[..., Answer], *args: Any) -> Answer:
-        """``call(*args)``, store calls a request waits for (a record, a player's page, the
+    async def call_store(self, request: Request, call: Callable[..., Answer], *args: Any) -> Answer:
+        """``call(*args)``, store calls ``request`` waits for (a record, a player's page, the
         leaderboard, an import code), made `off_the_loop` on PostgreSQL, in threads of their
-        own (`REQUEST_READS`). Past `max_request_reads` running or waiting, a request is refused
-        at once (``503`` with ``Retry-After``) rather than queued: a stranger's flood of reads
-        cannot grow the queue, or everyone's wait, without bound."""
+        own (`REQUEST_READS`). They are refused at once rather than queued (with
+        ``Retry-After``) past `max_request_reads_per_address` running or waiting from the
+        request's address (``429``) and past `max_request_reads` from everyone (``503``): a
+        stranger's flood of reads cannot grow the queue, or everyone's wait, without bound, and
+        one address cannot take every place in it."""
         if not self.store.writes_off_the_loop:
             return call(*args)
+        address = client_address(request.client)
+        from_address = self.reads_by_address.get(address, 0)
+        if from_address >= self.max_request_reads_per_address:
+            raise HTTPException(429, TOO_MANY_READS_FROM_ONE_ADDRESS, headers={"Retry-After": "1"})
         if self.request_reads >= self.max_request_reads:
             raise HTTPException(503, TOO_MANY_READS, headers={"Retry-After": "1"})
         self.request_reads += 1
+        self.reads_by_address[address] = from_address + 1
         try:
             return await off_the_loop(self.store, call, *args, requests=True)
         finally:
             self.request_reads -= 1
+            left = self.reads_by_address.pop(address) - 1
+            if left:
+                self.reads_by_address[address] = left
 
     def restore_rooms(self) -> None:
         """Bring back every open room of this shard from the store (games in progress included)."""
@@ -552,7 +570,7 @@ async def _stored_record(request: Request) -> dict[str, Any] | None:
     if not text.isascii() or not text.isdigit() or len(text) > 19 or int(text) > MAX_GAME_ID:
         return None
     server = _server(request)
-    return await server.call_store(server.store.game_record, int(text))
+    return await server.call_store(request, server.store.game_record, int(text))
 
 
 async def replay_page(request: Request) -> Response:
@@ -666,8 +684,8 @@ async def leaderboard(request: Request) -> JSONResponse:
     if len(rules) > 64:
         return _error(400, "rules: a ruleset name is at most 64 characters")
     server = _server(request)
-    return JSONResponse({"rules": rules,
-                         "players": await server.call_store(ranking.leaderboard, server.store, rules)})
+    ranked = await server.call_store(request, ranking.leaderboard, server.store, rules)
+    return JSONResponse({"rules": rules, "players": ranked})
 
 
 def _coded_error(status: int, code: str, message: str) -> JSONResponse:
@@ -680,7 +698,7 @@ async def player_page(request: Request) -> Response:
     page = WEB_DIR / "player.html"
     server = _server(request)
     if not page.is_file() or await server.call_store(
-            server.store.player, str(request.path_params["player_id"])) is None:
+            request, server.store.player, str(request.path_params["player_id"])) is None:
         return _not_found_page("There is no player with that id.")
     return _page("player.html")
 
@@ -688,7 +706,7 @@ async def player_page(request: Request) -> Response:
 async def player_info(request: Request) -> JSONResponse:
     """``GET /api/players/ID`` (see docs/protocol.md)."""
     server = _server(request)
-    info = await server.call_store(players.player_page, server.store,
+    info = await server.call_store(request, players.player_page, server.store,
                                    str(request.path_params["player_id"]))
     if info is None:
         return _coded_error(404, "unknown_player", "there is no player with that id on this server")
@@ -730,7 +748,7 @@ async def _player_code_answer(request: Request, field_name: str,
         return _coded_error(429, "rate_limited", f"at most {server.limits.key_codes_per_hour} "
                             "exports and imports an hour from one address; try again later")
     try:
-        return JSONResponse(await server.call_store(answer, server.store, value))
+        return JSONResponse(await server.call_store(request, answer, server.store, value))
     except players.PlayerCodeError as error:
         return _coded_error(404 if error.code == "unknown_player" else 400, error.code, str(error))
 
