@@ -417,8 +417,7 @@ class StepWriter:
                     if not self._pending:
                         self._stop_writing()
                         return
-                    batch, self._pending = self._pending, []
-                    self._runs.extend((group, batch[start:]) for start, group in _groups(batch))
+                    self._runs.extend(self._queued_groups())  # the batch queued so far
                 group, rest = self._runs[0]
                 if group[0].step is not None:
                     try:
