@@ -18,7 +18,7 @@ from ratscrew.server.judging import (
     link_window_ms,
     settle_window_ms,
 )
-from ratscrew.server.link import WINDOW, LinkEstimate, Pinger
+from ratscrew.server.link import JITTER_WINDOW, WINDOW, LinkEstimate, Pinger
 
 
 def link(*samples: float) -> LinkEstimate:
@@ -53,6 +53,23 @@ def test_the_ping_shown_is_the_median_of_the_window(samples: list[float]) -> Non
 def test_jitter_is_the_90th_percentile_above_the_minimum() -> None:
     assert link(40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 90).jitter_ms == pytest.approx(9)
     assert link(40).jitter_ms == 0 and LinkEstimate().rtt_ms is None
+
+
+def test_a_busy_spell_stops_widening_the_allowance_once_the_latest_samples_are_calm() -> None:
+    calm, busy = [40] * 10, [80] * 10  # a busy server reads every pong late for a while
+    assert link(*calm, *busy).jitter_ms == 40
+    after = link(*calm, *busy, *[41] * JITTER_WINDOW)
+    assert after.samples == WINDOW  # the busy samples are still kept...
+    assert after.jitter_ms == 1 and after.rtt_ms == 40  # ...but only the latest say how late
+
+
+def test_the_jitter_is_measured_from_the_whole_windows_round_trip() -> None:
+    estimate = link(30, *[50] * JITTER_WINDOW)  # the link's best is older than the latest ten
+    assert estimate.rtt_ms == 30 and estimate.jitter_ms == 20
+
+
+def test_one_late_sample_among_the_latest_does_not_move_the_jitter() -> None:
+    assert link(*[40] * (JITTER_WINDOW - 1), 200).jitter_ms == 0
 
 
 def test_pongs_are_matched_to_their_pings_once() -> None:
