@@ -198,7 +198,8 @@ async def test_a_terminal_player_sits_plays_slaps_and_takes_the_seat_back(
         await pilot.press("y")  # resign: Ann wins
         await until(pilot, lambda: again.over is not None and isinstance(again.screen, RoomScreen),
                     "the results")
-        assert "Ann wins!" in room_text(again)
+        # the winner is drawn once the room message after game_over says the phase is over
+        await until(pilot, lambda: "Ann wins!" in room_text(again), "the winner")
         assert "r rematch" not in again.room_keys()
         game_id = again.over["game_id"] if again.over else None
     record = server.get(f"/api/games/{game_id}/record").json()
