@@ -11,7 +11,6 @@ import argparse
 import importlib
 import os
 import pkgutil
-import re
 import sys
 from collections.abc import Sequence
 
@@ -27,7 +26,16 @@ class CommandError(Exception):
 ALIASES = {("bmn", "search"): "bmn-search", ("sim", "sweep"): "sim-sweep"}
 """Two-word commands that are registered under one hyphenated name."""
 
-_DEAL_STRING = re.compile(r"[-JQKAjqka]{2,}")
+_BMN_OPTIONS = ("-h", "--help", "--json")
+
+
+def _is_bmn_option(argument: str) -> bool:
+    """Whether a word after ``ratscrew bmn`` is one of its options rather than a deal string.
+
+    >>> _is_bmn_option("--json"), _is_bmn_option("---AJ--Q"), _is_bmn_option("--A-X")
+    (True, False, False)
+    """
+    return argument in _BMN_OPTIONS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,9 +59,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if alias is not None:
         args_list = [alias, *args_list[2:]]
     if args_list[:1] == ["bmn"]:
-        # Deal strings start with '-', which argparse would take for options.
-        deals = [a for a in args_list[1:] if _DEAL_STRING.fullmatch(a)]
-        others = [a for a in args_list[1:] if not _DEAL_STRING.fullmatch(a)]
+        # Deal strings start with '-', which argparse would take for options: everything that
+        # is not one of bmn's own options is a deal, so a typo in one is reported as a typo
+        # in the deal (not as a missing hand2).
+        deals = [a for a in args_list[1:] if not _is_bmn_option(a)]
+        others = [a for a in args_list[1:] if _is_bmn_option(a)]
         args_list = ["bmn", *others, "--", *deals]
     parser = build_parser()
     args = parser.parse_args(args_list)

@@ -163,6 +163,19 @@ class Ruleset:
         }.get(rank, 0)
 
     @property
+    def title(self) -> str:
+        """The ruleset's name as a heading: a name that already says "rules" is not said twice.
+
+        >>> Ruleset.preset("classic").title
+        'classic rules'
+        >>> Ruleset(name="our kitchen rules").title
+        'our kitchen rules'
+        """
+        if self.name.casefold().split()[-1:] in (["rules"], ["rule"]):
+            return self.name
+        return f"{self.name} rules"
+
+    @property
     def deck_size(self) -> int:
         """52, or 54 with jokers."""
         return 54 if self.jokers else 52
@@ -353,6 +366,11 @@ def _validate(rules: Ruleset) -> None:
             raise RulesetError(
                 f"{f.name}: {value!r} is not allowed; choose one of {', '.join(choices)}"
             )
+    if rules.joker_chances and not rules.jokers:
+        raise RulesetError(
+            f"joker_chances: the rules play without jokers (jokers = false), so a joker cannot "
+            f"give {rules.joker_chances} chances; set jokers = true or joker_chances = 0"
+        )
     if rules.misslap_penalty in ("burn", "penalty_pile") and rules.misslap_cards < 1:
         raise RulesetError(
             f"misslap_cards: a {rules.misslap_penalty} penalty needs at least 1 card"

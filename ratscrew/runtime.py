@@ -183,6 +183,7 @@ class RealClock:
         self._base_table = float(start_ms)
         self._base_wall = wall()
         self._paused = False
+        self._held = False
 
     @property
     def speed(self) -> float:
@@ -203,7 +204,7 @@ class RealClock:
 
     def now(self) -> float:
         """The current table time in ms."""
-        if self._paused:
+        if self._paused or self._held:
             return self._base_table
         return self._base_table + (self._wall() - self._base_wall) * 1000.0 * self._speed
 
@@ -212,6 +213,33 @@ class RealClock:
         if not self._paused:
             self._rebase()
             self._paused = True
+
+    @property
+    def held(self) -> bool:
+        """True while the clock waits for the first action (:meth:`hold`)."""
+        return self._held
+
+    def hold(self) -> None:
+        """Keep table time standing until :meth:`release`: a game whose first card is a
+        person's starts its clock when that card is played, however long they wait.
+
+        >>> seconds = [0.0]
+        >>> clock = RealClock(wall=lambda: seconds[0])
+        >>> clock.hold(); seconds[0] = 600.0; clock.now()
+        0.0
+        >>> clock.release(); seconds[0] = 600.5; clock.now()
+        500.0
+        """
+        if not self._paused and not self._held:
+            self._rebase()
+        self._held = True
+
+    def release(self) -> None:
+        """Let held table time run from now (nothing happens if it was not held)."""
+        if self._held:
+            self._held = False
+            if not self._paused:
+                self._base_wall = self._wall()
 
     def resume(self) -> None:
         """Let table time run again from where it stopped."""
@@ -502,6 +530,8 @@ class Table:
                                or not 0 <= at <= MAX_TIME_MS):
             raise InvalidTimeError(f"a time is a number of ms from 0 to {MAX_TIME_MS}, "
                                    f"got a {type(at).__name__} that is not one")
+        if isinstance(self._clock, RealClock) and not self._clock.paused:
+            self._clock.release()
         intent = Intent(kind, self._clock.now() if at is None else at, SUBMITTED)
         if self.paused:
             self._reject(seat, intent, TablePausedError("the game is paused"), outside=True)
@@ -542,15 +572,22 @@ class Table:
 
     # ------------------------------------------------------------------ real clock
 
-    async def run_realtime(self, speed: float = 1.0) -> list[Event]:
-        """Run the game against the real clock (``speed`` table-ms per real ms) until it ends
-        or :meth:`stop` is called. Outside actions come in through :meth:`submit`. Returns every
-        event kept."""
-        self._clock = RealClock(speed=speed, start_ms=max(self._clock.now(), float(self.game.now)))
+    async def run_realtime(self, speed: float = 1.0,
+                           wall: Callable[[], float] = time.monotonic) -> list[Event]:
+        """Run the game against the real clock (``speed`` table-ms per real ms, read from
+        ``wall`` in seconds) until it ends or :meth:`stop` is called. Outside actions come in
+        through :meth:`submit`. Returns every event kept. When a person is to play the first
+        card, table time stands still until they do."""
+        self._clock = RealClock(speed=speed, start_ms=max(self._clock.now(), float(self.game.now)),
+                                wall=wall)
         self._wake = asyncio.Event()
         self._stop_requested = False
         self.stop_reason = None
         self.start()
+        if not self.events and self._next_due() is None:
+            # Nobody acts until a person plays the first card: the game's clock starts with
+            # that card (submit releases it), not when the table was opened.
+            self._clock.hold()
         while not self._stop_requested and not self.game.over:
             clock = self._clock
             if not clock.paused:

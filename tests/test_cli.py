@@ -88,6 +88,12 @@ def test_bmn_json_and_bad_deal(capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 2 and "too many 'A' cards" in err
 
 
+def test_bmn_names_a_typo_in_a_deal_that_starts_with_a_dash(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "bmn", "---AJ--Q---------QAKQJJ-QX", "-----A----KJ-K--------A---")
+    assert status == 2
+    assert "hand 1, card 26: 'X' is not" in err and "required" not in err
+
+
 def test_watch_narrates_a_whole_game_reproducibly(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "watch", "--rules", "northwest", "--players", "3", "--seed", "5")
     assert status == 0

@@ -105,3 +105,26 @@ def test_the_kernel_figures_are_the_reference_engines() -> None:
             <= sample["length"][key]["high"], key
     for key in ("slaps_per_game", "misslaps_per_game"):
         assert sample[key]["low"] <= kernel[key]["value"] <= sample[key]["high"], key
+
+
+def test_a_plot_into_a_missing_folder_is_refused_before_any_game(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_games(*_: object) -> None:
+        raise AssertionError("no game should be played for a plot that cannot be written")
+
+    monkeypatch.setattr("ratscrew.commands.lab.run_lab", no_games)
+    status = main(["lab", "classic", "--games", "20", "--no-progress", "--plot", "/no/such/dir/x.png"])
+    _, err = capsys.readouterr()
+    assert status == 2
+    assert "cannot write the plot to '/no/such/dir/x.png': there is no folder '/no/such/dir'" in err
+
+
+def test_a_plot_that_fails_to_write_still_prints_the_report(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    taken = tmp_path / "lab.png"
+    taken.mkdir()  # a folder where the file should go: the folder check passes, the write fails
+    status = main(["lab", "classic", "--players", "2", "--games", "20", "--json", "--no-progress",
+                   "--plot", str(taken)])
+    out, err = capsys.readouterr()
+    assert status == 2 and "cannot write the plot to" in err
+    assert len(json.loads(out)["win_share"]) == 2

@@ -456,3 +456,15 @@ def test_rules_from_a_toml_file_or_a_ruleset(tmp_path: Path) -> None:
         env.reset(seed=0)
         assert env.core.rules.slaps == ("double", "marriage")
         assert env.core.encoder.patterns == {"double": 0, "marriage": 1}
+
+
+def test_the_learners_help_says_what_it_does_in_whole_sentences(capsys: pytest.CaptureFixture[str]) -> None:
+    from ratscrew.rl.learn import main as learn_main
+
+    with pytest.raises(SystemExit) as exit_info:
+        learn_main(["--help"])
+    assert exit_info.value.code == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "python -m ratscrew.rl.learn" in help_text
+    assert ("REINFORCE against a bot and at that bot's own reaction profile "
+            '("equal hands": only the decisions differ).') in help_text

@@ -44,12 +44,20 @@ def test_unknown_preset_lists_the_choices() -> None:
         ("slaps = [", "not valid TOML"),
         ('misslap_penalty = "burn"\nmisslap_cards = 0',
          "misslap_cards: a burn penalty needs at least 1 card"),
+        ("jokers = false\njoker_chances = 4",
+         "joker_chances: the rules play without jokers (jokers = false)"),
     ],
 )
 def test_validation_errors_name_the_key_and_the_allowed_values(toml: str, message: str) -> None:
     with pytest.raises(RulesetError) as error:
         Ruleset.from_toml(toml)
     assert message in str(error.value)
+
+
+def test_a_name_that_already_says_rules_is_not_said_twice() -> None:
+    assert Ruleset.preset("northwest").title == "northwest rules"
+    assert Ruleset(name="our kitchen rules").title == "our kitchen rules"
+    assert Ruleset(name="House Rules").title == "House Rules"
 
 
 def test_missing_keys_take_defaults() -> None:
@@ -97,7 +105,9 @@ def test_every_whole_number_setting_has_bounds_and_both_ends_are_allowed() -> No
     whole_numbers = [f.name for f in dataclasses.fields(Ruleset) if f.type in (int, "int")]
     assert sorted(SETTING_BOUNDS) == sorted(whole_numbers)
     for name, (low, high) in SETTING_BOUNDS.items():
-        base = {"misslap_penalty": "none"} if name == "misslap_cards" else {}
+        needs: dict[str, dict[str, object]] = {"misslap_cards": {"misslap_penalty": "none"},
+                                               "joker_chances": {"jokers": True}}
+        base = needs.get(name, {})
         for value in (low, high):
             assert Ruleset.from_dict({**base, name: value}).to_dict()[name] == value
 

@@ -244,6 +244,35 @@ async def test_a_human_key_press_is_stamped_with_the_table_clock() -> None:
     assert table.stop_reason == "stopped"
 
 
+async def test_a_person_who_leads_starts_the_game_clock_with_the_first_card() -> None:
+    game = Game(CLASSIC, hands=["7H 2C", "7S 3D"], leader=0)
+    human = HumanAgent()
+    wall = [100.0]
+    table = Table(game, [human, Dealer()])
+    runner = asyncio.create_task(table.run_realtime(wall=lambda: wall[0]))
+    await asyncio.sleep(0)  # the run has started: nobody but the person can act
+    wall[0] += 26 * 60  # they look at the table for 26 minutes before playing
+    assert table.now == 0.0
+    human.press("play")
+    assert [(e.kind, e.at) for e in table.events] == [("card_played", 0)]
+    wall[0] += 0.25
+    assert table.now == 250.0  # from the first card on, the clock runs
+    table.stop()
+    await asyncio.wait_for(runner, timeout=2)
+
+
+async def test_a_bot_who_leads_starts_the_clock_at_once() -> None:
+    game = Game(CLASSIC, hands=["7H 2C", "7S 3D"], leader=0)
+    wall = [100.0]
+    table = Table(game, [Scripted(Intent("play", 10_000)), HumanAgent()])
+    runner = asyncio.create_task(table.run_realtime(wall=lambda: wall[0]))
+    await asyncio.sleep(0)
+    wall[0] += 2.0
+    assert table.now == 2000.0
+    table.stop()
+    await asyncio.wait_for(runner, timeout=2)
+
+
 async def test_pause_freezes_bots_and_refuses_key_presses_until_resume() -> None:
     game = Game(CLASSIC, hands=["7H 2C", "7S 3D"], leader=0)
     human = HumanAgent()

@@ -184,6 +184,29 @@ async def test_the_end_screen_shows_the_winner_and_saves_a_record(tmp_path: Path
     assert app.return_code == 0
 
 
+async def test_after_game_over_the_key_bar_names_the_end_keys_not_slap() -> None:
+    app = people_only(["7H", "7S"])
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        keybar = app.game_screen.query_one("#keybar", Static)
+        assert "game over" not in shown(keybar)
+        await pilot.press("a")
+        app.advance_to(400)
+        await pilot.press("l")
+        app.advance_to(650)
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, EndScreen)
+        assert "slap" not in shown(keybar) and "s save record" in shown(keybar)
+        await pilot.press("escape")  # back to the final table
+        await pilot.pause()
+        assert not isinstance(app.screen, EndScreen)
+        assert "slap" not in shown(keybar) and "Enter results" in shown(keybar)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, EndScreen)
+
+
 async def test_quit_mid_game_stops_the_table_cleanly() -> None:
     options = PlayOptions(rules=Ruleset.preset("classic"), humans=1, bots=3, seed=3, pace=4.0)
     app = PlayApp(options)

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     if pattern is not None:
         reason = PATTERN_DESCRIPTIONS[pattern]
     elif not rules.slaps:
-        reason = f"the {rules.name} rules allow no slaps"
+        reason = f"the {rules.title} allow no slaps"
     else:
         reason = "none of these patterns shows: " + ", ".join(rules.slaps)
     if args.json:

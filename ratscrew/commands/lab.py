@@ -8,9 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -67,8 +69,25 @@ def lab_run_from(args: argparse.Namespace) -> LabRun:
                   workers=args.workers)
 
 
+def check_plot_path(path: str) -> None:
+    """Refuse a plot file that cannot be written before any game is played.
+
+    >>> check_plot_path("/nowhere/lab.png")
+    Traceback (most recent call last):
+    ...
+    ratscrew.cli.CommandError: cannot write the plot to '/nowhere/lab.png': there is no folder '/nowhere'
+    """
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise CommandError(f"cannot write the plot to {path!r}: there is no folder '{folder}'")
+    if not os.access(folder, os.W_OK):
+        raise CommandError(f"cannot write the plot to {path!r}: the folder '{folder}' is not writable")
+
+
 def run(args: argparse.Namespace) -> int:
     lab = lab_run_from(args)
+    if args.plot:
+        check_plot_path(args.plot)
     show = not args.no_progress and sys.stderr.isatty()
     started = time.perf_counter()
     try:
@@ -79,12 +98,12 @@ def run(args: argparse.Namespace) -> int:
     except BrokenProcessPool:
         raise CommandError("a worker process died while simulating; try --workers 1") from None
     seconds = time.perf_counter() - started
-    if args.plot:
-        draw(report, lab, args.plot)
     if args.json:
         print(json.dumps(report, indent=2, default=_json_default))
     else:
         print_report(report, lab, seconds)
+    if args.plot:  # after the report: a plot that cannot be drawn never costs the figures
+        draw(report, lab, args.plot)
     return 0
 
 
@@ -107,7 +126,7 @@ def print_report(report: dict[str, Any], lab: LabRun, seconds: float) -> None:
     console = Console()
     base = report["compared_to"]
     changed = base["changed"]
-    console.print(f"[bold]{lab.rules.name}[/] rules, {lab.players} players, {lab.games:,} games "
+    console.print(f"[bold]{lab.rules.title}[/], {lab.players} players, {lab.games:,} games "
                   f"per column, seed {lab.seed} ({seconds:.1f} s)")
     if changed:
         console.print(f"against [bold]{base['preset']}[/]: "

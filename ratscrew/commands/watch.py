@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
     names = seat_names(args.players)
     game = Game.deal(rules, players=args.players, seed=seed)
-    print(f"{rules.name} rules, {args.players} players, seed {seed}. "
+    print(f"{rules.title}, {args.players} players, seed {seed}. "
           f"Player {game.leader + 1} leads.")
     game, events = play_simple_game(rules, args.players, seed, game=game)
     for event in events:

@@ -219,8 +219,20 @@ def bot_against_itself(rules: str, opponent: str, games: int, first_seed: int) -
     return wins / games
 
 
+def _first_paragraph(text: str) -> str:
+    """The first paragraph of a docstring as one line, for ``--help``.
+
+    >>> _first_paragraph("A learner\nfor ERS.\n\nMore.")
+    'A learner for ERS.'
+    """
+    return " ".join(text.strip().split("\n\n")[0].split())
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        prog="python -m ratscrew.rl.learn", description=_first_paragraph(__doc__ or ""),
+        epilog="example: python -m ratscrew.rl.learn --rules classic --opponent casual "
+               "--episodes 400 --out rl-training.png (docs/rl.md)")
     parser.add_argument("--rules", default="classic", help="preset or TOML ruleset (default classic)")
     parser.add_argument("--opponent", default="casual", help="the bot level to learn against")
     parser.add_argument("--episodes", type=int, default=600, help="training episodes")

@@ -76,6 +76,11 @@ def key_bar_text(names: Sequence[str], keys: Sequence[SeatKeys]) -> str:
     return f"{players} │ {APP_KEYS}"
 
 
+#: The key bar once the game is over: the end dialog's keys, then the table's when it is closed.
+END_DIALOG_KEYS = "game over │ s save record · Esc look at the table · q quit"
+END_TABLE_KEYS = "game over │ Enter results · ^Q quit"
+
+
 class GameScreen(TableScreen):
     """The table, the log and the key bar of a local game; turns the players' keys into actions."""
 
@@ -167,8 +172,10 @@ class PlayApp(App[None]):
         self.call_after_refresh(self._start)
 
     def _show_keys(self) -> None:
-        bar = key_bar_text(self.names[:len(self.keys)], self.keys)
-        self.game_screen.query_one("#keybar", Static).update(bar)
+        self._show_key_bar(key_bar_text(self.names[:len(self.keys)], self.keys))
+
+    def _show_key_bar(self, text: str) -> None:
+        self.game_screen.query_one("#keybar", Static).update(text)
 
     def _start(self) -> None:
         self._view_ready = True
@@ -227,6 +234,9 @@ class PlayApp(App[None]):
 
     def handle_player_key(self, key: str) -> bool:
         """Act for the player whose play or slap key this is; ``False`` if it is nobody's."""
+        if self._ended and key == "enter":
+            self.show_end()
+            return True
         binding = self.key_map.get(key)
         if binding is None:
             return False
@@ -325,12 +335,15 @@ class PlayApp(App[None]):
         details = (f"cards played {game.cards_played} · piles won {game.tricks} · "
                    f"time {clock_label(game.now)}")
         stats = game_stats(game.to_record())
+        self._show_key_bar(END_DIALOG_KEYS)
         self.push_screen(EndScreen(headline, self.names, stats, len(self.humans), details),
                          self._after_end)
 
     async def _after_end(self, choice: str | None) -> None:
         if choice == "quit":
             await self.action_quit_game()
+        else:
+            self._show_key_bar(END_TABLE_KEYS)
 
     def save_record(self) -> Path:
         """Write the game record (with the seats' names) into the record directory; returns

@@ -70,7 +70,7 @@ def check_options(options: PlayOptions) -> None:
     if options.players > options.rules.max_players:
         raise OptionsError(
             f"{options.players} players is more than the {options.rules.max_players} the "
-            f"{options.rules.name} rules allow")
+            f"{options.rules.title} allow")
     if options.level not in LEVELS:
         raise OptionsError(f"unknown bot level {options.level!r}; choose one of {', '.join(LEVELS)}")
     if not MIN_PACE <= options.pace <= MAX_PACE:

@@ -30,7 +30,7 @@ def rules_text(rules: Ruleset, names: Sequence[str], keys: Sequence[SeatKeys],
     """The help page: who plays with which keys, the game's own keys (``own_keys``: key ->
     what it does), then the rules."""
     text = Text()
-    text.append(f"{rules.name} rules", style="bold underline")
+    text.append(rules.title, style="bold underline")
     if rules.summary:
         text.append(f"\n{rules.summary}", style="italic")
     text.append("\n\nKeys\n", style="bold")
