@@ -31,6 +31,20 @@ def test_the_command_prints_the_declarations() -> None:
     assert "export type ServerMessage =" in printed and "export type ClientMessage =" in printed
 
 
+def test_every_declared_name_is_declared_once_and_the_observation_is_typed_field_by_field() -> None:
+    text = declarations()
+    names = re.findall(r"^export (?:type|interface) (\w+)", text, flags=re.MULTILINE)
+    assert [name for name in set(names) if names.count(name) > 1] == []
+    observation = text[text.index("export interface Observation {"):]
+    assert "  collection: CollectionView | null;" in observation[:observation.index("\n}")]
+    assert "Observation = {" not in text  # no catch-all alias that would let any field through
+
+
+def test_the_page_is_type_checked_with_the_declarations_themselves() -> None:
+    config = (ROOT / "tsconfig.json").read_text(encoding="utf-8")
+    assert "skipLibCheck" not in config  # a .d.ts the checker skips could hide a wrong declaration
+
+
 def test_the_declarations_spell_the_wire_not_the_python() -> None:
     text = declarations()
     move_seat = text[text.index("export interface MoveSeatMessage"):]

@@ -30,11 +30,11 @@ COMMAND = "python -m ratscrew.protocol typescript > ratscrew/web/js/protocol.d.t
 """How to write the declarations again after a change to the protocol's types."""
 
 OPAQUE: dict[str, str] = {
-    "Observation": "{ [field: string]: any }",
     "PublicEvent": "{ kind: EventKind; at: number; seat: number | null; [field: string]: any }",
 }
-"""What the protocol leaves to the engine, declared by hand: the observation (``Game.observe``)
-and an event's public fields (``Event.public_dict``; its ``kind`` is one of `EventKind`)."""
+"""What the protocol leaves to the engine, declared by hand: an event's public fields
+(``Event.public_dict``; its ``kind`` is one of `EventKind`). The observation is declared field by
+field from its TypedDict (`ratscrew.observation.Observation`), like every message."""
 
 
 def event_kinds() -> list[str]:

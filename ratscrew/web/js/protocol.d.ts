@@ -4,8 +4,6 @@
 /** The kind of an engine event (`ratscrew.events`). */
 export type EventKind = "card_played" | "cards_burned" | "challenge_lost" | "challenge_passed" | "challenge_started" | "claim_opened" | "game_over" | "locked_out" | "misslap" | "pile_won" | "player_barred" | "player_out" | "slap_ignored" | "slap_tie" | "slap_won" | "slapped_in";
 
-export type Observation = { [field: string]: any };
-
 export type PublicEvent = { kind: EventKind; at: number; seat: number | null; [field: string]: any };
 
 export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "server";

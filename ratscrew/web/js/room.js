@@ -6,6 +6,7 @@ import { cardElement, drawPile } from "./cards.js";
 import { byId, el, fetchJson } from "./dom.js";
 import { cardFace, clockLeft, formatMs, mayAct, reactionTo, remainingMs, seatStatus, keyName } from "./format.js";
 import { splitTerms, TERMS } from "./glossary.js";
+import { collectionStatus } from "./status.js";
 import { actionFor, DEFAULT_KEYS, loadKeys, saveKeys } from "./keys.js";
 import { LogBook } from "./logbook.js";
 import { buzzFor, nextNews, withJudgement } from "./news.js";
@@ -751,14 +752,8 @@ function renderStatus() {
       ?? nameOf(observation.winner);
     text = observation.winner === null ? "The game is over." : `${winner} wins!`;
   } else if (observation.collection) {
-    const c = observation.collection;
-    const left = formatMs(remainingMs(c.collect_at, state.sent_at, since));
-    text = c.open_to_all
-      ? `Anyone may slap to claim the pile: ${left}`
-      : `${nameOf(c.winner)} takes the pile in ${left}`;
-    if (c.exclusive_until !== null && c.exclusive_until !== undefined) {
-      text = `${nameOf(c.winner)} may slap to claim the pile: ${formatMs(remainingMs(c.exclusive_until, state.sent_at, since))}`;
-    }
+    text = collectionStatus(observation.collection, nameOf,
+      (deadline) => remainingMs(deadline, state.sent_at, since));
   } else if (observation.challenge) {
     const ch = observation.challenge;
     const chances = ch.chances_left === 1 ? "1 chance" : `${ch.chances_left} chances`;
