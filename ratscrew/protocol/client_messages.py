@@ -186,13 +186,14 @@ class Pong:
     id: int
 
 
-CLIENT_MESSAGES: tuple[type, ...] = (Join, Watch, Stand, Ready, Configure, SetSeat, MoveSeat, Kick, Start,
-                                     Rematch, Act, Pong, HistoryRequest)
-"""Every client message, in the order docs/protocol.md lists them. On the wire each has its
-``TYPE`` (`Act`: its ``kind``), and a field its ``"wire"`` name where the metadata gives one."""
-
-ClientMessage = (Join | Watch | Ready | Configure | SetSeat | MoveSeat | Kick | Start | Stand | Rematch
+ClientMessage = (Join | Watch | Stand | Ready | Configure | SetSeat | MoveSeat | Kick | Start | Rematch
                  | Act | Pong | HistoryRequest)
+"""Every message a client sends on a room's websocket."""
+
+CLIENT_MESSAGES: tuple[type, ...] = get_args(ClientMessage)
+"""Every client message, in the order docs/protocol.md lists them (the union's). On the wire each
+has its ``TYPE`` (`Act`: its ``kind``), and a field its ``"wire"`` name where the metadata gives
+one."""
 
 
 # ---------------------------------------------------------------------------------- fields

@@ -17,7 +17,7 @@ Fields are added, never renamed: the protocol is a public contract.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NewType, NotRequired, TypedDict
+from typing import Any, Literal, NewType, NotRequired, TypedDict, get_args
 
 from ratscrew.observation import Observation
 from ratscrew.protocol.room_words import Judging, Pace
@@ -344,10 +344,8 @@ ServerMessage = (WelcomeMessage | RoomMessage | StateMessage | JudgementMessage 
                  | NoticeMessage)
 """Every message the server sends on a room's websocket."""
 
-SERVER_MESSAGES: tuple[type, ...] = (WelcomeMessage, RoomMessage, StateMessage, JudgementMessage,
-                                     GameOverMessage, HistoryMessage, PingMessage, KickedMessage,
-                                     ReplacedMessage, ErrorMessage, NoticeMessage)
-"""The members of `ServerMessage`, in the order docs/protocol.md describes them."""
+SERVER_MESSAGES: tuple[type, ...] = get_args(ServerMessage)
+"""The members of `ServerMessage`, in the order docs/protocol.md describes them (the union's)."""
 
 
 def error_message(code: ErrorCode, message: str) -> ErrorMessage:
