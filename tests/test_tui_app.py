@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from piloting import until
+from textual.pilot import Pilot
 from textual.widgets import Button, Input, Static
 
 from ratscrew.engine import Game
@@ -156,15 +157,20 @@ async def test_a_key_out_of_turn_is_explained_not_played() -> None:
         assert "Player 2: not your turn, Player 1 plays next." in verdict_shown(app)
 
 
+async def take_the_last_two_cards(pilot: Pilot[None], app: PlayApp) -> None:
+    """Hands "7H" and "7S": both play, and Player 1 slaps the double, holding every card."""
+    await pilot.press("a")
+    app.advance_to(400)
+    await pilot.press("l")
+    app.advance_to(650)
+    await pilot.press("s")
+    await pilot.pause()
+
+
 async def test_the_end_screen_shows_the_winner_and_saves_a_record(tmp_path: Path) -> None:
     app = people_only(["7H", "7S"], record_dir=tmp_path)
     async with app.run_test() as pilot:
-        await pilot.press("a")
-        app.advance_to(400)
-        await pilot.press("l")
-        app.advance_to(650)
-        await pilot.press("s")  # Player 1 takes the last two cards and holds them all
-        await pilot.pause()
+        await take_the_last_two_cards(pilot, app)
         assert isinstance(app.events[-1], GameOver)
         assert isinstance(app.screen, EndScreen)
         headline = shown(app.screen.query_one("#end-headline", Static))
@@ -190,12 +196,7 @@ async def test_after_game_over_the_key_bar_names_the_end_keys_not_slap() -> None
         await pilot.pause()
         keybar = app.game_screen.query_one("#keybar", Static)
         assert "game over" not in shown(keybar)
-        await pilot.press("a")
-        app.advance_to(400)
-        await pilot.press("l")
-        app.advance_to(650)
-        await pilot.press("s")
-        await pilot.pause()
+        await take_the_last_two_cards(pilot, app)
         assert isinstance(app.screen, EndScreen)
         assert "slap" not in shown(keybar) and "s save record" in shown(keybar)
         await pilot.press("escape")  # back to the final table
