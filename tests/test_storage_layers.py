@@ -6,9 +6,14 @@ circle between them."""
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
+import pytest
+
 import ratscrew
+from ratscrew.storage.opening import open_store
+from ratscrew.storage.records import StoreError
 
 PACKAGE = Path(ratscrew.__file__).parent
 ALLOWED_FROM_SERVER = {"ratscrew.server.rated"}
@@ -41,3 +46,18 @@ def test_the_allowed_server_modules_do_not_import_the_storage_back() -> None:
 def test_store_and_pgstore_no_longer_import_each_other() -> None:
     assert "ratscrew.server.pgstore" not in imported(PACKAGE / "server" / "store.py")
     assert "ratscrew.server.store" not in imported(PACKAGE / "server" / "pgstore.py")
+
+
+def test_a_missing_postgresql_driver_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "ratscrew.storage.postgres", raising=False)
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # `import psycopg` fails as if not installed
+    with pytest.raises(StoreError, match=r"needs the PostgreSQL driver: pip install 'ratscrew\[postgres\]'"):
+        open_store("postgresql://ratscrew@localhost/ratscrew")
+
+
+def test_a_broken_import_of_our_own_is_not_called_a_missing_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "ratscrew.storage.postgres", raising=False)
+    monkeypatch.setitem(sys.modules, "ratscrew.storage.postgres_steps", None)
+    with pytest.raises(ModuleNotFoundError) as error:
+        open_store("postgresql://ratscrew@localhost/ratscrew")
+    assert error.value.name == "ratscrew.storage.postgres_steps"

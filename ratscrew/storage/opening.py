@@ -9,6 +9,9 @@ from ratscrew.storage.records import StoreError
 from ratscrew.storage.roles import Store
 from ratscrew.storage.sqlite import SqliteStore
 
+DRIVER_MODULES = frozenset({"psycopg", "psycopg_pool", "psycopg_binary"})
+"""The PostgreSQL driver's modules (the ``postgres`` extra): only their absence means "install it"."""
+
 
 def is_database_url(db: str | Path) -> bool:
     """Whether ``--db`` names a PostgreSQL database rather than a SQLite file.
@@ -45,7 +48,9 @@ def open_store(db: str | Path) -> Store:
     if is_database_url(db):
         try:
             from ratscrew.storage.postgres import PostgresStore
-        except ImportError:
+        except ModuleNotFoundError as error:
+            if error.name not in DRIVER_MODULES:
+                raise  # a broken import of our own is a bug to see, not a missing driver
             raise StoreError("a postgresql:// database needs the PostgreSQL driver: "
                              "pip install 'ratscrew[postgres]'") from None
         return PostgresStore(str(db))
