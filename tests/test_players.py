@@ -159,7 +159,8 @@ def test_a_finished_game_rates_the_keyed_player_and_the_bot_and_the_page_shows_i
     assert (step["mu"], step["sigma"]) == (classic["mu"], classic["sigma"])
     (game,) = page["games"]  # the bot first, the guest (out last) second, Ann (out first) third
     assert game == {"id": over["game_id"], "rules": "classic", "finished_at": game["finished_at"],
-                    "place": 3, "players": 3, "replay": f"/games/{over['game_id']}", "unrated": None}
+                    "place": 3, "players": 3, "replay": f"/games/{over['game_id']}", "unrated": None,
+                    "note": None}
     assert page["integrity"] == {"flagged": False, "reasons": [], "checked_slaps": 0}
     assert set(page["reactions"]) == {"you", "bots"} and set(page["reactions"]["bots"]) == set(LEVELS)
     assert all(isinstance(ms, int) for ms in page["reactions"]["bots"]["casual"])

@@ -110,7 +110,7 @@ def result(seat: int, name: str, token: str | None, won: bool, reactions: tuple[
 
 
 def test_a_new_database_has_every_migration(store: Store) -> None:
-    assert store.schema_version == VERSION == 3
+    assert store.schema_version == VERSION == 4
 
 
 def test_reopening_keeps_everything_and_migrates_nothing(opener: Opener) -> None:
@@ -550,7 +550,7 @@ def test_an_old_database_keeps_its_games_and_they_are_never_rated(
     run("INSERT INTO results VALUES (1, 0, 'human', 'Ann', 'hash-ann', 1, 2, 0, '[300]')")
     store = open_store(target)
     try:
-        assert store.schema_version == 3
+        assert store.schema_version == VERSION
         assert store.unrated_games() == []  # finished before ratings existed: never rated
         assert player_stats(store, "hash-ann")["games"] == 1 and leaderboard(store, "classic") == []
         row = store.load_room("ABCDEF")
@@ -711,8 +711,16 @@ def test_a_player_is_ranked_only_after_rated_games_against_three_different_oppon
                                    result(2, "Expert bot", None, False, kind="bot", bot="expert")])
     store.rate_game(game_id, fixed_rater({ann: (31.0, 2.0), "bot:casual": (20.0, 2.0),
                                           "bot:expert": (20.0, 2.0)}))
-    assert [p["player_id"] for p in leaderboard(store, "classic")] == [ann]  # Bob: one opponent
-    assert store.ratings_of(ann)[0]["rank"] == 1 and store.ratings_of(bob)[0]["rank"] is None
+    # Bob has met only Ann, so he is not established: Ann's established opponents are the two bots
+    assert leaderboard(store, "classic") == [] and store.ratings_of(ann)[0]["rank"] is None
+    game_id = a_rated_game(store, [result(0, "Bob", "t2", True, player_id=bob),
+                                   result(1, "Skilled bot", None, False, kind="bot", bot="skilled"),
+                                   result(2, "Expert bot", None, False, kind="bot", bot="expert")])
+    store.rate_game(game_id, fixed_rater({bob: (21.0, 2.0), "bot:skilled": (20.0, 2.0),
+                                          "bot:expert": (20.0, 2.0)}))
+    # now Bob has three opponents (Ann and two bot levels): both are ranked, Ann first
+    assert [p["player_id"] for p in leaderboard(store, "classic")] == [ann, bob]
+    assert store.ratings_of(ann)[0]["rank"] == 1 and store.ratings_of(bob)[0]["rank"] == 2
 
 
 def test_a_flag_takes_the_player_off_the_board_and_takes_back_the_ratings_since_its_evidence(

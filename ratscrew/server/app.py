@@ -647,16 +647,24 @@ async def game_record(request: Request) -> JSONResponse:
     record = await _stored_record(request)
     if record is None:
         return _error(404, "no finished game with that number")
-    return JSONResponse(public_record(record), headers={
+    server = _server(request)
+    notes = await server.call_store(request, server.store.rating_notes, int(request.path_params["game_id"]))
+    return JSONResponse(public_record(record, notes), headers={
         "content-disposition": f'inline; filename="ratscrew-game-{request.path_params["game_id"]}.json"'})
 
 
-def public_record(record: dict[str, Any]) -> dict[str, Any]:
+def public_record(record: dict[str, Any], notes: dict[str, Any] | None = None) -> dict[str, Any]:
     """A stored game record as anyone may read it: without the room's code (the room may still
-    be open, and its code is all a stranger needs to join it)."""
+    be open, and its code is all a stranger needs to join it), and with what rating made of it
+    (``notes``: `Store.rating_notes`): ``unrated`` says why the game changed no rating, and
+    ``rating`` whether it is rated yet and why a seat's part did not count (who left early)."""
     room = record.get("room")
     if isinstance(room, dict) and "code" in room:
         record = {**record, "room": {k: v for k, v in room.items() if k != "code"}}
+    rating = {"rated": False, "unrated": None, "seats": {}} if notes is None else {"rated": True, **notes}
+    record = {**record, "rating": rating}
+    if rating["unrated"] and not record.get("unrated"):
+        record["unrated"] = rating["unrated"]
     return record
 
 

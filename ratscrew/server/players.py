@@ -259,7 +259,7 @@ def player_page(store: Store, player_id: str) -> dict[str, Any] | None:
         "ratings": _ratings(store, player.player_id),
         "games": [{"id": g["id"], "rules": g["rules"], "finished_at": iso(g["finished_at"]),
                    "place": g["place"], "players": g["players"], "replay": f"/games/{g['id']}",
-                   "unrated": g["unrated"]}
+                   "unrated": g["unrated"], "note": g["note"]}
                   for g in games[:GAMES_SHOWN]],
         "reactions": {"you": _recent_reactions(games), "bots": bot_samples(store)},
         "slaps": slaps_by_pattern(games),

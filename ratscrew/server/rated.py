@@ -17,9 +17,13 @@ In the order they are checked, a game is **unrated** when:
 5. it was **aborted**: with two or more keyed players at the table, one of them resigned or
    left before the game really started, that is within `ABORT_WITHIN_MS` of game time having
    played fewer than `ABORT_OWN_CARDS` of their own cards (time-outs playing for them do not
-   count). With one keyed player (the rest bots or guests) an early resignation is just a
-   loss: it buys no one a rating (guests are not rated, the bots' ratings are the server's)
-   and costs only the one who resigned;
+   count), and fewer than two rated participants (keyed people and bots) are left once the
+   early leavers are taken out. With others left, the early leaver voids only their own part
+   (`LEFT_EARLY`): they are taken out of the match like a guest, and the others' game stays
+   rated, so a stranger who sits down and resigns cannot unrate a table's game. With one
+   keyed player (the rest bots or guests) an early resignation is just a loss: it buys no one
+   a rating (guests are not rated, the bots' ratings are the server's) and costs only the one
+   who resigned;
 6. it was **farmed**: it ended in a quick resignation (a person resigned within
    `QUICK_RESIGN_MS`) and the same keys already had `FARM_REPEATS` such games within
    `FARM_WINDOW_S`.
@@ -28,10 +32,19 @@ Otherwise it is **rated**, except that a seat whose actions were mostly (more th
 `ABSENT_SHARE`) made by turn time-outs or a stand-in bot gains nothing from it: its rating
 may go down (a loss counts, as when a lichess player lets the clock run out) but never up.
 
+A rating grows only from opponents who count (`counts_as_opponent`): an opponent who took
+part (a bot, or a person who slapped or won a pile in the game: someone who only turns cards
+over is not playing ERS) and is **established** (a bot, or a player with rated games in the
+ruleset against `MIN_OPPONENTS` different opponents before this game). A person whose
+opponents in a game all fail that keeps their rating as it was (`NO_ESTABLISHED_OPPONENT`;
+their loss still counts), as lichess limits what a win over a provisional player is worth, so
+a farm of fresh or idle keys buys nothing. The same test ranks a player: only established
+opponents count towards their `MIN_OPPONENTS` (`ratscrew.storage.queries.ranked`).
+
 >>> rating_verdict(GameFacts(rules_preset=False))
 Unrated(reason='custom rules (unrated)')
 >>> rating_verdict(GameFacts(rules_preset=True))
-Rated(gains_nothing=frozenset())
+Rated(gains_nothing=frozenset(), left_early=frozenset())
 """
 
 from __future__ import annotations
@@ -42,6 +55,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ratscrew.ruleset import PRESET_NAMES, Ruleset, RulesetError
+from ratscrew.storage.records import BOT_PREFIX
 
 CUSTOM_RULES = "custom rules (unrated)"
 """Why a game under rules that are not a preset's (by content) is not rated; the room says it too."""
@@ -49,6 +63,12 @@ SEEDED = "seeded room: its creator chose the deal"
 ABANDONED = "abandoned: everyone left, and nobody won (unrated)"
 FLAGGED = "a player in it is under integrity review (unrated)"
 ABORTED = "aborted: a player resigned or left before the game really started (unrated)"
+LEFT_EARLY = "left before the game really started: this seat's part is unrated"
+"""Why an early leaver's seat is left out of a game the others play out (rated for them)."""
+NO_ESTABLISHED_OPPONENT = ("no rating gain: no opponent in this game was established on the "
+                           "ladder and playing (rated games against 3 different players, "
+                           "and a slap or a pile won here)")
+"""Why a person's win left their rating as it was (a loss still counts)."""
 FARMED = "farmed: the same players keep ending games in quick resignations (unrated)"
 
 ABORT_OWN_CARDS = 3
@@ -75,9 +95,11 @@ can own one; a second key is one opponent however many games it gives away."""
 
 @dataclass(frozen=True)
 class Rated:
-    """The game is rated; the seats in ``gains_nothing`` were mostly played for them."""
+    """The game is rated; the seats in ``gains_nothing`` were mostly played for them, those in
+    ``left_early`` are taken out of the match (`LEFT_EARLY`)."""
 
     gains_nothing: frozenset[int] = frozenset()
+    left_early: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -151,6 +173,8 @@ class GameFacts:
     """Quick resignations in the last `FARM_WINDOW_S` between keys of this game's players."""
     flagged: frozenset[str] = frozenset()
     """Player ids in this game under an integrity flag not cleared."""
+    bots: int = 0
+    """Bot seats: rated participants that never leave."""
 
     @property
     def quick_resign(self) -> bool:
@@ -169,11 +193,28 @@ def rating_verdict(facts: GameFacts) -> Verdict:
     if facts.flagged:
         return Unrated(FLAGGED)
     keyed = [p for p in facts.people if p.player_id]
-    if len(keyed) >= 2 and any(p.left_early for p in keyed):
+    left_early = frozenset(p.seat for p in keyed if p.left_early) if len(keyed) >= 2 else frozenset()
+    if left_early and len(keyed) - len(left_early) + facts.bots < 2:
         return Unrated(ABORTED)
     if facts.quick_resign and facts.earlier_quick_resigns >= FARM_REPEATS:
         return Unrated(FARMED)
-    return Rated(frozenset(p.seat for p in facts.people if p.played_for_share > ABSENT_SHARE))
+    return Rated(frozenset(p.seat for p in facts.people if p.played_for_share > ABSENT_SHARE), left_early)
+
+
+def counts_as_opponent(participant: str, *, established: frozenset[str], took_part: bool) -> bool:
+    """Whether a win over ``participant`` may raise a rating (see the module docstring): a bot
+    always; a person when established (``established``: the game's participants with rated
+    games against `MIN_OPPONENTS` different opponents before it) and taking part in the game
+    (a slap or a pile won).
+
+    >>> counts_as_opponent("bot:casual", established=frozenset(), took_part=True)
+    True
+    >>> counts_as_opponent("AnnPublic123", established=frozenset({"AnnPublic123"}), took_part=False)
+    False
+    """
+    if participant.startswith(BOT_PREFIX):
+        return True
+    return took_part and participant in established
 
 
 # ---------------------------------------------------------------------------------- rules
@@ -258,10 +299,11 @@ def people_facts(record: Mapping[str, Any],
 
 def game_facts(record: Mapping[str, Any], people: Iterable[tuple[int, str | None]], *,
                rules_name: str = "", earlier_quick_resigns: int = 0,
-               flagged: Iterable[str] = ()) -> GameFacts:
-    """The `GameFacts` of a finished game from its record and its people."""
+               flagged: Iterable[str] = (), bots: int = 0) -> GameFacts:
+    """The `GameFacts` of a finished game from its record and its people (and its bot seats)."""
     room: Mapping[str, Any] = record.get("room") or {}
     return GameFacts(rules_preset=record_rules_are_preset(record, rules_name),
                      seeded=bool(record.get("seeded") or room.get("seeded")),
                      abandoned=bool(record.get("abandoned")), people=people_facts(record, people),
-                     earlier_quick_resigns=earlier_quick_resigns, flagged=frozenset(flagged))
+                     earlier_quick_resigns=earlier_quick_resigns, flagged=frozenset(flagged),
+                     bots=bots)

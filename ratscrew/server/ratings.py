@@ -37,12 +37,21 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from ratscrew.events import Misslap, SlapIgnored, SlapTie, SlapWon
+from ratscrew.events import Misslap, PileWon, SlapIgnored, SlapTie, SlapWon
 from ratscrew.history import start_of
 from ratscrew.results import FinishingOrder, finishing_places
-from ratscrew.server.rated import Rated, Unrated, game_facts, rating_verdict
+from ratscrew.server.rated import (
+    LEFT_EARLY,
+    NO_ESTABLISHED_OPPONENT,
+    Rated,
+    Unrated,
+    counts_as_opponent,
+    game_facts,
+    rating_verdict,
+)
 from ratscrew.server.review import review_game
 from ratscrew.server.store import (
+    BOT_PREFIX,
     FinishedGame,
     GameRating,
     Rating,
@@ -69,16 +78,18 @@ def rate(game: FinishedGame, current: Mapping[str, Rating]) -> GameRating:
     pattern from replaying its record, and new ratings when a keyed person played and nothing
     makes the game unrated (then the reason is logged, and the record says it: ``seeded``)."""
     players = len(game.results)
-    places, patterns = replay_places(game.record, players, game.winner)
+    places, patterns, piles_won = _replay(game.record, players, game.winner)
     changes: dict[str, RatingChange] = {}
-    entrants = [(r.seat, name) for r in game.results if (name := participant(r)) is not None]
     keyed = any(r.kind == "human" and r.player_id for r in game.results)
     facts = game_facts(game.record, [(r.seat, r.player_id) for r in game.results if r.kind == "human"],
                        rules_name=game.rules_name, earlier_quick_resigns=game.earlier_quick_resigns,
-                       flagged=game.flagged)
+                       flagged=game.flagged, bots=sum(1 for r in game.results if r.kind == "bot"))
     verdict = rating_verdict(facts) if keyed else Rated()
     if isinstance(verdict, Unrated):
         return GameRating(places, patterns, {}, verdict.reason, facts.quick_resign)
+    notes = {seat: LEFT_EARLY for seat in verdict.left_early}
+    entrants = [(r.seat, name) for r in game.results
+                if (name := participant(r)) is not None and r.seat not in verdict.left_early]
     if keyed and len(entrants) >= 2:
         before = {name: current.get(name) for _, name in entrants}
         teams = [[MODEL.rating(mu=_mu(before[name]), sigma=_sigma(before[name]))]
@@ -91,13 +102,23 @@ def rate(game: FinishedGame, current: Mapping[str, Rating]) -> GameRating:
             changes[name] = RatingChange(_mu(before[name]), _sigma(before[name]),
                                          sum(v[0] for v in values) / len(values),
                                          sum(v[1] for v in values) / len(values))
+        counting = {seat for seat, name in entrants if counts_as_opponent(
+            name, established=game.established,
+            took_part=bool(piles_won.get(seat)) or any(sum(c) for c in patterns.get(seat, {}).values()))}
         for seat, name in entrants:  # a seat played for them gains nothing; a loss still counts
             change = changes.get(name)
-            if seat in verdict.gains_nothing and change is not None and (
-                    conservative(change.mu_after, change.sigma_after)
-                    > conservative(change.mu_before, change.sigma_before)):
+            if change is None or (conservative(change.mu_after, change.sigma_after)
+                                  <= conservative(change.mu_before, change.sigma_before)):
+                continue
+            if seat in verdict.gains_nothing:
                 del changes[name]
-    return GameRating(places, patterns, changes, None, facts.quick_resign)
+            elif not name.startswith(BOT_PREFIX) and not any(
+                    other in counting for other, other_name in entrants if other_name != name):
+                # a win over no one who counts: kept as it was, and still a game against them
+                changes[name] = RatingChange(change.mu_before, change.sigma_before,
+                                             change.mu_before, change.sigma_before)
+                notes[seat] = NO_ESTABLISHED_OPPONENT
+    return GameRating(places, patterns, changes, None, facts.quick_resign, notes)
 
 
 def _mu(rating: Rating | None) -> float:
@@ -113,6 +134,14 @@ def replay_places(record: dict[str, Any], players: int,
     """Each seat's finishing place and slaps by pattern (``{pattern: [won, lost, misslaps]}``,
     misslaps under ``none``), from replaying the game's record. A record that does not replay
     gives the winner first and everyone else second, and no slaps."""
+    places, patterns, _ = _replay(record, players, winner)
+    return places, patterns
+
+
+def _replay(record: dict[str, Any], players: int,
+            winner: int | None) -> tuple[dict[int, int], Patterns, dict[int, int]]:
+    """`replay_places`, and the piles each seat won."""
+    piles_won: dict[int, int] = {}
     try:
         game = start_of(record)
         order = FinishingOrder()
@@ -139,12 +168,14 @@ def replay_places(record: dict[str, Any], players: int,
                             count(seat, tie_pattern, 1)
                 elif isinstance(event, Misslap):
                     count(event.seat, "none", 2)
+                elif isinstance(event, PileWon) and event.seat is not None:
+                    piles_won[event.seat] = piles_won.get(event.seat, 0) + 1
         places = order.places_of(game)
-        return dict(enumerate(places)), patterns
+        return dict(enumerate(places)), patterns, piles_won
     except (ValueError, KeyError, TypeError):
         log.warning("a game record did not replay; rating it by its winner only")
         still_in = [seat for seat in range(players) if seat != winner]
-        return dict(enumerate(finishing_places(players, winner, still_in, []))), {}
+        return dict(enumerate(finishing_places(players, winner, still_in, []))), {}, {}
 
 
 def rate_finished_game(store: Store, game_id: int) -> None:

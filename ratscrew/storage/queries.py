@@ -13,6 +13,7 @@ from sqlalchemy import bindparam as param
 from sqlalchemy import func
 
 from ratscrew.server.rated import MIN_OPPONENTS
+from ratscrew.storage.records import BOT_PREFIX
 from ratscrew.storage.schema import (
     actions,
     games,
@@ -135,13 +136,21 @@ PLAYERS_RESULTS = (sa.select(results, games.c.finished_at).join(games, games.c.i
 
 
 def ranked(alias: str) -> str:
-    """SQL that is true when the rating row ``alias`` is *ranked* (issue 30): its player has
-    rated games in the ruleset against `ratscrew.server.rated.MIN_OPPONENTS` different
-    opponents and no integrity flag that is not cleared."""
-    return (f"(SELECT COUNT(DISTINCT o.participant) FROM rating_updates u JOIN rating_updates o "
-            f"ON o.game_id = u.game_id AND o.rules_name = u.rules_name AND o.participant <> u.participant "
-            f"WHERE u.participant = {alias}.participant AND u.rules_name = {alias}.rules_name) "
-            f">= {MIN_OPPONENTS} AND NOT EXISTS (SELECT 1 FROM integrity_flags f "
+    """SQL that is true when the rating row ``alias`` is *ranked* (issues 30 and 46): its player
+    has rated games in the ruleset against `ratscrew.server.rated.MIN_OPPONENTS` different
+    *established* opponents (bots, or players with rated games against that many different
+    opponents themselves: a farm of keys that only ever met one player establishes nobody) and
+    no integrity flag that is not cleared."""
+    def opponents_of(who: str, u: str, o: str) -> str:
+        return (f"SELECT COUNT(DISTINCT {o}.participant) FROM rating_updates {u} JOIN rating_updates {o} "
+                f"ON {o}.game_id = {u}.game_id AND {o}.rules_name = {u}.rules_name "
+                f"AND {o}.participant <> {u}.participant "
+                f"WHERE {u}.participant = {who}.participant AND {u}.rules_name = {who}.rules_name")
+
+    established = (f"(o.participant LIKE '{BOT_PREFIX}%' OR "
+                   f"({opponents_of('o', 'u2', 'o2')}) >= {MIN_OPPONENTS})")
+    return (f"({opponents_of(alias, 'u', 'o')} AND {established}) >= {MIN_OPPONENTS} "
+            f"AND NOT EXISTS (SELECT 1 FROM integrity_flags f "
             f"WHERE f.player_id = {alias}.participant AND f.cleared_at IS NULL)")
 
 
@@ -182,7 +191,19 @@ RATINGS_AMONG = sa.select(ratings).where(ratings.c.rules_name == param("rules_na
 MARK_RATED = sa.insert(rated_games).values(values(rated_games, "game_id", "at", "participants",
                                                   "unrated", "quick_resign"))
 PLACE = (sa.update(results).where(results.c.game_id == param("game_id"), results.c.seat == param("seat"))
-         .values(**values(results, "place", "patterns")))
+         .values(**values(results, "place", "patterns", "unrated")))
+OPPONENTS_AMONG = sa.text(
+    "SELECT u.participant AS participant, COUNT(DISTINCT o.participant) AS opponents "
+    "FROM rating_updates u JOIN rating_updates o ON o.game_id = u.game_id "
+    "AND o.rules_name = u.rules_name AND o.participant <> u.participant "
+    "WHERE u.rules_name = :rules_name AND u.participant IN :participants GROUP BY u.participant"
+).bindparams(param("participants", expanding=True))
+"""How many different opponents each of these participants has rated games against in a ruleset
+(participants with none are not listed)."""
+RATING_NOTES = sa.text(
+    "SELECT q.unrated AS unrated, r.seat AS seat, r.unrated AS seat_unrated FROM rated_games q "
+    "JOIN results r ON r.game_id = q.game_id WHERE q.game_id = :game_id ORDER BY r.seat")
+"""A rated game's verdict and each seat's note (`ratscrew.storage.records.GameRating`)."""
 RATING_UPDATE = sa.insert(rating_updates).values(values(
     rating_updates, "participant", "rules_name", "game_id", "mu_before", "sigma_before", "mu_after",
     "sigma_after", "at"))
@@ -207,6 +228,7 @@ RATING_HISTORY = sa.text(
 PLAYER_GAMES = sa.text(
     "SELECT g.id AS id, g.rules_name AS rules, g.finished_at AS finished_at, r.place AS place, "
     "r.seat AS seat, (SELECT q.unrated FROM rated_games q WHERE q.game_id = g.id) AS unrated, "
+    "r.unrated AS note, "
     "(SELECT COUNT(*) FROM results o WHERE o.game_id = g.id) AS players, r.won AS won, "
     "r.slaps AS slaps, r.misslaps AS misslaps, r.reactions AS reactions, r.patterns AS patterns "
     "FROM results r JOIN games g ON g.id = r.game_id WHERE r.player_id = :player_id "

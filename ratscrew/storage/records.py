@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ratscrew.protocol.names import name_key
@@ -166,6 +166,9 @@ class FinishedGame:
     (`ratscrew.server.rated.FARM_WINDOW_S`)."""
     flagged: frozenset[str] = frozenset()
     """This game's players under an integrity flag not cleared."""
+    established: frozenset[str] = frozenset()
+    """This game's participants with rated games in the ruleset against
+    `ratscrew.server.rated.MIN_OPPONENTS` different opponents before it."""
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,9 @@ class GameRating:
     """Why the game was not rated (`ratscrew.server.rated`), or ``None``."""
     quick_resign: bool = False
     """A keyed person resigned it quickly (counted against the same keys' later games)."""
+    seat_notes: dict[int, str] = field(default_factory=dict)
+    """Why a seat's part changed no rating in a rated game (it left early; its win was over
+    no one who counts), by seat: shown on that player's page and in the public record."""
 
 
 Rater = Callable[[FinishedGame, Mapping[str, Rating]], GameRating]

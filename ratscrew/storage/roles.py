@@ -264,6 +264,10 @@ class RatingStore(Protocol):
         oldest first."""
         ...
 
+    def rating_notes(self, game_id: int) -> dict[str, Any] | None:
+        """What rating made of a finished game: ``unrated`` and ``seats`` (see `SqlStore`)."""
+        ...
+
     def ranked_players(self, rules_name: str, limit: int = 50) -> list[dict[str, Any]]:
         """The ranked players of a ruleset, best rating (mu - 3 sigma) first: ``player_id``,
         ``name``, ``mu``, ``sigma``, ``rated`` (`ratscrew.server.ranking.leaderboard`)."""

@@ -10,7 +10,7 @@ columns or tables with the next ``since`` (and its data steps); nothing is renam
 so a database made at any earlier version migrates to the same schema as a new one.
 
 >>> len(MIGRATIONS)
-3
+4
 >>> any("DOUBLE PRECISION" in s for s in migration_statements("postgresql", 1))
 True
 >>> any("AUTOINCREMENT" in s for s in migration_statements("sqlite", 1))
@@ -31,7 +31,7 @@ from ratscrew.storage.records import StoreError
 
 DialectName = Literal["sqlite", "postgresql"]
 
-VERSION = 3
+VERSION = 4
 """The schema version this ratscrew writes."""
 
 metadata = sa.MetaData()
@@ -130,6 +130,7 @@ results = table(
     column("bot", sa.Text, since=2),
     column("place", sa.Integer, since=2),  # set when the game is rated
     column("patterns", sa.Text, since=2),  # JSON, set when the game is rated
+    column("unrated", sa.Text, since=4),  # why this seat's part changed no rating (NULL: it did)
 )
 rate_events = table(  # the per-address limits shared by every process on PostgreSQL
     "rate_events",

@@ -8,7 +8,7 @@ to do, rather than risking the data in it.
 
 >>> store = SqliteStore(":memory:")
 >>> store.schema_version
-3
+4
 """
 
 from __future__ import annotations

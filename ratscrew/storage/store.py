@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from ratscrew.server.rated import FARM_WINDOW_S
+from ratscrew.server.rated import FARM_WINDOW_S, MIN_OPPONENTS
 from ratscrew.storage import queries as q
 from ratscrew.storage import schema
 from ratscrew.storage.records import (
@@ -56,7 +56,8 @@ def result_params(game_id: int, r: SeatResult) -> Params:
 def player_game(row: Mapping[str, Any]) -> dict[str, Any]:
     """One `player_games` entry from its row."""
     return {"id": int(row["id"]), "rules": row["rules"], "finished_at": row["finished_at"],
-            "seat": int(row["seat"]), "unrated": row["unrated"], "place": row["place"],
+            "seat": int(row["seat"]), "unrated": row["unrated"], "note": row["note"],
+            "place": row["place"],
             "players": int(row["players"]), "won": bool(row["won"]),
             "slaps": row["slaps"], "misslaps": row["misslaps"],
             "reactions": list(json.loads(row["reactions"])),
@@ -431,7 +432,7 @@ class SqlStore:
             results = tuple(seat_result(r) for r in tx.rows(q.RESULTS_OF, which))
             finished = FinishedGame(game_id, game["rules_name"], json.loads(game["record"] or "{}"),
                                     game["winner"], results,
-                                    *self._rating_context(tx, results, time.time()))
+                                    *self._rating_context(tx, results, game["rules_name"], time.time()))
             names = sorted({p for p in map(participant, results) if p is not None})
             current = {r["participant"]: Rating(r["mu"], r["sigma"], r["games"])
                        for r in tx.rows(q.RATINGS_AMONG, {"rules_name": finished.rules_name,
@@ -442,19 +443,23 @@ class SqlStore:
             return rating
 
     @staticmethod
-    def _rating_context(tx: Transaction, results: Sequence[SeatResult],
-                        now: float) -> tuple[int, frozenset[str]]:
+    def _rating_context(tx: Transaction, results: Sequence[SeatResult], rules_name: str,
+                        now: float) -> tuple[int, frozenset[str], frozenset[str]]:
         """Earlier quick resignations between the game's keyed players within
-        `ratscrew.server.rated.FARM_WINDOW_S`, and which of them are flagged."""
+        `ratscrew.server.rated.FARM_WINDOW_S`, which of them are flagged, and which of its
+        participants are established (rated games against `MIN_OPPONENTS` different opponents)."""
         keyed = sorted({r.player_id for r in results if r.kind == "human" and r.player_id})
         if not keyed:
-            return 0, frozenset()
+            return 0, frozenset(), frozenset()
         flagged = frozenset(str(r["player_id"]) for r in tx.rows(q.FLAGGED_AMONG, {"player_ids": keyed}))
         earlier = 0
         if len(keyed) >= 2:
             rows = tx.rows(q.EARLIER_QUICK_RESIGNS, {"since": now - FARM_WINDOW_S, "player_ids": keyed})
             earlier = int(rows[0]["n"]) if rows else 0
-        return earlier, flagged
+        established = frozenset(str(r["participant"]) for r in tx.rows(
+            q.OPPONENTS_AMONG, {"rules_name": rules_name, "participants": keyed})
+            if int(r["opponents"]) >= MIN_OPPONENTS)
+        return earlier, flagged, established
 
     @staticmethod
     def _rating_writes(game: FinishedGame, current: Mapping[str, Rating], rating: GameRating,
@@ -468,7 +473,8 @@ class SqlStore:
         for seat, place in sorted(rating.places.items()):
             writes.append((q.PLACE, {"game_id": game.game_id, "seat": seat, "place": place,
                                      "patterns": json.dumps(rating.patterns.get(seat, {}),
-                                                            sort_keys=True)}))
+                                                            sort_keys=True),
+                                     "unrated": rating.seat_notes.get(seat)}))
         for name, change in sorted(rating.changes.items()):
             games = current[name].games + 1 if name in current else 1
             writes.append((q.RATING_UPDATE, {
@@ -479,6 +485,16 @@ class SqlStore:
                                           "mu": change.mu_after, "sigma": change.sigma_after,
                                           "games": games, "updated_at": now}))
         return writes
+
+    def rating_notes(self, game_id: int) -> dict[str, Any] | None:
+        """What rating made of a finished game, for its public record: ``unrated`` (why it
+        changed no rating, or ``None``) and ``seats`` (``{seat: why that seat's part changed no
+        rating}``, for the seats that have a reason); ``None`` while it is not rated yet."""
+        rows = self._database.rows(q.RATING_NOTES, {"game_id": game_id})
+        if not rows:
+            return None
+        return {"unrated": rows[0]["unrated"],
+                "seats": {str(r["seat"]): r["seat_unrated"] for r in rows if r["seat_unrated"]}}
 
     def unrated_games(self) -> list[int]:
         """Finished games not rated yet (a server stopped between the end and the rating),
@@ -499,8 +515,10 @@ class SqlStore:
 
     def player_games(self, player_id: str, limit: int = 50) -> list[dict[str, Any]]:
         """The player's latest finished games, newest first: ``id``, ``rules``,
-        ``finished_at``, ``place``, ``players``, ``won``, ``slaps``, ``misslaps``,
-        ``reactions`` (ms) and ``patterns`` (``None`` until the game is rated)."""
+        ``finished_at``, ``unrated`` (why the game changed no rating), ``note`` (why this
+        player's part changed no rating in a rated game), ``place``, ``players``, ``won``,
+        ``slaps``, ``misslaps``, ``reactions`` (ms) and ``patterns`` (``None`` until the game
+        is rated)."""
         return [player_game(row) for row in self._database.rows(
             q.PLAYER_GAMES, {"player_id": player_id, "limit": limit})]
 

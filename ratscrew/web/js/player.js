@@ -14,7 +14,7 @@ import { importPlayer, playerId, playerKey, playerUrl } from "./identity.js";
  * @typedef {{rules: string, rating: number, mu: number, sigma: number, games: number, provisional: boolean,
  *            rank: number | null, history: HistoryPoint[]}} Rating
  * @typedef {{id: number, rules: string, finished_at: string, place: number, players: number, replay: string,
- *            unrated?: string | null}} GameRow
+ *            unrated?: string | null, note?: string | null}} GameRow
  * @typedef {{flagged: boolean, reasons: string[], checked_slaps: number}} Integrity
  * @typedef {{player_id: string, name: string, ratings: Rating[], games: GameRow[],
  *            reactions: {you: number[], bots: Record<string, number[]>},
@@ -265,6 +265,11 @@ function renderGames(player) {
       tag.title = game.unrated;
       rules.append(" ", tag);
       rules.dataset.unrated = game.unrated;
+    } else if (game.note) {  // why this player's part changed no rating (issue 46)
+      const tag = el("span", "tag unrated", game.note.startsWith("left") ? "left early" : "no gain");
+      tag.title = game.note;
+      rules.append(" ", tag);
+      rules.dataset.note = game.note;
     }
     tr.append(cell, el("td", game.place === 1 ? "first" : "", `${ordinal(game.place)} of ${game.players}`),
       rules, el("td", "", shortDate(game.finished_at)));
