@@ -40,7 +40,7 @@ import numpy.typing as npt
 
 from ratscrew.bots.agent import BotAgent, draw_reaction_ms
 from ratscrew.bots.profile import LEVELS, BotProfile
-from ratscrew.bots.spec import parse_bot_spec
+from ratscrew.bots.spec import AGENT_PREFIX, is_agent_spec, parse_bot_spec
 from ratscrew.cards import Card
 from ratscrew.errors import IllegalActionError
 from ratscrew.events import (
@@ -288,6 +288,36 @@ def mlp_features(f: Fields, x: Vector, out: npt.NDArray[np.float64] | None = Non
     return v
 
 
+DECISION_TICKS = 8
+"""The network agent decides when what it sees changes (the clocks aside), or after this many
+ticks without a change (200 ms); between its decisions it waits. (Acting every 25 ms tick
+over a whole game gave a learner thousands of near-identical choices per game to credit: it
+learned nothing in the runs tried; see docs/bench.md.)"""
+
+
+class DecisionGate:
+    """When a network agent decides: see :data:`DECISION_TICKS`."""
+
+    def __init__(self, f: Fields) -> None:
+        self.f = f
+        self.last = b""
+        self.waited = 0
+
+    def due(self, x: Vector, mask: Mask) -> bool:
+        """Whether this tick is a decision (else the agent waits)."""
+        f = self.f
+        since, collected = x[f.since], x[f.collection + 3]
+        x[f.since] = x[f.collection + 3] = 0.0
+        key = x.tobytes() + mask.tobytes()
+        x[f.since], x[f.collection + 3] = since, collected
+        if key != self.last or self.waited >= DECISION_TICKS:
+            self.last = key
+            self.waited = 0
+            return True
+        self.waited += 1
+        return False
+
+
 def mlp_logits(weights: Mapping[str, npt.NDArray[Any]], features: npt.NDArray[np.float64]
                ) -> npt.NDArray[np.float64]:
     """The network's action logits: one tanh hidden layer, then a linear layer."""
@@ -339,8 +369,11 @@ def make_policy(kind: str, weights: Mapping[str, npt.NDArray[Any]], encoder: Obs
         return tabular
     if kind == "mlp":
         buffer = np.empty(len(MLP_FEATURES))
+        gate = DecisionGate(f)
 
         def network(x: Vector, mask: Mask) -> int:
+            if not gate.due(x, mask):
+                return WAIT
             return masked_argmax(mlp_logits(weights, mlp_features(f, x, buffer)), mask)
         return network
     raise ValueError(f"unknown policy {kind!r}; one of {', '.join(POLICY_KINDS)}")
@@ -468,11 +501,10 @@ class PolicySeat:
             if isinstance(event, (CardPlayed, PileWon)):
                 self.card_at = event.at
                 self._slap = None  # the pile it aimed at is gone
-            if isinstance(event, CardPlayed) and event.seat == seat:
-                self._play = None
-            elif isinstance(event, CardsBurned) and event.seat == seat and (
-                    event.reason == "out_of_turn"):
-                self._play = None
+            played = isinstance(event, CardPlayed) or (
+                isinstance(event, CardsBurned) and event.reason == "out_of_turn")
+            if played and event.seat == seat:
+                self._play = None  # its card (or its out-of-turn burn) has landed
             elif (isinstance(event, (SlapWon, Misslap, SlapIgnored)) and event.seat == seat) or (
                     isinstance(event, SlapTie) and seat in event.seats):
                 self._slap = None  # its slap has landed
@@ -529,15 +561,6 @@ def table_agent(agent: Agent, rules: Ruleset, players: int, seed: int
     return PolicySeat(agent, rules, players, seed=seed)
 
 
-AGENT_PREFIX = "agent:"
-"""How a seat spec names a saved agent (``agent:sure-hand``, ``agent:path/to/file.npz``)."""
-
-
-def is_agent_spec(spec: str) -> bool:
-    """True for a seat spec that names a saved agent (``agent:NAME``)."""
-    return spec.strip().startswith(AGENT_PREFIX)
-
-
 def agent_from_spec(spec: str) -> Agent:
     """The agent an ``agent:NAME_OR_PATH`` spec names; a bad one is an `AgentFileError`."""
     name = spec.strip()[len(AGENT_PREFIX):].strip()
@@ -546,9 +569,28 @@ def agent_from_spec(spec: str) -> Agent:
     return load(name)
 
 
-def profile_stand_in(agent: Agent) -> BotProfile:
+def seat_profile(spec: str) -> BotProfile:
+    """The profile for a seat spec: a bot spec's own, or for ``agent:NAME`` the agent's
+    stand-in (:func:`profile_stand_in`, named ``agent:NAME``, which :func:`seat_agent`
+    turns back into the agent). Bad specs are a `ValueError` naming what is wrong."""
+    if is_agent_spec(spec):
+        return profile_stand_in(agent_from_spec(spec), spec.strip())
+    return parse_bot_spec(spec)
+
+
+def seat_agent(profile: BotProfile, rules: Ruleset, players: int, seed: int
+               ) -> BotAgent | PolicySeat:
+    """The runtime agent for a seat's profile: the saved agent a stand-in names, else a
+    `BotAgent` of the profile."""
+    if is_agent_spec(profile.name):
+        return table_agent(agent_from_spec(profile.name), rules, players, seed)
+    return BotAgent(profile, seed=seed)
+
+
+def profile_stand_in(agent: Agent, name: str | None = None) -> BotProfile:
     """A bot profile that stands for ``agent`` where only a profile fits (names, pace): the
     agent's own for a bot agent, else its reaction profile renamed ``agent:NAME``."""
+    label = name or f"{AGENT_PREFIX}{agent.name}"
     if agent.kind == "bot":
-        return agent.bot_profile("human").with_changes(name=f"agent:{agent.name}")
-    return agent.reaction_profile().with_changes(name=f"agent:{agent.name}")
+        return agent.bot_profile("human").with_changes(name=label)
+    return agent.reaction_profile().with_changes(name=label)
