@@ -421,6 +421,24 @@ def names() -> list[str]:
     return [*BUILTIN, *shipped]
 
 
+def seat_names() -> list[str]:
+    """The seat specs of every agent known by name (``agent:sure-hand`` ...): what an online
+    room may seat (a room never loads a file by path)."""
+    return [f"{AGENT_PREFIX}{name}" for name in names()]
+
+
+def seat_listing() -> list[dict[str, Any]]:
+    """What ``GET /api/bots`` lists of the agents a room may seat: the seat spec, what the
+    agent is, and the human reaction profile it is held to online."""
+    listing = []
+    for seat in seat_names():
+        agent = load(seat[len(AGENT_PREFIX):])
+        listing.append({"name": seat, "description": agent.spec.description,
+                        "reaction": agent.reaction,
+                        "mean_reaction_ms": round(agent.reaction_profile().mean_reaction_ms)})
+    return listing
+
+
 def load(name_or_path: str | Path) -> Agent:
     """An agent by name (a built-in or a shipped file: :func:`names`) or from a file's path.
     Anything else is an `AgentFileError` naming what was wrong."""
