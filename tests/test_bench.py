@@ -134,7 +134,7 @@ def _vectors(rules: Ruleset, players: int, count: int) -> list[tuple[Any, Any]]:
     table = TickTable(rules, players, learners=[0], bots={s: "casual" for s in range(1, players)})
     table.reset(seed=5)
     rng = np.random.default_rng(0)
-    seen = []
+    seen: list[tuple[Any, Any]] = []
     while len(seen) < count and 0 not in table.places:
         mask = table.mask(0)
         seen.append((table.vector(0).copy(), mask.copy()))
