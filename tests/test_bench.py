@@ -154,6 +154,7 @@ def test_an_agent_file_round_trips_with_the_same_actions(tmp_path: Path, policy:
                                           info={"episodes": 3}), weights)
     path = agent.save(tmp_path / "mine")
     assert path.suffix == ".npz"
+    assert agent.save(tmp_path / "again.npz").read_bytes() == path.read_bytes()  # same bytes
     with np.load(path, allow_pickle=False) as data:  # NumPy alone reads it
         assert json.loads(data["spec"].tobytes())["name"] == "mine"
     loaded = agents.load(str(path))
@@ -165,6 +166,18 @@ def test_an_agent_file_round_trips_with_the_same_actions(tmp_path: Path, policy:
     actions = [before(x.copy(), mask) for x, mask in samples]
     assert actions == [after(x.copy(), mask) for x, mask in samples]
     assert len(set(actions)) > 1
+
+
+@pytest.mark.parametrize("name", ["tabular", "ppo"])
+def test_training_is_reproducible_to_the_byte(name: str, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    for out in ("one.npz", "two.npz"):
+        assert main(["bench", "train", name, "--episodes", "4", "--seed", "7",
+                     "--out", str(tmp_path / out)]) == 0
+    assert (tmp_path / "one.npz").read_bytes() == (tmp_path / "two.npz").read_bytes()
+    trained = agents.load(str(tmp_path / "one.npz"))
+    assert trained.spec.info["episodes"] == 4 and trained.spec.info["seed"] == 7
+    assert f"ratscrew bench train {name} --episodes 4 --seed 7" in capsys.readouterr().out
 
 
 def test_shipped_agents_load_by_name_and_act() -> None:

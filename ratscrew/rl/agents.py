@@ -27,8 +27,10 @@ Kinds:
 
 from __future__ import annotations
 
+import io
 import json
 import random
+import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -182,10 +184,17 @@ class Agent:
         if target.suffix != ".npz":
             target = target.with_suffix(".npz")
         target.parent.mkdir(parents=True, exist_ok=True)
-        arrays = {f"w_{name}": np.asarray(value) for name, value in self.weights.items()}
-        spec = np.frombuffer(self.spec.to_json().encode(), dtype=np.uint8)
-        with target.open("wb") as handle:
-            np.savez_compressed(handle, spec=spec, **arrays)  # type: ignore[arg-type]
+        arrays = {"spec": np.frombuffer(self.spec.to_json().encode(), dtype=np.uint8),
+                  **{f"w_{name}": np.asarray(value) for name, value in sorted(self.weights.items())}}
+        # np.savez's layout (a zip of .npy files), with fixed dates: the same agent is the
+        # same bytes (np.savez stamps each member with the current time).
+        with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for key, array in arrays.items():
+                member = zipfile.ZipInfo(f"{key}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+                member.compress_type = zipfile.ZIP_DEFLATED
+                buffer = io.BytesIO()
+                np.lib.format.write_array(buffer, np.ascontiguousarray(array), allow_pickle=False)
+                archive.writestr(member, buffer.getvalue())
         return target
 
 

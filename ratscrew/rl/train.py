@@ -88,8 +88,9 @@ def train(name: str, options: TrainOptions, report: Report = lambda line: None) 
 
 
 def _info(options: TrainOptions, episodes: int, seconds: float, **extra: Any) -> dict[str, Any]:
+    # No clock time here: a --minutes run and its --episodes rerun make the same bytes.
     return {"rules": options.rules, "opponent": options.opponent, "seed": options.seed,
-            "episodes": episodes, "minutes": round(seconds / 60, 2),
+            "episodes": episodes,
             "command": f"ratscrew bench train {{name}} --episodes {episodes} --seed {options.seed}",
             **extra}
 
