@@ -12,14 +12,16 @@ import pytest
 from online import FakeConnection, make_room, run_until
 from piloting import until
 
-from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS
+from ratscrew.bots.agent import BotAgent
+from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, LEVELS
 from ratscrew.cli import main
 from ratscrew.engine import Game
-from ratscrew.events import CardPlayed
+from ratscrew.events import CardPlayed, Misslap, SlapWon
 from ratscrew.rl import agents, bench
 from ratscrew.rl.core import TickTable
 from ratscrew.rl.encoding import ObservationEncoder
 from ratscrew.ruleset import Ruleset
+from ratscrew.runtime import Table
 from ratscrew.server.protocol import Stand, Start
 from ratscrew.tui.app import PlayApp
 from ratscrew.tui.options import PlayOptions
@@ -209,6 +211,22 @@ def test_bad_agent_files_are_refused_clearly(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- at real tables
+
+def test_at_a_real_table_an_agent_holds_back_a_slap_at_a_pile_someone_else_took() -> None:
+    """The sure hand slaps only patterns; a slap on its way when the casual bot takes the pile
+    first must be held back, or it would land on the next pile as a misslap."""
+    rules = Ruleset.preset("classic")
+    sure_hand = agents.load("sure-hand")
+    taken_first = 0
+    for seed in range(8):
+        game = Game.deal(rules, players=2, seed=seed)
+        table = Table(game, [agents.table_agent(sure_hand, rules, 2, seed),
+                             BotAgent(LEVELS["casual"], seed=seed + 1)], max_ms=5_000_000)
+        table.run_virtual()
+        assert not [e for e in table.events if isinstance(e, Misslap) and e.seat == 0]
+        taken_first += sum(isinstance(e, SlapWon) and e.seat == 1 for e in table.events)
+    assert taken_first > 0  # the casual bot did beat it to some piles
+
 
 def test_sim_seats_an_agent(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "--bots", "agent:sure-hand", "casual", "--games", "6", "--json",

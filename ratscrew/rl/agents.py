@@ -523,6 +523,7 @@ class PolicySeat:
 
     def on_events(self, events: Sequence[Event], observation: Observation) -> Answer:
         """Forget what no longer makes sense, then decide again."""
+        before = (self._play, self._slap)
         seat = self.seat
         for event in events:
             if isinstance(event, (CardPlayed, PileWon)):
@@ -537,19 +538,23 @@ class PolicySeat:
                 self._slap = None  # its slap has landed
         if observation["turn"] != seat:
             self._play = None
-        return self._decide(observation)
+        return self._decide(observation, before)
 
     def on_rejected(self, intent: Intent, error: IllegalActionError,
                     observation: Observation) -> Answer:
         """A refused action is dropped; decide again."""
+        before = (self._play, self._slap)
         if intent.kind == "play":
             self._play = None
         else:
             self._slap = None
-        return self._decide(observation)
+        return self._decide(observation, before)
 
-    def _decide(self, view: Observation) -> Answer:
-        before = (self._play, self._slap)
+    def _decide(self, view: Observation, before: tuple[Intent | None, Intent | None] | None = None
+                ) -> Answer:
+        """Plan from ``view``; the answer replaces the table's plan for the seat if it differs
+        from ``before`` (the plan the table holds), else ``None`` (keep it)."""
+        before = (self._play, self._slap) if before is None else before
         now = int(view["now"])
         seat = self.seat
         may = view["may"]
