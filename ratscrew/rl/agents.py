@@ -228,6 +228,11 @@ class Fields:
                    collect_by_slap=rules.collect == "slap")
 
 
+STALE = 1000 / CLOCK_SCALE_MS
+"""``since_card`` above this: a pattern has shown for over a second, so the sure hand's slap
+did not take it (under ``ratscrew`` and ``northwest`` rules the engine may ignore a slap at a
+pattern): it plays on rather than wait for a pile it cannot take (without this it stalled
+half of its human-track games under those rules)."""
 FRESH = 100 / CLOCK_SCALE_MS
 """``since_card`` at or below this: the pile changed within the last 100 ms."""
 
@@ -366,7 +371,7 @@ def make_policy(kind: str, weights: Mapping[str, npt.NDArray[Any]], encoder: Obs
         def sure_hand(x: Vector, mask: Mask) -> int:
             c = f.collection
             claim = x[c] > 0 and (x[c + 1] > 0 or x[c + 2] > 0) and f.collect_by_slap
-            if x[f.pattern].any() or claim:
+            if (x[f.pattern].any() and x[f.since] <= STALE) or claim:
                 return SLAP if mask[SLAP] else WAIT  # never cover a pile worth slapping
             return PLAY if mask[PLAY] else WAIT
         return sure_hand
@@ -406,7 +411,8 @@ BUILTIN: dict[str, Agent] = {
     "never-slap": _policy("never-slap", "plays at once, never slaps"),
     "always-slap": _policy("always-slap", "slaps at every tick it may (a flincher); plays at once"),
     "sure-hand": _policy("sure-hand", "scripted: slaps exactly the patterns and its own won "
-                         "piles, never covers a slappable pile, otherwise plays at once"),
+                         "piles, never covers a slappable pile for its first second, "
+                         "otherwise plays at once"),
     **{name: _bot(name, name, f"the {name} bot level (bots.md)") for name in LEVELS},
     "attentive": _bot("attentive", ATTENTIVE_PROFILE, "a casual bot that never misses a pattern "
                       "and never flinches, without memory (counting's control)"),
