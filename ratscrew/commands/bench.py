@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
         description="Play every agent from every seat of fixed evaluation deals against casual "
                     "bots, per preset, table size and track (human: reactions drawn from the "
                     "agent's human profile; unlimited: it reacts when it chooses), and print "
-                    "win share with a 95%% interval, cards won and misslaps per game. "
+                    "win share with a 95% interval, cards won and misslaps per game. "
                     "'ratscrew bench train AGENT --minutes N' retrains a learned agent.",
         epilog="Agents: a name (see docs/bench.md) or the path of an agent file (.npz).")
     parser.add_argument("--presets", nargs="+", default=None, metavar="PRESET",
