@@ -176,7 +176,15 @@ class Agent:
         agent has weights; the random agent draws from a generator seeded ``seed``)."""
         if self.kind != "policy":
             raise ValueError(f"agent {self.name!r} is a bot profile, not a tick policy")
-        return make_policy(self.spec.policy, self.weights, encoder, rules, seed)
+        inner = make_policy(self.spec.policy, self.weights, encoder, rules, seed,
+                            sample=self.spec.info.get("act") == "sample")
+        f = Fields.of(encoder, rules)
+
+        def on_the_clock(x: Vector, mask: Mask) -> int:
+            if mask[PLAY] and x[f.turn] > 0 and x[f.since] >= TURN_CLOCK and not x[f.flight]:
+                return PLAY  # its turn has waited 5 s: the card is played for it
+            return inner(x, mask)
+        return on_the_clock
 
     def save(self, path: str | Path) -> Path:
         """Write the agent to ``path`` (``.npz``); returns the path written."""
@@ -228,6 +236,12 @@ class Fields:
                    collect_by_slap=rules.collect == "slap")
 
 
+TURN_CLOCK = 1.0
+"""``since_card`` at which a policy agent's turn has waited long enough (5 s, where the clock
+stops): its card is played for it, as a room's turn time-out plays for an idle person. The
+PPO learner found that refusing to answer a challenge it was losing stalled the game (a
+truncated game cost it no more than a lost one, and much later); with this clock no agent can
+hold a table up."""
 STALE = 1000 / CLOCK_SCALE_MS
 """``since_card`` above this: a pattern has shown for over a second, so the sure hand's slap
 did not take it (under ``ratscrew`` and ``northwest`` rules the engine may ignore a slap at a
@@ -348,9 +362,20 @@ def masked_argmax(logits: npt.NDArray[np.float64], mask: Mask) -> int:
     return best
 
 
+def masked_sample(logits: npt.NDArray[np.float64], mask: Mask, u: float) -> int:
+    """An action drawn from the softmax of ``logits`` over the mask, by a uniform ``u``."""
+    allowed = [a for a in (WAIT, PLAY, SLAP) if mask[a]]
+    values = np.array([logits[a] for a in allowed])
+    weights = np.exp(values - values.max())
+    cumulative = np.cumsum(weights / weights.sum())
+    return allowed[min(int(np.searchsorted(cumulative, u * 0.999999)), len(allowed) - 1)]
+
+
 def make_policy(kind: str, weights: Mapping[str, npt.NDArray[Any]], encoder: ObservationEncoder,
-                rules: Ruleset, seed: int) -> Policy:
-    """The tick policy of a ``kind`` of :data:`POLICY_KINDS` (see the module docstring)."""
+                rules: Ruleset, seed: int, sample: bool = False) -> Policy:
+    """The tick policy of a ``kind`` of :data:`POLICY_KINDS` (see the module docstring);
+    ``sample``: a network draws its actions from its policy (seeded by ``seed``) rather than
+    taking the likeliest."""
     f = Fields.of(encoder, rules)
     if kind == "random":
         rng = random.Random(seed)
@@ -384,11 +409,15 @@ def make_policy(kind: str, weights: Mapping[str, npt.NDArray[Any]], encoder: Obs
     if kind == "mlp":
         buffer = np.empty(len(MLP_FEATURES))
         gate = DecisionGate(f)
+        draws = random.Random(seed)
 
         def network(x: Vector, mask: Mask) -> int:
             if not gate.due(x, mask):
                 return WAIT
-            return masked_argmax(mlp_logits(weights, mlp_features(f, x, buffer)), mask)
+            logits = mlp_logits(weights, mlp_features(f, x, buffer))
+            if not sample:
+                return masked_argmax(logits, mask)
+            return masked_sample(logits, mask, draws.random())
         return network
     raise ValueError(f"unknown policy {kind!r}; one of {', '.join(POLICY_KINDS)}")
 
