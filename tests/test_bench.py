@@ -228,6 +228,27 @@ def test_at_a_real_table_an_agent_holds_back_a_slap_at_a_pile_someone_else_took(
     assert taken_first > 0  # the casual bot did beat it to some piles
 
 
+def _waiting_agent() -> agents.Agent:
+    """A table policy that always prefers to wait: it would never play a card on its own."""
+    theta = np.zeros((128, 3))
+    theta[:, 0] = 10.0
+    return agents.Agent(agents.AgentSpec(name="waiter", kind="policy", policy="tabular",
+                                         description="waits"), {"theta": theta})
+
+
+def test_a_policy_that_would_stall_is_played_for_on_a_turn_clock() -> None:
+    rules = Ruleset.preset("classic")
+    result = bench.play_game(_waiting_agent(), rules, 2, 0, bench.deal_seed("classic", 2, 0), "human")
+    assert result.finished
+    game = Game.deal(rules, players=2, seed=1)
+    table = Table(game, [agents.table_agent(_waiting_agent(), rules, 2, 1),
+                         BotAgent(LEVELS["casual"], seed=2)], max_ms=5_000_000)
+    table.run_virtual()
+    assert game.over and table.stop_reason == "game_over"
+    plays = [e for e in table.events if isinstance(e, CardPlayed) and e.seat == 0]
+    assert plays and all(e.at >= 5000 for e in plays[:1])
+
+
 def test_sim_seats_an_agent(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sim", "--bots", "agent:sure-hand", "casual", "--games", "6", "--json",
                  "--workers", "1", "--no-progress"]) == 0

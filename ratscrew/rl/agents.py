@@ -529,7 +529,8 @@ class PolicySeat:
     and a play whose turn has passed, and it has at most one of each on its way."""
 
     def __init__(self, agent: Agent, rules: Ruleset, players: int, seed: int = 0,
-                 tick_ms: int = 25, horizon_ms: int = 2000) -> None:
+                 tick_ms: int = 25, horizon_ms: int = int(TURN_CLOCK * CLOCK_SCALE_MS) + 25
+                 ) -> None:
         self.agent = agent
         self.rules = rules
         self.encoder = ObservationEncoder(rules, players)
