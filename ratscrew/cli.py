@@ -23,7 +23,8 @@ class CommandError(Exception):
     """A user-facing error: printed as ``ratscrew: error: <message>`` with exit status 2."""
 
 
-ALIASES = {("bmn", "search"): "bmn-search", ("sim", "sweep"): "sim-sweep"}
+ALIASES = {("bmn", "search"): "bmn-search", ("sim", "sweep"): "sim-sweep",
+           ("bench", "train"): "bench-train"}
 """Two-word commands that are registered under one hyphenated name."""
 
 _BMN_OPTIONS = ("-h", "--help", "--json")

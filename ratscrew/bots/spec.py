@@ -7,6 +7,8 @@
 250.0
 >>> parse_bot_spec("casual:memory=26,flinch=0").name
 'casual:memory=26,flinch=0'
+>>> is_agent_spec("agent:sure-hand"), is_agent_spec("casual")
+(True, False)
 >>> parse_bot_spec("grandmaster")
 Traceback (most recent call last):
 ...
@@ -18,6 +20,16 @@ from __future__ import annotations
 from dataclasses import fields
 
 from ratscrew.bots.profile import BotProfile, level
+
+AGENT_PREFIX = "agent:"
+"""A seat spec that starts with this names a saved agent (``agent:sure-hand``, ``agent:tabular``,
+``agent:path/to/file.npz``: see :mod:`ratscrew.rl.agents`), not a bot level."""
+
+
+def is_agent_spec(spec: str) -> bool:
+    """True for a seat spec that names a saved agent (``agent:NAME``) rather than a bot."""
+    return spec.strip().startswith(AGENT_PREFIX)
+
 
 TUNABLE: dict[str, type] = {f.name: (int if f.type in ("int", int) else float)
                             for f in fields(BotProfile) if f.name != "name"}
@@ -42,7 +54,11 @@ def coerce_parameter(name: str, text: str) -> int | float:
 
 
 def parse_bot_spec(spec: str) -> BotProfile:
-    """The profile a spec names (see the module docstring)."""
+    """The profile a spec names (see the module docstring). An ``agent:NAME`` spec names a
+    saved agent, not a profile: `ratscrew.rl.agents.seat_profile` reads both."""
+    if is_agent_spec(spec):
+        raise ValueError(f"{spec.strip()!r} is a saved agent, not a bot level: it takes a seat "
+                         "where bots are seated (ratscrew play/sim --bots, an online room)")
     base, _, changes = spec.strip().partition(":")
     profile = level(base)
     if not changes:

@@ -28,9 +28,11 @@ def register(subparsers: Any) -> None:
                              "the path of a TOML ruleset file (default: classic)")
     parser.add_argument("--humans", type=int, default=1,
                         help="people sharing the keyboard, 1-4 (default: 1)")
-    parser.add_argument("--bots", type=int, default=None,
+    parser.add_argument("--bots", default=None, metavar="N|SPECS",
                         help=f"bots at the table, 0-{MAX_BOTS} (default: 3 with one person, "
-                             "none with more)")
+                             "none with more), or one seat spec per bot, comma-separated: a "
+                             "level (casual) or a saved agent (agent:sure-hand, agent:tabular, "
+                             "agent:FILE.npz; docs/bench.md)")
     parser.add_argument("--level", default="casual", choices=list(LEVELS),
                         help="how good the bots are (default: casual)")
     parser.add_argument("--keys", default=None, metavar="SPEC",
@@ -52,15 +54,28 @@ def options_from_args(args: argparse.Namespace) -> PlayOptions:
     """Build and check the game's options; any problem raises a `ValueError` with a message
     fit for the command line."""
     rules = Ruleset.load(args.rules)
-    bots = args.bots if args.bots is not None else (3 if args.humans == 1 else 0)
+    bots, specs = bot_seats(args.bots, args.humans)
     humans = args.humans
     if not 1 <= humans <= len(DEFAULT_KEYS):
         raise ValueError(f"--humans must be between 1 and {len(DEFAULT_KEYS)}, not {humans}")
-    options = PlayOptions(rules=rules, humans=humans, bots=bots, level=args.level,
+    options = PlayOptions(rules=rules, humans=humans, bots=bots, level=args.level, bot_specs=specs,
                           keys=parse_key_spec(args.keys, humans), seed=args.seed, pace=args.pace,
                           colour_blind=args.colour_blind, record_dir=args.record_dir)
     check_options(options)
     return options
+
+
+def bot_seats(text: str | None, humans: int) -> tuple[int, tuple[str, ...]]:
+    """``--bots``: a number of bots of ``--level``, or one seat spec per bot (a level or
+    ``agent:NAME``). Returns the number and the specs (empty: every bot is ``--level``)."""
+    if text is None:
+        return (3 if humans == 1 else 0), ()
+    if text.strip().lstrip("-").isdigit():
+        return int(text), ()
+    specs = tuple(part.strip() for part in text.split(",") if part.strip())
+    if not specs:
+        raise ValueError("--bots takes a number or seat specs like casual,agent:sure-hand")
+    return len(specs), specs
 
 
 def run(args: argparse.Namespace) -> int:

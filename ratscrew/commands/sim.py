@@ -19,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table as RichTable
 
 from ratscrew.bots.profile import BotProfile
-from ratscrew.bots.spec import parse_bot_spec
+from ratscrew.bots.spec import is_agent_spec, parse_bot_spec
 from ratscrew.cli import CommandError
 from ratscrew.ruleset import Ruleset
 from ratscrew.sim.ray_backend import RayUnavailableError
@@ -40,7 +40,8 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bots", nargs="+", default=["casual"], metavar="SPEC",
                         help="one bot per seat, or one for every seat: a level (beginner, casual, "
                              "skilled, expert, referee) optionally with changes, e.g. "
-                             "expert:mu_ms=250,memory=0 (default: casual)")
+                             "expert:mu_ms=250,memory=0, or a saved agent, agent:NAME (docs/bench.md; "
+                             "reference engine only) (default: casual)")
     parser.add_argument("--workers", type=int, default=None,
                         help=f"worker processes (default: one per core, {default_workers()} here)")
     parser.add_argument("--engine", choices=["auto", "reference", "kernel"], default="auto",
@@ -78,7 +79,16 @@ def resolve_setup(args: argparse.Namespace) -> tuple[Ruleset, list[BotProfile]]:
     specs = seat_bot_specs(args, rules, default_players=2)
     if args.max_cards < 1:
         raise ValueError("--max-cards must be at least 1")
-    return rules, [parse_bot_spec(spec) for spec in specs]
+    return rules, [seat_profile(spec) for spec in specs]
+
+
+def seat_profile(spec: str) -> BotProfile:
+    """A bot spec's profile, or the stand-in of a saved agent (``agent:NAME``)."""
+    if is_agent_spec(spec):
+        from ratscrew.rl.agents import seat_profile as agent_seat_profile
+
+        return agent_seat_profile(spec)
+    return parse_bot_spec(spec)
 
 
 def seat_bot_specs(args: argparse.Namespace, rules: Ruleset, *, default_players: int) -> list[str]:

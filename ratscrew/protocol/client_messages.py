@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, get_args
 
 from ratscrew.bots.profile import LEVELS
+from ratscrew.bots.spec import is_agent_spec
 from ratscrew.protocol import names
 from ratscrew.protocol.codec import ProtocolError, decode_json
 from ratscrew.protocol.keys import KEY_PATTERN
@@ -295,6 +296,13 @@ def clean_name(name: str) -> str:
 
 
 def _bot_level(value: object, where: str) -> str:
+    if isinstance(value, str) and is_agent_spec(value):
+        from ratscrew.rl.agents import seat_names  # a saved agent, by name only (never a path)
+
+        if value in seat_names():
+            return value
+        raise ProtocolError("bad_message", f"{where}: a saved agent is one of "
+                                           f"{', '.join(seat_names())}, not {value!r}")
     if not isinstance(value, str) or value not in LEVELS:
         raise ProtocolError("bad_message",
                             f"{where}: a bot level is one of {', '.join(LEVELS)}, not {value!r}")

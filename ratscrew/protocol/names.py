@@ -107,6 +107,8 @@ def clean(name: str) -> str:
 def bot_name(level: str, number: int = 1) -> str:
     """The name the server gives a bot: its level, ``bot``, and a number from the second of
     one level on (``Casual bot``, ``Casual bot 2``)."""
+    if level.startswith("agent:"):  # a saved agent (ratscrew.rl.agents): "Sure-hand agent"
+        return f"{level[len('agent:'):].capitalize()} agent" + (f" {number}" if number > 1 else "")
     return f"{level.capitalize()} bot" + (f" {number}" if number > 1 else "")
 
 

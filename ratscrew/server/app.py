@@ -638,8 +638,11 @@ async def presets(request: Request) -> JSONResponse:
 
 async def bots(request: Request) -> JSONResponse:
     """``GET /api/bots``."""
+    from ratscrew.rl.agents import seat_listing
+
     return JSONResponse({"levels": [{"name": name, "mean_reaction_ms": round(p.mean_reaction_ms),
-                                     "memory": p.memory} for name, p in LEVELS.items()]})
+                                     "memory": p.memory} for name, p in LEVELS.items()],
+                         "agents": seat_listing()})
 
 
 async def game_record(request: Request) -> JSONResponse:

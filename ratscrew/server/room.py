@@ -40,6 +40,7 @@ from typing import Any
 
 from ratscrew.bots.agent import BotAgent
 from ratscrew.bots.profile import LEVELS, paced
+from ratscrew.bots.spec import is_agent_spec
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, Event
 from ratscrew.narrate import refusal_text
@@ -653,9 +654,15 @@ class Room:
         self._start_driving()
 
     def _bot_agent(self, seat: int, level: str, game: Game | None = None) -> Shown:
-        profile = paced(LEVELS[level], PACE_FACTORS[self.settings.pace])
         game = game or self.game
         assert game is not None
+        if is_agent_spec(level):  # a saved agent, held to its human reaction profile
+            from ratscrew.rl.agents import agent_from_spec, table_agent
+
+            agent = table_agent(agent_from_spec(level), self.settings.rules, len(self.seats),
+                                game_seed(game.seed, seat))
+            return Shown(agent, self.clock.now)
+        profile = paced(LEVELS[level], PACE_FACTORS[self.settings.pace])
         return Shown(BotAgent(profile, seed=game_seed(game.seed, seat)), self.clock.now)
 
     def _start_driving(self) -> None:
@@ -1076,7 +1083,8 @@ class Room:
         if self.expected_lengths is None:
             return None
         known = self.expected_lengths.expected_length(
-            self.settings.rules, [seat.bot if seat.kind == "bot" else None for seat in self.seats],
+            self.settings.rules, [seat.bot if seat.kind == "bot" and not is_agent_spec(seat.bot or "")
+                                  else None for seat in self.seats],  # an agent: as a casual bot
             on_ready=self._broadcast_room)
         return None if known is None else {"median_minutes": known["median_minutes"],
                                            "p90_minutes": known["p90_minutes"]}

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 
 from ratscrew.bots.agent import BotAgent
 from ratscrew.bots.profile import BotProfile
+from ratscrew.bots.spec import is_agent_spec
 from ratscrew.engine import Game
 from ratscrew.events import Event, Misslap, SlapWon
 from ratscrew.ruleset import Ruleset
-from ratscrew.runtime import Table
+from ratscrew.runtime import Agent, Table
 from ratscrew.sim.summary import GameSummary, game_seed
 
 DEFAULT_MAX_CARDS = 20_000
@@ -34,13 +35,25 @@ def bot_rng(seed: int, seat: int) -> random.Random:
     return random.Random(seed * 16 + seat + 1)
 
 
+def _seat_agent(rules: Ruleset, profile: BotProfile, seed: int, seat: int,
+                players: int) -> Agent:
+    """The bot of ``profile``, or the saved agent an ``agent:NAME`` stand-in names
+    (:mod:`ratscrew.rl.agents`: a tick policy or a bot profile, held to its human reaction
+    profile)."""
+    if is_agent_spec(profile.name):
+        from ratscrew.rl.agents import seat_agent
+
+        return seat_agent(profile, rules, players, bot_rng(seed, seat).getrandbits(32))
+    return BotAgent(profile, rng=bot_rng(seed, seat))
+
+
 def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: int,
                         max_cards: int = DEFAULT_MAX_CARDS) -> GameSummary:
     """Deal with ``seed`` and play one game between bots on the reference engine (a `Table`
     under the virtual clock)."""
     players = len(profiles)
     game = Game.deal(rules, players=players, seed=seed)
-    agents = [BotAgent(profile, rng=bot_rng(seed, seat)) for seat, profile in enumerate(profiles)]
+    agents = [_seat_agent(rules, profile, seed, seat, players) for seat, profile in enumerate(profiles)]
     slaps = [0] * players
     misslaps = [0] * players
 

@@ -21,6 +21,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Literal
 
 from ratscrew.bots.profile import BotProfile
+from ratscrew.bots.spec import is_agent_spec
 from ratscrew.ruleset import Ruleset
 from ratscrew.sim.jobs import (
     DEFAULT_MAX_CARDS,
@@ -48,6 +49,8 @@ class KernelUnavailableError(RuntimeError):
 
 def kernel_can_run(rules: Ruleset, profiles: Sequence[BotProfile]) -> bool:
     """True when the compiled kernel exists and says it models these rules and bots exactly."""
+    if any(is_agent_spec(profile.name) for profile in profiles):
+        return False  # a saved agent (agent:NAME) plays on the reference engine only
     module = load_kernel_module()
     supports = getattr(module, "kernel_supports", None)
     if supports is None or not hasattr(module, "run_kernel_games"):

@@ -29,7 +29,8 @@ from textual.widgets import Static
 from textual.worker import Worker
 
 from ratscrew.bots.agent import BotAgent
-from ratscrew.bots.profile import LEVELS, paced
+from ratscrew.bots.profile import paced
+from ratscrew.bots.spec import is_agent_spec, parse_bot_spec
 from ratscrew.engine import Game
 from ratscrew.events import Event, GameOver
 from ratscrew.narrate import refusal_text
@@ -129,9 +130,7 @@ class PlayApp(App[None]):
         self.colour_blind = options.colour_blind
         self.humans = [HumanAgent(self.names[seat]) for seat in range(options.humans)]
         if bot_agents is None:
-            base = LEVELS[options.level]
-            bot_agents = [BotAgent(paced(base, self.pace), seed=game_seed(self.seed, seat))
-                          for seat in range(options.humans, options.players)]
+            bot_agents = [self._seat_bot(seat) for seat in range(options.humans, options.players)]
         if len(bot_agents) != options.bots:
             raise ValueError(f"{options.bots} bot seat(s) but {len(bot_agents)} bot agent(s)")
         self.bot_agents = list(bot_agents)
@@ -148,13 +147,31 @@ class PlayApp(App[None]):
         self._ended = False
         seats = [SeatInfo(name, seat < options.humans,
                           self.keys[seat] if seat < options.humans else None,
-                          None if seat < options.humans else options.level)
+                          None if seat < options.humans else self._bot_label(seat))
                  for seat, name in enumerate(self.names)]
         self.table_view = TableView(options.rules, seats, colour_blind=self.colour_blind)
         self.game_screen = GameScreen(self.table_view)
         self.key_map = self._key_map()
 
     # ------------------------------------------------------------------ setup
+
+    def _bot_spec(self, seat: int) -> str:
+        specs = self.options.bot_specs
+        return specs[seat - self.options.humans] if specs else self.options.level
+
+    def _bot_label(self, seat: int) -> str:
+        return self._bot_spec(seat)
+
+    def _seat_bot(self, seat: int) -> Agent:
+        """The bot of ``seat``: its level or spec at the table's pace, or a saved agent
+        (``agent:NAME``, held to its human reaction profile; the pace does not apply)."""
+        spec = self._bot_spec(seat)
+        seed = game_seed(self.seed, seat)
+        if is_agent_spec(spec):
+            from ratscrew.rl.agents import agent_from_spec, table_agent
+
+            return table_agent(agent_from_spec(spec), self.options.rules, self.options.players, seed)
+        return BotAgent(paced(parse_bot_spec(spec), self.pace), seed=seed)
 
     def _key_map(self) -> dict[str, tuple[int, ActionKind]]:
         mapping: dict[str, tuple[int, ActionKind]] = {}
@@ -315,10 +332,10 @@ class PlayApp(App[None]):
     def set_pace(self, pace: float) -> None:
         """Bots play their cards ``pace`` times their level's usual speed."""
         self.pace = min(MAX_PACE, max(MIN_PACE, pace))
-        base = LEVELS[self.options.level]
-        for bot in self.bot_agents:
-            if isinstance(bot, BotAgent):
-                bot.profile = paced(base, self.pace)
+        for seat, bot in enumerate(self.bot_agents, start=self.options.humans):
+            spec = self._bot_spec(seat)
+            if isinstance(bot, BotAgent) and not is_agent_spec(spec):
+                bot.profile = paced(parse_bot_spec(spec), self.pace)
         self.redraw()
 
     def action_pace(self, direction: int) -> None:

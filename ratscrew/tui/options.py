@@ -48,6 +48,9 @@ class PlayOptions:
     pace: float = 1.0
     colour_blind: bool = False
     record_dir: Path = Path(".")
+    bot_specs: tuple[str, ...] = ()
+    """One seat spec per bot (a level, or a saved agent ``agent:NAME``); empty: every bot is
+    of ``level``."""
 
     def __post_init__(self) -> None:
         if not self.keys and 1 <= self.humans <= MAX_HUMANS:
@@ -73,6 +76,16 @@ def check_options(options: PlayOptions) -> None:
             f"{options.rules.title} allow")
     if options.level not in LEVELS:
         raise OptionsError(f"unknown bot level {options.level!r}; choose one of {', '.join(LEVELS)}")
+    if options.bot_specs:
+        if len(options.bot_specs) != options.bots:
+            raise OptionsError(f"{options.bots} bot seat(s) but {len(options.bot_specs)} spec(s)")
+        from ratscrew.rl.agents import seat_profile
+
+        for spec in options.bot_specs:
+            try:
+                seat_profile(spec)
+            except ValueError as error:
+                raise OptionsError(str(error)) from None
     if not MIN_PACE <= options.pace <= MAX_PACE:
         raise OptionsError(f"--pace must be between {MIN_PACE} and {MAX_PACE}, not {options.pace}")
     if len(options.keys) != options.humans:

@@ -44,6 +44,7 @@ const page = {
   /** @type {"results" | "lobby" | "table"} */ afterGame: "results",
   keys: loadKeys(),
   /** @type {{name: string, mean_reaction_ms: number, memory: number}[]} */ bots: [],
+  /** @type {{name: string, description: string, reaction: string}[]} */ agents: [],
   /** @type {{name: string, summary: string}[]} */ presets: [],
   log: new LogBook(),
   /** a fresh history (after joining) replaces the log; an asked-for one extends it */
@@ -576,8 +577,9 @@ function renderLobbySeats(room) {
         const choice = /** @type {HTMLSelectElement} */ (el("select"));
         choice.setAttribute("aria-label", `Seat ${seat.seat + 1}: open or a bot`);
         choice.dataset.testid = `seat-${seat.seat}-choice`;
-        for (const value of ["", ...page.bots.map((b) => b.name)]) {
-          const option = /** @type {HTMLOptionElement} */ (el("option", "", value ? `${value} bot` : "open to a person"));
+        for (const value of ["", ...page.bots.map((b) => b.name), ...page.agents.map((a) => a.name)]) {
+          const label = value.startsWith("agent:") ? `${value.slice("agent:".length)} agent` : `${value} bot`;
+          const option = /** @type {HTMLOptionElement} */ (el("option", "", value ? label : "open to a person"));
           option.value = value;
           choice.append(option);
         }
@@ -1007,6 +1009,7 @@ async function loadChoices() {
     const [presets, bots] = await Promise.all([fetchJson("/api/presets"), fetchJson("/api/bots")]);
     page.presets = presets.presets;
     page.bots = bots.levels;
+    page.agents = bots.agents ?? []; // saved agents (ERS-Bench), seated by name
     const fill = byId("fill-level", HTMLSelectElement);
     for (const level of page.bots) {
       const option = /** @type {HTMLOptionElement} */ (el("option", "", level.name));
