@@ -136,6 +136,52 @@ def test_a_sqlite_backup_made_with_vacuum_into_serves_the_same_leaderboard(
     assert seen(backup) == before
 
 
+CRASH_MID_WRITE = ("import os, sqlite3, sys\n"
+                   "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                   "db.execute('PRAGMA journal_mode=WAL')\n"
+                   "db.execute('CREATE TABLE written_before_the_crash (x)')\n"
+                   "os._exit(0)\n")
+"""A process that writes to the database and dies before SQLite checkpoints: its -wal and -shm
+stay beside the file, as after a server killed mid-game."""
+
+
+def test_a_sqlite_backup_restored_after_a_crash_serves_the_backup_and_keeps_the_old_files(
+        played: Path, tmp_path: Path) -> None:
+    backup = tmp_path / "backup.db"
+    with sqlite3.connect(played) as db:
+        db.execute("VACUUM INTO ?", (str(backup),))
+    expected = seen(backup)
+    subprocess.run([sys.executable, "-c", CRASH_MID_WRITE, str(played)], check=True, timeout=60)
+    assert Path(f"{played}-wal").exists() and Path(f"{played}-shm").exists()
+    restored = ratscrew("admin", "db", "restore", str(backup), "--db", str(played))
+    assert restored.returncode == 0, restored.stderr
+    assert f"restored {backup} as {played}: {expected['games']} finished games" in restored.stdout
+    assert "integrity check ok" in restored.stdout
+    assert seen(played) == expected
+    kept = sorted(p.name.split(".replaced-")[0] for p in tmp_path.glob("played.db*.replaced-*"))
+    assert kept == ["played.db", "played.db-shm", "played.db-wal"]  # nothing deleted
+    assert not Path(f"{played}-wal").exists() or Path(f"{played}-wal").stat().st_size == 0
+
+
+def test_a_restore_is_refused_while_the_server_runs_or_when_the_backup_is_damaged(
+        played: Path, tmp_path: Path) -> None:
+    before = played.read_bytes()
+    backup = tmp_path / "backup.db"
+    backup.write_bytes(b"this is not a database" * 100)
+    damaged = ratscrew("admin", "db", "restore", str(backup), "--db", str(played))
+    assert damaged.returncode == 2 and "is not a SQLite database ratscrew can read" in damaged.stderr
+    assert "Traceback" not in damaged.stderr and played.read_bytes() == before
+    with sqlite3.connect(played) as db:
+        db.execute("VACUUM INTO ?", (str(tmp_path / "good.db"),))
+    serving = open_store(played)  # a server holds the file
+    try:
+        refused = ratscrew("admin", "db", "restore", str(tmp_path / "good.db"), "--db", str(played))
+    finally:
+        serving.close()
+    assert refused.returncode == 2 and "a ratscrew server is using" in refused.stderr
+    assert "stop it first" in refused.stderr
+
+
 def test_a_postgresql_backup_restored_with_pg_restore_serves_the_same_leaderboard(
         played: Path, postgres_cluster: PostgresCluster, tmp_path: Path) -> None:
     bindir = postgres_bindir()

@@ -5,6 +5,8 @@
 - ``ratscrew admin db copy FROM TO``: copy a whole database into an empty one, SQLite to
   PostgreSQL or back, with each table's rows counted on both sides
   (`ratscrew.server.dbcopy`);
+- ``ratscrew admin db restore BACKUP --db FILE``: put a SQLite backup in place of a stopped
+  server's database, checked, keeping the old files (`ratscrew.storage.restore`);
 - ``ratscrew admin players clear-flag ID`` / ``show-flag ID``: review a player's integrity flag
   (docs/fairness.md, "Integrity"): clearing it takes back and rates again the ruleset's games
   since its evidence, with the player in them.
@@ -67,6 +69,19 @@ def register(subparsers: Any) -> None:
     copying.add_argument("source", metavar="FROM", help="SQLite file or postgresql:// URL")
     copying.add_argument("target", metavar="TO", help="SQLite file or postgresql:// URL (empty)")
     copying.set_defaults(run=copy_database)
+    restoring = db_actions.add_parser(
+        "restore", help="put a SQLite backup in place of the server's database file, checked",
+        description="Put the SQLite backup BACKUP in place of the database file (--db, as for "
+                    "'ratscrew serve'; the server must be stopped). The backup is checked first "
+                    "(SQLite's integrity check), copied beside the database and checked again; the "
+                    "old database and its -wal and -shm files are kept beside it with "
+                    ".replaced-TIME added (nothing is deleted), and the result is opened as the "
+                    "server opens it. For PostgreSQL use pg_restore (docs/online.md, 'Backup and "
+                    "restore').",
+        epilog="example: ratscrew admin db restore /backups/ratscrew-2026-11-28.db --db ratscrew.db")
+    restoring.add_argument("backup", metavar="BACKUP", type=Path, help="the SQLite backup file")
+    _database_options(restoring)
+    restoring.set_defaults(run=restore_database)
 
     register_players(areas)
 
@@ -130,6 +145,30 @@ def close_room(args: argparse.Namespace) -> int:
     finally:
         store.close()
     raise ValueError(f"room {code} is already closed" if row is not None else f"there is no room {code}")
+
+
+def restore_database(args: argparse.Namespace) -> int:
+    """``admin db restore BACKUP``."""
+    from ratscrew.server.settings import resolve_database
+    from ratscrew.storage.opening import is_database_url
+    from ratscrew.storage.records import StoreError, StoreInUse
+    from ratscrew.storage.restore import restore_sqlite
+
+    where = resolve_database(args.db, args.db_file, default=str(DEFAULT_DB))
+    if is_database_url(where):
+        raise ValueError("admin db restore puts a SQLite backup in place of a SQLite file; for "
+                         "PostgreSQL use pg_restore (docs/online.md, 'Backup and restore')")
+    try:
+        restored = restore_sqlite(args.backup, Path(where))
+    except StoreInUse as error:
+        raise ValueError(f"{error.holder}; stop it first, then restore") from None
+    except StoreError as error:
+        raise ValueError(str(error)) from None
+    print(f"restored {args.backup} as {restored.database}: {restored.games} finished games, "
+          f"schema version {restored.schema_version}, integrity check ok")
+    for kept in restored.kept:
+        print(f"kept the file it replaced as {kept}")
+    return 0
 
 
 def copy_database(args: argparse.Namespace) -> int:
