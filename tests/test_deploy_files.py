@@ -56,6 +56,16 @@ def test_the_compose_configuration_with_its_resolver_is_valid_nginx(tmp_path: Pa
     assert checked.returncode == 0, checked.stderr
 
 
+def test_the_shipped_configuration_passes_nginx_t_while_its_shards_cannot_be_resolved(tmp_path: Path) -> None:
+    # shard-a and shard-b resolve nowhere on this machine: as when a shard container is down
+    shipped = (ROOT / "deploy" / "nginx" / "ratscrew.conf").read_text()
+    assert re.search(r"^upstream ", shipped, flags=re.MULTILINE) is None  # nothing resolved at start
+    checked = nginx_test(shipped, tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    rendered = render_http(COMPOSE_SHARDS, "80", resolver=COMPOSE_RESOLVER)
+    assert "split_clients $request_id $ratscrew_any {\n    50% shard-a:8000;\n    * shard-b:8000;\n}" in rendered
+
+
 def test_serve_nginx_config_writes_included_files_and_keeps_the_operators_server_block(
         tmp_path: Path) -> None:
     routing = tmp_path / "ratscrew.conf"

@@ -34,12 +34,15 @@ ROUTED = r"^/(r|ws|api/rooms|api/lab/jobs)/"
 def render_routing(shards: Sequence[tuple[str, str]], *, resolver: str | None = None) -> str:
     """The ``http``-level half: where each shard is and which one a request goes to.
 
-    Without ``resolver``: an upstream per shard (and one of them all), with keepalive; their
-    names are resolved once, when nginx starts. With ``resolver`` (e.g. ``127.0.0.11``, Docker's
-    DNS): a room's requests go to its shard's name held in a variable, which nginx looks up
-    again through ``resolver`` as it changes (a shard container that comes back with a new
-    address is found); requests for no room in particular still go to the upstream of every
-    shard (resolved at start), which passes a request a dead shard refused to the next one."""
+    Without ``resolver``: an upstream per shard (and one of them all, which passes a request a
+    dead shard refused to the next one), with keepalive; their names are resolved once, when
+    nginx starts (right for addresses such as ``127.0.0.1:8001``). With ``resolver`` (e.g.
+    ``127.0.0.11``, Docker's DNS): no name is resolved at start, so ``nginx -t`` and a start
+    pass while a shard is down, and every request's shard name, held in a variable, is looked
+    up again through ``resolver`` as it changes (a shard container that comes back with a new
+    address is found): a room's requests go to its shard, the others to a shard chosen per
+    request (``split_clients``); while a shard is down, its share of those fails until it is
+    back, which the supervisor or the container's restart policy sees to in seconds."""
     if not shards:
         raise ValueError("at least one shard is needed")
     lines = ["# Rendered by ratscrew.server.nginx: route each room to the shard that owns it.", ""]
@@ -49,12 +52,21 @@ def render_routing(shards: Sequence[tuple[str, str]], *, resolver: str | None = 
             lines += [f"upstream ratscrew_{letter} {{", f"    server {address};", "    keepalive 16;", "}"]
         targets = {letter: f"ratscrew_{letter}" for letter, _ in checked}
     else:
-        lines += ["# a room's shard is looked up again as its name changes (valid=10s), not only at start",
+        lines += ["# every shard's name is looked up as requests need it (valid=10s), never only at",
+                  "# start: nginx starts while a shard is down, and finds a shard that moved",
                   f"resolver {resolver} valid=10s ipv6=off;"]
         targets = dict(checked)
-    lines += ["upstream ratscrew_any {"] + [f"    server {address};" for _, address in checked]
-    lines += ["    keepalive 16;", "}", ""]
-    default = "ratscrew_any"
+    if resolver is None:
+        lines += ["upstream ratscrew_any {"] + [f"    server {address};" for _, address in checked]
+        lines += ["    keepalive 16;", "}", ""]
+        default = "ratscrew_any"
+    else:
+        lines += ["# a request for no room in particular: a shard chosen per request",
+                  "split_clients $request_id $ratscrew_any {"]
+        share = f"{100 / len(checked):.2f}".rstrip("0").rstrip(".")
+        lines += [f"    {share}% {address};" for _, address in checked[:-1]]
+        lines += [f"    * {checked[-1][1]};", "}", ""]
+        default = "$ratscrew_any"
     lines += ["# the shard of a room: the first letter of its code",
               "map $uri $ratscrew_upstream {", f"    default {default};"]
     lines += [f"    ~*{ROUTED}{letter} {targets[letter]};" for letter, _ in checked]
