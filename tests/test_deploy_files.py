@@ -9,8 +9,10 @@ the compose file is read, not run.)"""
 from __future__ import annotations
 
 import re
+import resource
 import shlex
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -63,7 +65,8 @@ def test_the_shipped_configuration_passes_nginx_t_while_its_shards_cannot_be_res
     checked = nginx_test(shipped, tmp_path)
     assert checked.returncode == 0, checked.stderr
     rendered = render_http(COMPOSE_SHARDS, "80", resolver=COMPOSE_RESOLVER)
-    assert "split_clients $request_id $ratscrew_any {\n    50% shard-a:8000;\n    * shard-b:8000;\n}" in rendered
+    assert ("split_clients $request_id $ratscrew_any {\n    50% shard-a:8000;\n    * shard-b:8000;\n}"
+            in rendered)
 
 
 def test_serve_nginx_config_writes_included_files_and_keeps_the_operators_server_block(
@@ -124,3 +127,20 @@ def test_the_renderer_refuses_shards_nginx_could_not_route(
     assert refused.value.code == 2
     captured = capsys.readouterr()
     assert captured.out == "" and said in captured.err
+
+
+def test_a_shard_raises_its_open_file_limit_to_the_hard_one_and_the_unit_raises_that() -> None:
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    script = ("import logging, resource\n"
+              "logging.basicConfig(level=logging.INFO, format='%(message)s')\n"
+              "from ratscrew.server.filelimit import raise_open_file_limit\n"
+              "limit = raise_open_file_limit()\n"
+              "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0], limit.before)\n")
+    started = subprocess.run(  # started as systemd's default would start it: soft 256 or less
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, hard), hard)))
+    soft, before = map(int, started.stdout.split())
+    assert before == min(256, hard) and soft == hard
+    assert f"open files: soft limit {hard} (was {before}), hard {hard}" in started.stderr
+    unit = (ROOT / "deploy" / "systemd" / "ratscrew.service").read_text()
+    assert re.search(r"^LimitNOFILE=(\d+)$", unit, flags=re.MULTILINE) is not None

@@ -162,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ratscrew.server.app import create_app
+    from ratscrew.server.filelimit import raise_open_file_limit
     from ratscrew.server.logs import configure_logging
     from ratscrew.server.metrics import parse_trusted
     from ratscrew.server.settings import password_on_command_line, resolve_database
@@ -185,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
     watch_parent_from_environment()  # a shard of --workers stops when its supervisor is gone
     configure_logging(args.log_level, args.log_format, shard)
     install_accept_error_filter()
+    raise_open_file_limit()  # one open file per socket: systemd's soft default of 1,024 is few
     limits, connection_limits = _limits(args)
     absence = _absence_times(args)
     db: str | Path = args.db if is_database_url(args.db) else Path(args.db)
