@@ -127,6 +127,25 @@ def test_rooms_are_listed_and_closed_from_the_command_line(played: Path) -> None
     assert again.returncode == 2 and "already closed" in again.stderr
 
 
+def test_closing_a_room_with_a_game_in_progress_says_it_discards_the_game_and_needs_force(
+        played: Path) -> None:
+    store = open_store(played)
+    try:
+        store.save_room("PLAYQZ", {}, None, "lobby", 0, None, [])
+        game_id = store.start_game("PLAYQZ", 1, "classic", {}, 0.0)
+        store.save_room("PLAYQZ", {}, None, "playing", 0, game_id, [])
+    finally:
+        store.close()
+    refused = ratscrew("admin", "rooms", "close", "PLAYQZ", "--db", str(played))
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "room PLAYQZ has a game in progress: closing it discards that game" in refused.stderr
+    assert "--force" in refused.stderr
+    assert "PLAYQZ  playing" in ratscrew("admin", "rooms", "list", "--db", str(played)).stdout
+    forced = ratscrew("admin", "rooms", "close", "PLAYQZ", "--force", "--db", str(played))
+    assert forced.returncode == 0, forced.stderr
+    assert "room PLAYQZ closed" in forced.stdout and "its game in progress is discarded" in forced.stdout
+
+
 def test_a_sqlite_backup_made_with_vacuum_into_serves_the_same_leaderboard(
         played: Path, tmp_path: Path) -> None:
     before = seen(played)

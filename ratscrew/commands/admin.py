@@ -1,7 +1,8 @@
 """``ratscrew admin``: an operator's tools for a server's database (docs/online.md, "Operating it").
 
 - ``ratscrew admin rooms list [--all]``: the rooms (open ones; ``--all`` adds the closed);
-- ``ratscrew admin rooms close CODE``: close a room (a running server drops it within a minute);
+- ``ratscrew admin rooms close CODE [--force]``: close a room (a running server drops it within a
+  minute); a game in progress is discarded only with ``--force``;
 - ``ratscrew admin db copy FROM TO``: copy a whole database into an empty one, SQLite to
   PostgreSQL or back, with each table's rows counted on both sides
   (`ratscrew.server.dbcopy`);
@@ -51,8 +52,12 @@ def register(subparsers: Any) -> None:
     listing.set_defaults(run=list_rooms)
     closing = rooms_actions.add_parser(
         "close", help="close a room: its link says it has closed, and it is never loaded again",
-        description="Close a room. A server that holds it (PostgreSQL) drops it within a minute.")
+        description="Close a room. A server that holds it (PostgreSQL) drops it within a minute. "
+                    "A room with a game in progress keeps it unless --force is given: closing it "
+                    "discards that game (it is never finished, rated or shown in records).")
     closing.add_argument("code", metavar="CODE", help="the room's code")
+    closing.add_argument("--force", action="store_true",
+                         help="close it even with a game in progress, discarding that game")
     _database_options(closing)
     closing.set_defaults(run=close_room)
 
@@ -138,8 +143,14 @@ def close_room(args: argparse.Namespace) -> int:
     code = args.code.upper()
     store = _open(args)
     try:
+        before = store.load_room(code)
+        in_progress = before is not None and before.phase == "playing"
+        if in_progress and not args.force:
+            raise ValueError(f"room {code} has a game in progress: closing it discards that game "
+                             "(never finished, rated or recorded); add --force to close it anyway")
         if store.close_room(code):
-            print(f"room {code} closed; a server holding it drops it within a minute")
+            print(f"room {code} closed; a server holding it drops it within a minute"
+                  + ("; its game in progress is discarded" if in_progress else ""))
             return 0
         row = store.load_room(code)
     finally:
