@@ -44,7 +44,7 @@ def answering_at(url: str, started: float, until: float) -> float | None:
 def one_outage(cluster: PostgresCluster, url: str, server: ServerProcess,
                seconds: float) -> tuple[float, float]:
     """Stop the database for ``seconds`` under a room in play; (to resumed, to a card shown)."""
-    code = server.new_room(rules="classic", seats=2, turn_timeout_ms=600_000)
+    code = server.new_room(rules="classic", seats=2, turn_timeout_ms=60_000)
     ann, bob = server.player(code), server.player(code)
     ann.join("Ann")
     bob.join("Bob")

@@ -208,3 +208,33 @@ def test_a_server_with_no_paused_room_comes_back_after_postgresql_was_away(
             time.sleep(0.1)
         assert not store.failing_fast  # found back within a probe or two
         assert client.post("/api/rooms", json={"rules": "classic", "seats": 2}).status_code == 201
+
+
+def test_after_a_long_outage_the_store_answers_at_the_first_probe_and_the_pool_is_quiet(
+        private_cluster: PostgresCluster, caplog: pytest.LogCaptureFixture) -> None:
+    """psycopg's pool retries a lost connection with a back-off that grows with the outage (1,
+    2, 4, 8, 16 s …): asked through it, the database was found back only at the pool's next
+    try, 54 s late after a 3-minute outage. The store now asks the database itself while it is
+    away and makes its connections anew once it answers; meanwhile the pool is closed, so it
+    logs a warning once in the outage at most, not once for every try."""
+    from ratscrew.server.store import StoreUnavailable
+
+    store = PostgresStore(private_cluster.create_database())
+    try:
+        assert store.list_rooms() == []
+        private_cluster.stop()
+        with pytest.raises(StoreUnavailable):
+            store.list_rooms()
+        assert store.failing_fast
+        caplog.clear()
+        away_until = time.monotonic() + 20  # long enough for the pool's back-off to pass 10 s
+        while time.monotonic() < away_until:  # the outage watch's probes, once a second
+            assert not store.reachable()
+            time.sleep(1.0)
+        private_cluster.start()
+        assert store.reachable()  # the first probe after the database answers
+        assert not store.failing_fast and store.list_rooms() == []
+        pool_warnings = [r for r in caplog.records if r.name.startswith("psycopg")]
+        assert len(pool_warnings) <= 1  # a try already under way when the pool closed, at most
+    finally:
+        store.close()

@@ -5,6 +5,7 @@ and a supervisor killed with SIGKILL leaves no shard behind."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -63,10 +64,10 @@ def alive(pid: int) -> bool:
 
 
 @contextlib.contextmanager
-def supervisor(database: str, first: int, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+def supervisor(database: str, first: int, log: Path, *extra: str) -> Iterator[subprocess.Popen[bytes]]:
     with log.open("ab") as out:
         process = subprocess.Popen([sys.executable, "-m", "ratscrew", "serve", "--workers", "2",
-                                    "--port", str(first)],
+                                    "--port", str(first), *extra],
                                    env={**os.environ, "RATSCREW_DATABASE_URL": database},
                                    stdout=out, stderr=subprocess.STDOUT)
     try:
@@ -126,6 +127,23 @@ def test_a_supervisor_killed_with_sigkill_leaves_no_shard(fresh_database: str, t
     for port in (first, first + 1):
         with pytest.raises(httpx.HTTPError):
             httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+
+
+def test_under_log_format_json_every_line_of_the_supervisor_and_its_shards_is_json(
+        fresh_database: str, tmp_path: Path) -> None:
+    first = consecutive_free_ports()
+    log = tmp_path / "supervisor.log"
+    with supervisor(fresh_database, first, log, "--log-format", "json",
+                    "--nginx-config", str(tmp_path / "routing.conf")) as process:
+        wait_until(lambda: answers(f"http://127.0.0.1:{first}") and answers(f"http://127.0.0.1:{first + 1}"),
+                   60, "both shards answer")
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+    lines = [line for line in log.read_text().splitlines() if line.strip()]
+    messages = [json.loads(line)["message"] for line in lines]  # fails on a line that is not JSON
+    assert any(m.startswith("2 shards (A, B) on 127.0.0.1:") for m in messages)
+    assert any("routing.conf" in m for m in messages)
+    assert any(m.startswith("stopped 2 shards") for m in messages)
 
 
 def test_workers_on_sqlite_say_how_to_give_postgresql_without_a_password_in_ps(tmp_path: Path) -> None:

@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
 
     from ratscrew.server.app import create_app
     from ratscrew.server.filelimit import raise_open_file_limit
-    from ratscrew.server.logs import configure_logging
+    from ratscrew.server.logs import announce, configure_logging
     from ratscrew.server.metrics import parse_trusted
     from ratscrew.server.settings import password_on_command_line, resolve_database
     from ratscrew.server.shards import check_shard
@@ -186,7 +186,6 @@ def run(args: argparse.Namespace) -> int:
     watch_parent_from_environment()  # a shard of --workers stops when its supervisor is gone
     configure_logging(args.log_level, args.log_format, shard)
     install_accept_error_filter()
-    raise_open_file_limit()  # one open file per socket: systemd's soft default of 1,024 is few
     limits, connection_limits = _limits(args)
     absence = _absence_times(args)
     db: str | Path = args.db if is_database_url(args.db) else Path(args.db)
@@ -200,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
         store = open_store(db)
     except StoreError as error:
         _refuse_start(str(error))
+    raise_open_file_limit()  # one open file per socket: systemd's soft default of 1,024 is few
     try:
         store.claim(shard)
         sock = _listen(args.host, args.port)
@@ -213,23 +213,25 @@ def run(args: argparse.Namespace) -> int:
     app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
     server = uvicorn.Server(uvicorn_config(app, connection_limits, args.forwarded_allow_ips, sock))
     addresses = _addresses(args.host, port)
+
+    def tell(text: str) -> None:  # the lines for whoever started it: text, or JSON like the logs
+        announce(text, args.log_format, shard)
+
     if args.public_url:  # behind a proxy: the address players use, not this process's port
         public = args.public_url.rstrip("/")
-        print(f"ratscrew server running behind {public}/ (this process: {addresses[0]}); "
-              f"players open {public}/ in a browser", flush=True)
-        print(f"  or from a terminal: ratscrew join CODE --server {public}  (CODE: the room's code)",
-              flush=True)
+        tell(f"ratscrew server running behind {public}/ (this process: {addresses[0]}); "
+             f"players open {public}/ in a browser")
+        tell(f"  or from a terminal: ratscrew join CODE --server {public}  (CODE: the room's code)")
         addresses = []
     else:
-        print(f"ratscrew server running; open {addresses[0]} in a browser", flush=True)
+        tell(f"ratscrew server running; open {addresses[0]} in a browser")
     if addresses:
         lan = next((a for a in addresses if "//127." not in a), addresses[0]).rstrip("/")
-        print(f"  or from a terminal: ratscrew join CODE --server {lan}  (CODE: the room's code)",
-              flush=True)
+        tell(f"  or from a terminal: ratscrew join CODE --server {lan}  (CODE: the room's code)")
     for other in addresses[1:]:
-        print(f"  friends on your network: {other}", flush=True)
-    print(f"database: {store.description}" + (f"   shard: {shard}" if shard else "")
-          + "   (Ctrl+C stops the server)", flush=True)
+        tell(f"  friends on your network: {other}")
+    tell(f"database: {store.description}" + (f"   shard: {shard}" if shard else "")
+         + "   (Ctrl+C stops the server)")
     try:
         server.run(sockets=[sock])
     finally:
@@ -338,6 +340,8 @@ def run_workers(args: argparse.Namespace) -> int:
         raise ValueError("--workers needs a fixed --port (the first shard's; the others follow)")
     letters = shard_letters(args.workers)
     configure_logging(args.log_level, args.log_format)
+    # the supervisor's own lines: printed for a person, or logged as JSON lines with the rest
+    announce_to = None if args.log_format == "json" else sys.stdout
     ports = [args.port + i for i in range(len(letters))]
     shown_host = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     if args.nginx_config is not None:
@@ -349,7 +353,7 @@ def run_workers(args: argparse.Namespace) -> int:
             raise ValueError(f"--nginx-config: cannot write {error.filename or args.nginx_config}: "
                              f"{error.strerror}") from None
         for line in written:
-            say(line, sys.stdout)
+            say(line, announce_to)
     # the database goes in the shards' environment, not on their command lines
     passed = ["--host", args.host, "--log-level", args.log_level, "--log-format", args.log_format]
     public_url = args.public_url or (f"http://{shown_host}:8080/" if args.nginx_config is not None else None)
@@ -382,5 +386,5 @@ def run_workers(args: argparse.Namespace) -> int:
                             environment={DATABASE_ENV: args.db})
     say(f"{len(letters)} shards ({', '.join(letters)}) on {shown_host}:{ports[0]}-{ports[-1]}; "
         "front them with nginx" + (f" ({args.nginx_config})" if args.nginx_config else
-                                   " (--nginx-config FILE writes its configuration)"), sys.stdout)
+                                   " (--nginx-config FILE writes its configuration)"), announce_to)
     return supervisor.run()

@@ -47,7 +47,9 @@ class Readiness:
 def _look(server: Any) -> list[str]:
     reasons = []
     store = server.store
-    if not store.reachable():
+    # while the store fails fast, the outage watch already asks the database every second: a
+    # probe here could wait for a connect time-out, and /readyz must answer at once
+    if getattr(store, "failing_fast", False) or not store.reachable():
         reasons.append("the database cannot be reached")
     if not getattr(store, "claim_held", True):
         reasons.append(f"shard {server.shard or '(all rooms)'} is not claimed by this process")

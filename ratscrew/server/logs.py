@@ -82,6 +82,26 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False)
 
 
+def announce(text: str, log_format: str = "text", shard: str | None = None,
+             stream: TextIO | None = None, logger: str = "ratscrew.serve") -> None:
+    """A line for whoever started the server (its address, the database, the shards), on
+    ``stream`` (stdout): as it is, or under ``--log-format json`` as one JSON object like every
+    log line, so that a log shipper reading both streams sees JSON only.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> announce("ratscrew server running", "json", "A", out)
+    >>> json.loads(out.getvalue())["message"], json.loads(out.getvalue())["shard"]
+    ('ratscrew server running', 'A')
+    """
+    stream = stream or sys.stdout
+    if log_format == "json":
+        record = logging.LogRecord(logger, logging.INFO, __file__, 0, "%s", (text,), None)
+        print(JsonFormatter(shard).format(record), file=stream, flush=True)
+    else:
+        print(text, file=stream, flush=True)
+
+
 def configure_logging(level: str, log_format: str = "text", shard: str | None = None,
                       stream: TextIO | None = None) -> None:
     """Send every log record at ``level`` and above to ``stream`` (stderr) in ``log_format``,

@@ -4,7 +4,7 @@ A store method that cannot reach its database raises `ratscrew.server.store.Stor
 the room that called it pauses (:meth:`ratscrew.server.room.Room.pause_for_store`): it tells its
 players, refuses every action with an ``unavailable`` error and stops its game's clock. Nothing
 it accepted is lost, because a step is shown only after it is stored; a step the engine took but
-could not store was never shown, and is dropped. `watch_store` probes the database once a second
+could not store was never shown, and is dropped. `watch_store` probes the database twice a second
 while any room is paused, or while the store fails fast after a call no room made (a new room, a
 join's count, a page) found it gone, in a thread, so the rooms that still run are not held up,
 and, when it
@@ -28,7 +28,8 @@ from ratscrew.server.store import Store, StoreUnavailable, off_the_loop
 
 log = logging.getLogger("ratscrew.server")
 
-PROBE_EVERY_S = 1.0
+PROBE_EVERY_S = 0.5
+"""How often a server with paused rooms (or a store failing fast) asks the database again."""
 
 
 async def watch_store(store: Store, rooms: Mapping[str, Room], every_s: float = PROBE_EVERY_S) -> None:

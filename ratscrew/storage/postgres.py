@@ -274,10 +274,22 @@ class PostgresStore(SqlStore):
         except psycopg.Error as error:
             raise StoreError(f"cannot use the PostgreSQL database {self._shown}: "
                              f"{_first_line(error)}") from None
-        self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
-            url, min_size=1, max_size=max_connections, timeout=POOL_TIMEOUT_S,
-            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
-            name="ratscrew", open=True)
+        self._max_connections = max_connections
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ConnectionPool[psycopg.Connection[Any]]:
+        return ConnectionPool(self.url, min_size=1, max_size=self._max_connections, timeout=POOL_TIMEOUT_S,
+                              kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+                              name="ratscrew", open=True)
+
+    def _renew_connections(self) -> None:
+        """After an outage: a new pool (the old one waits out a reconnect back-off that grows
+        with the outage, up to a minute, before it tries again) and new connections for the
+        steps and the loop (the old ones may be dead without knowing it)."""
+        old, self._pool = self._pool, self._new_pool()
+        old.close(timeout=0)
+        self.steps_connection.renew()
+        self.loop_connection.renew()
 
     # ------------------------------------------------------------------ opening
 
@@ -364,6 +376,13 @@ class PostgresStore(SqlStore):
         """Whether PostgreSQL answers (and this process still holds its shard); clears the
         fail-fast state when it does."""
         try:
+            if self._down:
+                # asked directly, not through the pool: the pool's own reconnect back-off (it
+                # grows with the outage) would keep the rooms paused long after the database
+                # answers; once it answers, every connection is made anew
+                with psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as probe:
+                    probe.execute("SELECT 1")
+                self._renew_connections()
             self._pool.check()  # replaces connections broken while the database was away
             with self._pool.connection(timeout=POOL_TIMEOUT_S) as conn:
                 conn.execute("SELECT 1")
@@ -426,8 +445,14 @@ class PostgresStore(SqlStore):
             yield conn
 
     def _lost(self, error: Exception) -> None:
-        self._down = True
+        was_down, self._down = self._down, True
         log.error("the database %s is unavailable: %s", self._shown, _first_line(error))
+        if not was_down:
+            # every call fails fast from now on and `reachable` asks the database directly, so
+            # the pool has nothing to do but retry in the background, with a warning of
+            # psycopg's each time (32 in a 3-minute outage): it is closed, and made anew
+            # when the database answers (`_renew_connections`)
+            self._pool.close(timeout=0)
 
     def _run(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
         with self._connection() as conn:

@@ -46,6 +46,13 @@ class LoopConnection:
         self._lock: asyncio.Lock | None = None
         self.connections = 0
         """Connections made so far (the first, then one after each loss)."""
+        self._stale = False
+        """Set (from any thread) when the database came back from an outage: the connection
+        held may be dead without knowing it, so the next statement group starts afresh."""
+
+    def renew(self) -> None:
+        """Make the next statement group use a new connection (the database was away)."""
+        self._stale = True
 
     async def rows(self, query: Query, params: Mapping[str, Any] | None = None
                    ) -> list[dict[str, Any]]:
@@ -90,7 +97,8 @@ class LoopConnection:
         """The connection for one statement group, taken in turn; forgotten if the group failed
         in a way that leaves its state unknown (a lost connection, a cancelled wait)."""
         async with self._lock_of_this_loop():
-            if self._conn is not None and (self._conn.closed or self._conn.broken):
+            if self._stale or (self._conn is not None and (self._conn.closed or self._conn.broken)):
+                self._stale = False
                 self._forget()
             if self._conn is None:
                 self._conn = await psycopg.AsyncConnection.connect(

@@ -57,13 +57,20 @@ class StepsConnection:
         """The running statement's first failed result, if any."""
         self.connections = 0
         """Connections made so far (the first, then one after each loss)."""
+        self._stale = False
+        """Set (from any thread) when the database came back from an outage: the connection
+        held may be dead without knowing it, so the next batch connects afresh."""
+
+    def renew(self) -> None:
+        """Make the next batch use a new connection (the database was away)."""
+        self._stale = True
 
     @property
     def ready(self) -> bool:
         """Whether :meth:`start` can send a statement now: connected in the running event loop
         and no statement running."""
         conn = self._conn
-        return (conn is not None and not conn.closed and self._done is None
+        return (conn is not None and not conn.closed and self._done is None and not self._stale
                 and self._loop is _running_loop())
 
     def start(self, params: Sequence[str], done: Answered) -> None:
@@ -101,8 +108,9 @@ class StepsConnection:
 
     async def _connected(self) -> None:
         loop = asyncio.get_running_loop()
-        if self._conn is not None and (self._loop is not loop or self._conn.closed):
+        if self._conn is not None and (self._loop is not loop or self._conn.closed or self._stale):
             self._drop()
+        self._stale = False
         if self._conn is None:
             conn = await psycopg.AsyncConnection.connect(
                 self.url, autocommit=True, connect_timeout=round(self.connect_timeout_s))
