@@ -238,11 +238,33 @@ def may_read(address: str, trusted: Iterable[Network]) -> bool:
     return ip.is_loopback or any(ip in network for network in trusted)
 
 
+class ShardProcessCollector:
+    """prometheus_client's ``process_*`` families (memory, CPU, open files), with the ``shard``
+    label every ``ratscrew_*`` family has, so one query can tell a shard's process apart from
+    another's on the same machine."""
+
+    def __init__(self, shard: str | None) -> None:
+        self.shard = shard
+        self.process = ProcessCollector(registry=None)
+
+    def collect(self) -> Iterator[Metric]:
+        """The process's families, each sample labelled with the shard (when there is one)."""
+        for family in self.process.collect():
+            if not self.shard:
+                yield family
+                continue
+            labelled = Metric(family.name, family.documentation, family.type, family.unit)
+            for sample in family.samples:
+                labelled.add_sample(sample.name, {**sample.labels, "shard": self.shard}, sample.value,
+                                    sample.timestamp, sample.exemplar)
+            yield labelled
+
+
 def registry_for(server: Any) -> CollectorRegistry:
     """A registry with ``server``'s families and the process's."""
     registry = CollectorRegistry(auto_describe=True)
     registry.register(ServerCollector(server))
-    ProcessCollector(registry=registry)
+    registry.register(ShardProcessCollector(server.shard))
     return registry
 
 
