@@ -18,7 +18,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from matplotlib.patches import FancyBboxPatch
+from matplotlib.patches import FancyBboxPatch, Rectangle
 
 FELT = "#1d4d3a"
 FELT_DARK = "#143828"
@@ -37,7 +37,7 @@ def draw(path: Path, size: int, *, maskable: bool) -> None:
     ax.axis("off")
     fig.patch.set_alpha(0)
     if maskable:
-        ax.add_patch(plt.Rectangle((0, 0), 1, 1, color=FELT))
+        ax.add_patch(Rectangle((0, 0), 1, 1, color=FELT))
         scale, offset = 0.72, 0.14  # inside the 80 % circle of a maskable icon
     else:
         ax.add_patch(FancyBboxPatch((0.04, 0.04), 0.92, 0.92, boxstyle="round,pad=0,rounding_size=0.18",
