@@ -15,7 +15,7 @@ as soon as they sit down; actions are judged when they arrive (nothing travels a
 there is no settling window, as under ``first-packet`` judging); nothing is stored or rated.
 
 >>> room = OfflineRoom(parse_play_query("bots=casual&time_limit_ms=60000&seed=7"), wall=lambda: 0.0)
->>> [message["type"] for message in room.receive('{"type": "join", "name": "Ann"}')]
+>>> [json.loads(frame)["type"] for frame in room.receive('{"type": "join", "name": "Ann"}')]
 ['welcome', 'room', 'state', 'room']
 """
 
@@ -66,12 +66,10 @@ from ratscrew.server.roomrules import rules_entry
 from ratscrew.server.tally import ContestTally
 from ratscrew.sim.summary import game_seed
 
-CODE = "PLAY"
-"""The offline table's room code (the page's address is ``/play``)."""
+CODE = "OFFLINE"
+"""The offline table's room code (its page is ``/play``; room codes have six characters)."""
 DEFAULT_BOTS = ("casual", "casual", "casual")
 """The bots of ``/play`` without a ``bots`` parameter."""
-
-Message = dict[str, Any]
 
 
 def parse_play_query(query: str) -> RoomRequest:
@@ -89,7 +87,7 @@ def parse_play_query(query: str) -> RoomRequest:
     ...
     ratscrew.protocol.codec.ProtocolError: room: bots: a bot level is one of ...
     """
-    fields = {key: values[-1] for key, values in parse_qs(query.lstrip("?")).items()}
+    fields = {key: values[-1] for key, values in parse_qs(query.lstrip("?"), keep_blank_values=True).items()}
     bots = [level for level in fields.get("bots", ",".join(DEFAULT_BOTS)).split(",") if level]
     if not bots:
         raise ProtocolError("bad_message", "room: bots: the offline table needs at least one bot")
@@ -185,8 +183,9 @@ class OfflineRoom:
 
     # ------------------------------------------------------------------ the protocol
 
-    def receive(self, frame: str) -> list[Message]:
-        """One frame from the page; what the room sends in answer, decoded."""
+    def receive(self, frame: str) -> list[str]:
+        """One frame from the page; the frames the room sends in answer (JSON text, as on a
+        websocket)."""
         try:
             message = parse_client_message(frame)
             self._handle(message)
@@ -194,14 +193,14 @@ class OfflineRoom:
             self.page.send(error.to_message())
         return self._take()
 
-    def advance(self) -> list[Message]:
-        """Move the game up to now; what the room sends because of it, decoded."""
+    def advance(self) -> list[str]:
+        """Move the game up to now; the frames the room sends because of it."""
         self._step()
         return self._take()
 
-    def _take(self) -> list[Message]:
+    def _take(self) -> list[str]:
         out, self.page.out = self.page.out, []
-        return [json.loads(text) for text in out]
+        return out
 
     def _handle(self, message: object) -> None:
         if isinstance(message, Pong):
