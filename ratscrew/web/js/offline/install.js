@@ -22,10 +22,8 @@ async function keepOffline() {
 function offlineTable() {
   const code = document.getElementById("room-code");
   if (code) code.textContent = "Offline table: you and bots, on this device";
-  for (const id of ["watch", "stand", "copy", "invite"]) {
-    const node = document.getElementById(id);
-    if (node) node.hidden = true;
-  }
+  // no watching, no lobby to go back to, no invite; nothing stored: no record, no replay (CSS)
+  document.body.classList.add("offline-table");
   document.title = "ratscrew · offline table";
 }
 
