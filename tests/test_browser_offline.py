@@ -125,8 +125,8 @@ def test_the_app_is_installable_and_opens_without_its_server(server: ServerProce
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)], ids=["laptop", "phone"])
-def test_after_one_visit_a_whole_game_plays_offline(server: ServerProcess, pages: Pages, images: Path,
-                                                    size: tuple[int, int]) -> None:
+def test_after_one_visit_a_whole_game_plays_offline(server: ServerProcess, pages: Pages,
+                                                    images: Path, size: tuple[int, int]) -> None:  # noqa: F811
     width, height = size
     # bypass_csp only to inject axe-core; the seeded test runs the worker under the real policy
     page = pages.open(server.url + PLAY, viewport={"width": width, "height": height},
@@ -173,3 +173,67 @@ def test_without_pyodide_the_table_says_what_to_do(server: ServerProcess, pages:
     page.goto(server.url + PLAY)
     page.wait_for_selector("body[data-offline-failed]", timeout=LOADING_MS)
     assert "make pyodide" in page.locator("[data-testid=connection]").inner_text()
+
+
+HEARD = """() => {
+  window.__heard = [];
+  new MutationObserver((changes) => {
+    for (const change of changes) for (const node of change.addedNodes) {
+      const region = node.parentElement?.getAttribute("aria-live");
+      if (node.nodeName === "P" && region) window.__heard.push({
+        text: node.textContent, region, version: node.dataset.version ?? null,
+        late_ms: performance.now() - Number(node.dataset.arrivedAt)});
+    }
+  }).observe(document.documentElement, {childList: true, subtree: true});
+}"""
+"""Records every announcement as a screen reader gets it: its text, its region's politeness,
+the state it is about and how long after that state arrived it was in the region."""
+
+
+def test_a_whole_game_read_through_the_live_regions(server: ServerProcess, pages: Pages,
+                                                    images: Path) -> None:  # noqa: F811
+    page = pages.open(server.url + PLAY, viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    page.evaluate(HEARD)
+    page.click("[data-testid=screen-reader]")
+    assert page.get_attribute("[data-testid=screen-reader]", "aria-pressed") == "true"
+    open_table(page)  # the setting is remembered: the page opened again reads on
+    page.reload()
+    page.evaluate(HEARD)
+    open_table(page)
+    assert page.get_attribute("[data-testid=screen-reader]", "aria-pressed") == "true"
+    axe_clean(page, "the table in screen reader mode")
+    for key, answer in (("p", "ile"), ("c", "(you)"), ("w", "turn"), ("t", "left"), ("l", "")):
+        page.keyboard.press(key)
+        page.wait_for_function("""([answer]) => window.__heard.some((h) => h.region === "assertive"
+            && h.version === null && h.text.includes(answer))""", arg=[answer])
+    play_to_the_end(page)
+    page.wait_for_function("() => window.__heard.some((h) => h.text.startsWith('Game over'))")
+    heard: list[dict[str, Any]] = page.evaluate("window.__heard")
+    log = [line.strip() for line in page.locator("[data-testid=log] li").all_inner_texts()]
+    said = {h["text"] for h in heard}
+    assert [line for line in log if line not in said] == [], "lines of the log never announced"
+    about_states = [h for h in heard if h["version"] is not None]
+    late = sorted(h["late_ms"] for h in about_states)
+    print(f"\n{len(about_states)} announcements about states: median {late[len(late) // 2]:.1f} ms, "
+          f"max {late[-1]:.1f} ms after the state arrived")
+    assert late[-1] < 300
+    assert any(h["region"] == "assertive" and h["text"].startswith("Your turn") for h in heard)
+    kinds = {h["text"] for h in heard if h["region"] == "polite"}
+    assert any("plays" in text for text in kinds) and any("takes the pile" in text for text in kinds)
+    page.screenshot(path=str(images / "offline-screen-reader-1280x800.png"))
+
+
+def test_one_thumb_on_a_phone(server: ServerProcess, pages: Pages) -> None:
+    """Play and Slap in the bottom third, the pile itself a slap target, a haptics setting."""
+    page = pages.open(server.url + PLAY, viewport={"width": 390, "height": 844}, is_mobile=True,
+                      has_touch=True)
+    open_table(page)
+    for control in ("play", "slap"):
+        box = page.locator(f"[data-testid={control}]").bounding_box()
+        assert box is not None and box["y"] >= 844 * 2 / 3, f"{control} is not in the bottom third: {box}"
+        assert box["height"] >= 44 and box["width"] >= 44
+    page.wait_for_function("() => document.querySelector('[data-testid=status]').textContent"
+                           ".startsWith('Your turn')")
+    page.tap("[data-testid=pile]")  # a slap on the deal's empty pile: a misslap, said as one
+    page.wait_for_function("""() => [...document.querySelectorAll("[data-testid=log] li")]
+        .some((li) => li.textContent.includes("slapped an empty pile"))""")

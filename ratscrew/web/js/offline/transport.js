@@ -2,6 +2,7 @@
 /** How the room page reaches its room (issue 51): a websocket to the server (`RoomSocket`), or,
  * on /play, the offline table's Web Worker (`WorkerRoom`), which speaks the same protocol. The
  * page chooses here, once; everything else on the page is the same for both. */
+import { Announcer } from "../announce.js";
 import { RoomSocket } from "../net.js";
 
 /**
@@ -23,7 +24,13 @@ export function isOfflineTable() {
  * @returns {Transport}
  */
 export function roomTransport(code, handlers) {
-  return isOfflineTable() ? new WorkerRoom(location.search, handlers) : new RoomSocket(code, handlers);
+  // the screen reader mode hears every message as the page does, right after it
+  const announcer = new Announcer();
+  const heard = { ...handlers, onMessage: (/** @type {Message} */ message, /** @type {number} */ arrivedAt) => {
+    handlers.onMessage(message, arrivedAt);
+    announcer.hear(message, arrivedAt);
+  } };
+  return isOfflineTable() ? new WorkerRoom(location.search, heard) : new RoomSocket(code, heard);
 }
 
 /** The offline table: the room runs in a Web Worker on this device (ratscrew/offline/room.py). */
