@@ -194,7 +194,10 @@ def test_a_whole_game_read_through_the_live_regions(server: ServerProcess, pages
                                                     images: Path) -> None:  # noqa: F811
     page = pages.open(server.url + PLAY, viewport={"width": 1280, "height": 800}, bypass_csp=True)
     page.evaluate(HEARD)
-    page.click("[data-testid=screen-reader]")
+    page.evaluate("() => (document.activeElement instanceof HTMLElement) && document.activeElement.blur()")
+    page.keyboard.press("Tab")  # the switch is the first thing a keyboard or screen reader reaches
+    assert page.evaluate("document.activeElement.dataset.testid") == "screen-reader"
+    page.keyboard.press("Enter")
     assert page.get_attribute("[data-testid=screen-reader]", "aria-pressed") == "true"
     open_table(page)  # the setting is remembered: the page opened again reads on
     page.reload()

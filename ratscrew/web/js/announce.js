@@ -8,6 +8,7 @@
  *   slap for, your own misslap and its cost, a challenge you lost.
  * - Polite (queued): everything else the server says happened (every state's lines, each
  *   judgement of a contested slap, notices, the end).
+ * - The switch is the first thing in the tab order (a button seen only when focused).
  * - Keys (not when typing, nor when bound to play or slap): P the pile, C the card counts,
  *   L the last five events, T the time left, W whose turn it is.
  *
@@ -60,7 +61,9 @@ export class Announcer {
   toggle() {
     const button = document.createElement("button");
     button.type = "button";
-    button.className = "small";
+    // first in the tab order and seen only when focused: found at once by a screen reader's
+    // user, and no extra row of buttons in a phone's header
+    button.className = "small sr-only reveal-on-focus";
     button.dataset.testid = "screen-reader";
     button.addEventListener("click", () => {
       this.on = !this.on;
@@ -69,7 +72,7 @@ export class Announcer {
       this.say(this.assertive, this.on ? "Screen reader mode on. Keys: P pile, C counts, L last events, T time left, W whose turn."
         : "Screen reader mode off.", null, performance.now(), true);
     });
-    document.querySelector("header.top")?.append(button);
+    document.body.prepend(button);
     this.button = button;
     this.render();
     return button;
