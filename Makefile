@@ -39,11 +39,13 @@ jscheck: node_modules/.installed
 
 # The offline table (/play) runs the engine in the browser through Pyodide: its files come from
 # the npm package pinned in package.json and are served by `ratscrew serve` from the package's
-# web folder (not committed: the wasm alone is 9.6 MB). A wheel built after this ships them.
+# web folder (not committed: the wasm alone is 9.6 MB), the large ones also gzipped for the wire.
+# A wheel built after this ships them.
 PYODIDE_FILES := pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip pyodide-lock.json
 ratscrew/web/pyodide/.copied: node_modules/.installed
 	mkdir -p ratscrew/web/pyodide
 	cd node_modules/pyodide && cp $(PYODIDE_FILES) ../../ratscrew/web/pyodide/
+	cd ratscrew/web/pyodide && gzip -9 -k -f pyodide.asm.wasm pyodide.asm.mjs pyodide-lock.json
 	touch $@
 
 pyodide: ratscrew/web/pyodide/.copied

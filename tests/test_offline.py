@@ -22,7 +22,7 @@ from ratscrew.offline.jsonshim import dumps, loads
 from ratscrew.offline.room import CODE, OfflineRoom, parse_play_query
 from ratscrew.protocol.codec import ProtocolError, encode_message
 from ratscrew.server.app import CONTENT_SECURITY_POLICY, create_app
-from ratscrew.server.offline import WORKER_SCRIPT, sources_archive
+from ratscrew.server.offline import PYODIDE_DIR, WORKER_SCRIPT, sources_archive
 from ratscrew.server.store import SqliteStore
 
 SEEDED = "rules=classic&bots=casual,casual,casual&seed=42&time_limit_ms=600000"
@@ -187,3 +187,16 @@ def test_the_status_says_which_pyodide_files_are_missing(client: TestClient) -> 
     status = client.get("/offline/status").json()
     assert set(status) == {"pyodide", "missing", "version"}
     assert status["pyodide"] == (status["missing"] == [])
+
+
+def test_pyodide_files_go_gzipped_when_make_pyodide_packed_them(client: TestClient) -> None:
+    assert client.get("/static/pyodide/secrets.txt").status_code == 404
+    wasm = PYODIDE_DIR / "pyodide.asm.wasm"
+    if not (wasm.with_name("pyodide.asm.wasm.gz")).exists():
+        pytest.skip("Pyodide's files are not in ratscrew/web/pyodide (make pyodide)")
+    answer = client.get("/static/pyodide/pyodide.asm.wasm", headers={"accept-encoding": "gzip"})
+    assert answer.headers["content-type"] == "application/wasm"
+    assert answer.headers["content-encoding"] == "gzip"
+    assert answer.content == wasm.read_bytes()  # decoded by the client, as a browser does
+    plain = client.get("/static/pyodide/pyodide.asm.wasm", headers={"accept-encoding": "identity"})
+    assert "content-encoding" not in plain.headers and plain.content == wasm.read_bytes()
