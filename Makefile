@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play watch test lint typecheck jscheck unit protocol-types bench clean
+.PHONY: play watch test lint typecheck jscheck unit protocol-types bench clean pyodide
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ play: $(STAMP)
 watch: $(STAMP)
 	$(BIN)/ratscrew watch
 
-test: $(STAMP) lint typecheck jscheck unit
+test: $(STAMP) lint typecheck jscheck pyodide unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check ratscrew tests benchmarks
@@ -37,6 +37,19 @@ jscheck: node_modules/.installed
 	node_modules/.bin/tsc -p tsconfig.json
 	node --test tests/js/
 
+# The offline table (/play) runs the engine in the browser through Pyodide: its files come from
+# the npm package pinned in package.json and are served by `ratscrew serve` from the package's
+# web folder (not committed: the wasm alone is 9.6 MB), the large ones also gzipped for the wire.
+# A wheel built after this ships them.
+PYODIDE_FILES := pyodide.mjs pyodide.asm.mjs pyodide.asm.wasm python_stdlib.zip pyodide-lock.json
+ratscrew/web/pyodide/.copied: node_modules/.installed
+	mkdir -p ratscrew/web/pyodide
+	cd node_modules/pyodide && cp $(PYODIDE_FILES) ../../ratscrew/web/pyodide/
+	cd ratscrew/web/pyodide && gzip -9 -k -f pyodide.asm.wasm pyodide.asm.mjs pyodide-lock.json
+	touch $@
+
+pyodide: ratscrew/web/pyodide/.copied
+
 unit: $(STAMP)
 	$(BIN)/pytest
 
@@ -49,4 +62,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/engine.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache node_modules
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache .pytest_cache node_modules ratscrew/web/pyodide

@@ -95,6 +95,12 @@ def test_the_installed_server_starts_as_nobody_with_no_writable_home(installed: 
         answer = httpx.get(address + "/healthz", timeout=10)
         assert answer.status_code == 200
         assert answer.json()["ok"] is True
+        # issue 51: the installed package serves the app's shell and the offline table's files
+        worker = httpx.get(address + "/sw.js", timeout=10)
+        assert worker.status_code == 200 and worker.text.startswith("const VERSION = ")
+        for path in ("/manifest.webmanifest", "/play", "/static/js/offline/worker.js",
+                     "/static/icons/maskable-512.png", "/offline/ratscrew.zip"):
+            assert httpx.get(address + path, timeout=10).status_code == 200, path
     finally:
         process.terminate()
         process.wait(timeout=15)

@@ -56,6 +56,7 @@ from ratscrew.server.lifecycle import RoomHooks
 from ratscrew.server.limits import CrossSiteGuard, OpenConnections, UnknownCodes, is_own_origin
 from ratscrew.server.link import Pinger
 from ratscrew.server.metrics import TALLY, instrument_store, metrics
+from ratscrew.server.offline import OFFLINE_ROUTES, WORKER_SCRIPT, content_security_policy
 from ratscrew.server.outage import watch_store
 from ratscrew.server.protocol import (
     MAX_FRAME_BYTES,
@@ -500,7 +501,11 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+                headers = SECURITY_HEADERS
+                if scope["path"] == WORKER_SCRIPT:  # issue 51: the offline worker runs WebAssembly
+                    policy = content_security_policy(scope["path"], CONTENT_SECURITY_POLICY)
+                    headers = [(b"content-security-policy", policy.encode()), *SECURITY_HEADERS[1:]]
+                message["headers"] = list(message.get("headers", [])) + headers
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -1068,6 +1073,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             Route("/api/players/export", export_player, methods=["POST"]),
             Route("/api/players/{player_id}", player_info),
             *LAB_ROUTES,
+            *OFFLINE_ROUTES,  # issue 51: manifest, service worker, /play
             WebSocketRoute("/ws/{code}", websocket_endpoint),
             Mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
         ],

@@ -11,7 +11,8 @@ import { actionFor, DEFAULT_KEYS, loadKeys, saveKeys } from "./keys.js";
 import { LogBook } from "./logbook.js";
 import { buzzFor, nextNews, withJudgement } from "./news.js";
 import { importPlayer, newKey, playerKey, rememberPlayerId, replaceKey, showYourPage } from "./identity.js";
-import { PROTOCOL_VERSION, RoomSocket } from "./net.js";
+import { PROTOCOL_VERSION } from "./net.js";
+import { isOfflineTable, roomTransport } from "./offline/transport.js";
 import { beep, setSound, soundOn } from "./sound.js";
 import { buzz, canVibrate, setVibration, vibrationOn } from "./vibrate.js";
 
@@ -62,7 +63,7 @@ const page = {
   /** @type {number | undefined} */ game: undefined,
 };
 
-const socket = new RoomSocket(code, {
+const socket = roomTransport(code, {  // a websocket, or the offline table's worker on /play
   onOpen() {
     setConnection(true);
     page.freshHistory = true;
@@ -1033,5 +1034,5 @@ async function loadChoices() {
 byId("room-code").textContent = `Room ${code}`;
 showYourPage();
 loadChoices();
-loadRules();
+if (!isOfflineTable()) loadRules();  // the offline table's rules come with its first room message
 socket.connect();
