@@ -232,3 +232,25 @@ def test_known_lengths_are_bounded_least_recently_shown_first() -> None:
         service._length_known((f"rules {n}", ("casual", "casual")), done)
     assert list(service.lengths) == [("rules 1", ("casual", "casual")),
                                      ("rules 2", ("casual", "casual"))]
+
+
+def test_an_idle_worker_is_ended_and_the_next_job_starts_another() -> None:
+    import asyncio
+
+    async def two_jobs_apart() -> str:
+        service = LabService(worker_idle_s=0.5, max_open_per_address=2)
+        try:
+            rules = Ruleset.preset("pagat")
+            job = service.submit("10.0.0.4", rules, ("casual",) * 2, 20)
+            while (service.status(job.id) or {})["state"] != "done":
+                await asyncio.sleep(0.2)
+            while service._pool is not None:  # ended once idle (numba's memory goes with it)
+                await asyncio.sleep(0.2)
+            again = service.submit("10.0.0.4", rules, ("casual",) * 2, 20)
+            while (service.status(again.id) or {})["state"] in ("queued", "running"):
+                await asyncio.sleep(0.2)
+            return str((service.status(again.id) or {})["state"])
+        finally:
+            service.shutdown()
+
+    assert asyncio.run(asyncio.wait_for(two_jobs_apart(), 120)) == "done"

@@ -19,7 +19,9 @@ only when no lab job waits (a room has one estimate waiting at most, :data:`MAX_
 wait in all, and :data:`MAX_KNOWN_LENGTHS` are kept). A job not yet taken says ``queued``.
 Finished jobs are kept for :data:`KEEP_FINISHED_S`.
 
-The worker imports the compiled kernel itself; the server process never does. Numba caches the
+The worker imports the compiled kernel itself (numba: about 187 MB); the server process never
+does, and a worker idle for :data:`WORKER_IDLE_S` is ended, so that memory is held only while
+the lab has work. Numba caches the
 compiled kernel beside its source; where that directory is not writable, the worker points
 ``NUMBA_CACHE_DIR`` at a directory under the system's temporary directory.
 """
@@ -60,6 +62,9 @@ DEFAULT_GAMES = 2_000
 """Games per figure set when a lab job does not say."""
 LENGTH_GAMES = 2_000
 """Games behind a lobby's expected length."""
+WORKER_IDLE_S = 60.0
+"""A worker with nothing to do for this long is ended: it holds the compiled kernel (numba and
+its caches, about 187 MB), which the server process never loads; the next job starts a new one."""
 KEEP_FINISHED_S = 600.0
 """How long a finished job's report can still be fetched."""
 MAX_JOB_SECONDS = 30.0
@@ -231,6 +236,7 @@ class LabService:
     max_job_seconds: float = MAX_JOB_SECONDS
     max_waiting_lengths: int = MAX_WAITING_LENGTHS
     max_known_lengths: int = MAX_KNOWN_LENGTHS
+    worker_idle_s: float = WORKER_IDLE_S
     jobs: dict[str, LabJob] = field(default_factory=dict)
     lengths: OrderedDict[LengthKey, dict[str, float]] = field(default_factory=OrderedDict)
     """Known expected lengths, least recently shown first."""
@@ -242,6 +248,9 @@ class LabService:
     _busy: Future[Any] | None = None
     """What the worker is doing now."""
     _running_length: LengthKey | None = None
+    _busy_generation: int = 0
+    _idle_timer_for: int = -1
+    """Pieces of work the worker was given: an idle timer ends it only if none came since."""
     _loop: asyncio.AbstractEventLoop | None = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _started: dict[str, deque[float]] = field(default_factory=dict)
@@ -313,6 +322,7 @@ class LabService:
                     self._running_length = key
                     future.add_done_callback(self._length_done(key))
                 else:
+                    self._end_when_idle()
                     return
             except (BrokenExecutor, RuntimeError, OSError):
                 log.exception("could not start the lab's worker")
@@ -322,7 +332,26 @@ class LabService:
                     job.future = failed
                 return
             self._busy = future
+            self._busy_generation += 1
         future.add_done_callback(self._worker_free)
+
+    def _end_when_idle(self) -> None:
+        """With nothing to do, end the worker once it has stayed idle `worker_idle_s`."""
+        if (self._pool is None or self._loop is None or self._loop.is_closed()
+                or self._idle_timer_for == self._busy_generation):
+            return
+        idle_since = self._idle_timer_for = self._busy_generation
+
+        def end_if_still_idle() -> None:
+            with self._lock:
+                if (self._busy_generation == idle_since and self._busy is None
+                        and not self._stopping and self._pool is not None):
+                    log.info("the lab's worker was idle %.0f s: ended", self.worker_idle_s)
+                    self._end_worker()
+
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(self._loop.call_later, self.worker_idle_s,
+                                            end_if_still_idle)
 
     def _worker_free(self, _: Future[Any]) -> None:
         loop = self._loop
