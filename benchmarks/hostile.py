@@ -14,11 +14,16 @@ runs one flood after another from other loopback addresses (127.0.0.2 and up: Li
    nothing (spread over six addresses, so that the cap on open connections does not end them
    first), held until the server closes them;
 4. **unknown codes**: 300 lookups of random room codes and 300 websockets to them;
-5. **history**: 40 watchers asking for the whole history 15 times a second for 10 s.
+5. **history**: 40 watchers asking for the whole history 15 times a second for 10 s;
+6. **toml** (issue 47): rulesets nested 4,000 deep to ``/api/rooms``, ``/api/lab`` and ``configure``;
+7. **headers**: requests with a 100 KB header or 2,000 headers;
+8. **lobby**: 520 joins from 20 addresses to one two-seat room, then 300 watchers;
+9. **lab**: a maximal lab job, a host configuring 30 different rules, then a 100-game job from
+   another address (how long it waits and what it says meanwhile).
 
 For each it prints the server's memory (RSS from /proc: before, peak, after), the bystander's
-round trips (median and worst) during the flood, and what the server closed or refused. Every
-flood is bounded in count and time, stays on loopback and stops by itself.
+round trips (median and worst) during the flood and its median in the 2 s after, and what the
+server closed or refused. Every flood is bounded in count and time, stays on loopback and stops by itself.
 
 Usage: ``.venv/bin/python benchmarks/hostile.py [--only NAME ...] [--json]``.
 """
@@ -155,6 +160,8 @@ class Report:
     bystander_p50_ms: float | None = None
     bystander_max_ms: float | None = None
     bystander_failed: int = 0
+    bystander_after_p50_ms: float | None = None
+    """The median in the 2 s after the flood ended."""
     seconds: float = 0.0
     outcome: dict[str, Any] = field(default_factory=dict)
 
@@ -300,12 +307,147 @@ async def history_flood(server: Server, code: str) -> dict[str, Any]:
             "rate_limited": limited}
 
 
+NESTED_RULES = "a = " + "[" * 4000 + "]" * 4000
+"""Issue 47 item 2: rules nested 4,000 deep, under the 8 KiB cap."""
+
+
+def from_address(address: str) -> httpx.AsyncClient:
+    """An HTTP client whose connections come from ``address`` (a loopback address)."""
+    return httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(local_address=address), timeout=30)
+
+
+async def toml_flood(server: Server, code: str) -> dict[str, Any]:
+    """Issue 47 item 2: 100 nested rulesets to ``/api/rooms``, 100 to ``/api/lab`` and 50 as a
+    host's ``configure``."""
+    log_before = server.log.stat().st_size
+    statuses: dict[str, int] = {}
+    async with from_address("127.0.0.40") as client:
+        for path, body in (("/api/rooms", {"rules": NESTED_RULES, "seats": 2}),
+                           ("/api/lab", {"rules": NESTED_RULES})):
+            for _ in range(100):
+                answer = await client.post(server.url + path, json=body)
+                statuses[f"{path} {answer.status_code}"] = statuses.get(
+                    f"{path} {answer.status_code}", 0) + 1
+        room = (await client.post(server.url + "/api/rooms",
+                                  json={"rules": "classic", "seats": 2})).json()["code"]
+    _status, reader, writer = await raw_websocket(server.port, f"/ws/{room}", source="127.0.0.40")
+    writer.write(text_frame(json.dumps({"type": "join", "name": "Host"})))
+    for _ in range(50):
+        writer.write(text_frame(json.dumps({"type": "configure", "rules": NESTED_RULES})))
+    await writer.drain()
+    frames = await read_frames(reader, 3.0)
+    writer.close()
+    return {"answers": statuses,
+            "configure_bad_rules": sum(1 for _, f in frames if b'"bad_rules"' in f),
+            "websocket_closed": close_code(frames), "log_bytes": server.log.stat().st_size - log_before,
+            "tracebacks": server.log_count("Traceback")}
+
+
+async def header_flood(server: Server, code: str) -> dict[str, Any]:
+    """Issue 47 item 6: 50 requests with a 100 KB header and 50 with 2,000 headers."""
+    request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    big = request + b"X-Big: " + b"a" * 100_000 + b"\r\n\r\n"
+    many = request + b"".join(b"X-%d: 1\r\n" % n for n in range(2000)) + b"\r\n"
+    answers: dict[str, int] = {}
+
+    async def send(head: bytes) -> None:
+        reader, writer = await open_raw(server.port, "127.0.0.41")
+        writer.write(head)
+        await writer.drain()
+        status = (await asyncio.wait_for(reader.read(100), 10)).split(b" ")[1:2]
+        key = status[0].decode() if status else "closed"
+        answers[key] = answers.get(key, 0) + 1
+        writer.close()
+
+    for head in [big] * 50 + [many] * 50:
+        await send(head)
+    return {"statuses": answers}
+
+
+async def lobby_flood(server: Server, code: str) -> dict[str, Any]:
+    """Issue 47 item 3: 520 joins from 20 addresses to one two-seat room, then 300 watchers
+    from 10 more; what they all received."""
+    async with from_address("127.0.0.42") as client:
+        room = (await client.post(server.url + "/api/rooms",
+                                  json={"rules": "classic", "seats": 2})).json()["code"]
+    open_sockets: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    received, outcome = 0, {"welcome": 0, "room_full": 0, "other_refusal": 0}
+
+    async def member(n: int, message: dict[str, Any], source: str) -> None:
+        nonlocal received
+        try:
+            _status, reader, writer = await raw_websocket(server.port, f"/ws/{room}", source=source)
+        except (OSError, TimeoutError, IndexError, ValueError):
+            outcome["other_refusal"] += 1
+            return
+        writer.write(text_frame(json.dumps(message)))
+        await writer.drain()
+        open_sockets.append((reader, writer))
+        for _, payload in await read_frames(reader, 2.0):
+            received += len(payload)
+            if b'"type":"welcome"' in payload:
+                outcome["welcome"] += 1
+            elif b'"room_full"' in payload:
+                outcome["room_full"] += 1
+
+    await asyncio.gather(*(member(n, {"type": "join", "name": f"P{n}"}, f"127.0.1.{n % 20 + 1}")
+                           for n in range(520)))
+    await asyncio.gather(*(member(n, {"type": "watch"}, f"127.0.2.{n % 10 + 1}")
+                           for n in range(300)))
+    for reader, _ in open_sockets:  # what arrived since
+        for _, payload in await read_frames(reader, 0.01):
+            received += len(payload)
+    for _, writer in open_sockets:
+        writer.close()
+    return {**outcome, "bytes_to_members": received}
+
+
+async def lab_flood(server: Server, code: str) -> dict[str, Any]:
+    """Issue 47 items 1 and 4: a maximal lab job from one address, a host configuring 30
+    different rules (each an expected-length estimate), then a normal 100-game job from another
+    address: how long it waits, and what it says meanwhile."""
+    async with from_address("127.0.0.43") as client:
+        room = (await client.post(server.url + "/api/rooms",
+                                  json={"rules": "classic", "seats": 3,
+                                        "bots": ["casual", "casual"]})).json()["code"]
+    _status, reader, writer = await raw_websocket(server.port, f"/ws/{room}", source="127.0.0.43")
+    writer.write(text_frame(json.dumps({"type": "join", "name": "Host"})))
+    async with from_address("127.0.0.44") as heavy:
+        big = (await heavy.post(server.url + "/api/lab",
+                                json={"rules": "classic", "players": 8, "games": 5000})).json()
+    for grace in range(30):
+        writer.write(text_frame(json.dumps({"type": "configure",
+                                            "rules": f"grace_ms = {1000 + grace}\n"})))
+    await writer.drain()
+    started = time.monotonic()
+    async with from_address("127.0.0.45") as client:
+        job = (await client.post(server.url + "/api/lab",
+                                 json={"rules": "pagat", "players": 2, "games": 100})).json()
+        states: list[str] = []
+        while True:
+            answer = (await client.get(server.url + job["url"])).json()
+            if not states or states[-1] != answer["state"]:
+                states.append(answer["state"])
+            if answer["state"] in ("done", "failed"):
+                break
+            await read_frames(reader, 0.5)  # the host reads its room messages meanwhile
+        big_state = (await client.get(server.url + big["url"])).json()
+    writer.close()
+    return {"normal_job_seconds": round(time.monotonic() - started, 1), "normal_job_states": states,
+            "maximal_job": big_state["state"], "maximal_job_error": big_state.get("error")}
+
+
 FLOODS: dict[str, tuple[str, Callable[[Server, str], Coroutine[Any, Any, dict[str, Any]]]]] = {
     "ping": ("one websocket, 125-byte pings never read (1.6M or 8 s)", ping_flood),
     "websockets": ("1,500 websockets from one address", websocket_flood),
     "slow": ("1,000 half-sent request headers + 200 silent connections", slow_connections),
     "codes": ("300 lookups + 300 websockets to random room codes", unknown_codes),
     "history": ("40 watchers asking for the history 15 times a second for 10 s", history_flood),
+    "toml": ("100 + 100 + 50 rulesets nested 4,000 deep (rooms, lab, configure)", toml_flood),
+    "headers": ("50 requests with a 100 KB header, 50 with 2,000 headers", header_flood),
+    "lobby": ("520 joins from 20 addresses to one room, then 300 watchers", lobby_flood),
+    "lab": ("a maximal lab job, 30 configures, then a 100-game job from another address",
+            lab_flood),
 }
 
 
@@ -351,7 +493,7 @@ def run(names: list[str], server_files: int) -> list[Report]:
             ended = time.time()
             report.rss_peak_mb = memory.stop()
             report.seconds = round(ended - started, 1)
-            time.sleep(1.0)
+            time.sleep(2.0)  # the bystander's round trips after it (issue 47)
             report.rss_after_mb = rss_mb(server.pid)
             spans.append((report, started, ended))
             reports.append(report)
@@ -365,6 +507,9 @@ def run(names: list[str], server_files: int) -> list[Report]:
             if times:
                 report.bystander_p50_ms = round(statistics.median(times), 1)
                 report.bystander_max_ms = round(max(times), 1)
+            after = [ms for at, ms in samples if ended < at <= ended + 2.0 and ms is not None]
+            if after:
+                report.bystander_after_p50_ms = round(statistics.median(after), 1)
         quiet = [ms for at, ms in samples if ms is not None and at < spans[0][1]] if spans else []
         print(f"bystander before any flood: median {statistics.median(quiet):.1f} ms"
               if quiet else "bystander: no quiet samples", file=sys.stderr)
@@ -390,7 +535,8 @@ def main() -> int:
         print(f"  server RSS {report.rss_before_mb:.0f} MB before, {report.rss_peak_mb:.0f} MB peak, "
               f"{report.rss_after_mb:.0f} MB after")
         print(f"  bystander round trip during it: median {report.bystander_p50_ms} ms, "
-              f"worst {report.bystander_max_ms} ms, failed {report.bystander_failed}")
+              f"worst {report.bystander_max_ms} ms, failed {report.bystander_failed}; "
+              f"median {report.bystander_after_p50_ms} ms in the 2 s after")
         print(f"  outcome: {json.dumps(report.outcome)}")
     return 0
 

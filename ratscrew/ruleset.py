@@ -220,13 +220,28 @@ class Ruleset:
 
     @classmethod
     def from_toml(cls, text: str) -> Ruleset:
-        """Read a ruleset from TOML text (flat ``key = value`` settings)."""
+        """Read a ruleset from TOML text (flat ``key = value`` settings).
+
+        Arrays and inline tables nested deeper than :data:`MAX_TOML_NESTING` are refused before
+        the TOML parser sees them (the parser recurses once per level):
+
+        >>> Ruleset.from_toml("a = " + "[" * 50 + "]" * 50)
+        Traceback (most recent call last):
+        ...
+        ratscrew.ruleset.RulesetError: not valid rules: arrays or tables nested more than 8 deep
+        """
+        if toml_nesting_depth(text) > MAX_TOML_NESTING:
+            raise RulesetError(
+                f"not valid rules: arrays or tables nested more than {MAX_TOML_NESTING} deep"
+            )
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise RulesetError(f"not valid TOML: {error}") from None
         except ValueError:  # an integer of more than 4,300 digits
             raise RulesetError("not valid TOML: a number is far too long") from None
+        except RecursionError:  # a nesting the scan above did not see; never a traceback
+            raise RulesetError("not valid rules: nested too deep") from None
         return cls.from_dict(data)
 
     @classmethod
@@ -290,6 +305,51 @@ def _parsed_preset(name: str) -> Ruleset:
     """A preset read and checked once per process (some milliseconds: the TOML and every
     setting's type): a ruleset is frozen, so every caller may share the one object."""
     return Ruleset.from_toml(_preset_text(name))
+
+MAX_TOML_NESTING = 8
+"""How deep arrays and inline tables may nest in ruleset TOML (every setting needs at most 1)."""
+
+
+def toml_nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` in TOML value text, outside strings and comments.
+
+    A linear scan with no recursion, so it is safe on any input; table headers (``[a]`` at the
+    start of a line) count as one level, which no ruleset needs anyway.
+
+    >>> toml_nesting_depth('slaps = ["double", "[[["]  # [[[')
+    1
+    >>> toml_nesting_depth("a = [[[]]]")
+    3
+    """
+    depth = deepest = 0
+    quote = ""
+    index, length = 0, len(text)
+    while index < length:
+        char = text[index]
+        if quote:
+            if quote[0] == '"' and char == "\\":
+                index += 2
+                continue
+            if text.startswith(quote, index):
+                index += len(quote)
+                quote = ""
+                continue
+        elif char in "\"'":
+            quote = char * 3 if text.startswith(char * 3, index) else char
+            index += len(quote)
+            continue
+        elif char == "#":
+            newline = text.find("\n", index)
+            index = length if newline < 0 else newline
+            continue
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        index += 1
+    return deepest
+
 
 SETTING_BOUNDS: dict[str, tuple[int, int]] = {
     "max_players": (2, 54),

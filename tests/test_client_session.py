@@ -270,3 +270,15 @@ def test_the_session_is_plain_python_without_a_screen() -> None:
                             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
                             "('textual', 'rich')))"], capture_output=True, text=True, check=True)
     assert found.stdout.strip() == "[]"
+
+
+def test_a_full_waiting_list_leaves_the_client_watching_and_a_full_room_only_says_so() -> None:
+    session = RoomSession("K7QPX2")
+    refused = session.receive({"type": "error", "code": "room_full", "message": "32 people "
+                               "already wait for the next game here; watch instead"}, 0.0)
+    assert refused.send == [{"type": "watch"}] and session.status == "watching"
+    assert refused.notice is not None and refused.notice.text.startswith("32 people")
+    again = session.receive({"type": "error", "code": "room_full", "message": "200 people "
+                             "already watch this room; try again later"}, 0.1)
+    assert again.send == []  # no second watch: it would be refused again
+    assert again.notice is not None and again.notice.text.startswith("200 people")

@@ -169,6 +169,48 @@ def test_behind_a_trusted_proxy_websockets_are_capped_by_the_forwarded_address(t
         assert "refused a websocket from 203.0.113.9" in server.log.read_text()
 
 
+def test_ipv6_addresses_of_one_64_share_one_cap_behind_the_proxy(tmp_path: Path) -> None:
+    with ServerProcess(tmp_path / "r.db", "--connections-per-address", "3",
+                       "--forwarded-allow-ips", "127.0.0.1") as server:
+        code = server.new_room()
+
+        async def through_proxy() -> tuple[list[tuple[int, bytes]], bool]:
+            held = []
+            for host in ("::1", "::2", ":abcd:ef01:2345:6789"):
+                status, reader, writer = await raw_websocket(
+                    server.port, f"/ws/{code}", forwarded_for=f"2001:db8:1:2{host}")
+                assert status == 101
+                held.append(writer)
+            status, reader, writer = await raw_websocket(server.port, f"/ws/{code}",
+                                                         forwarded_for="2001:db8:1:2:ffff::9")
+            refusal = await read_frames(reader, 5)
+            status, other_reader, other = await raw_websocket(server.port, f"/ws/{code}",
+                                                              forwarded_for="2001:db8:1:3::1")
+            other_stays = status == 101 and not await closed_within(other_reader, 1.0)
+            for w in [*held, writer, other]:
+                w.close()
+            return refusal, other_stays
+
+        refusal, other_stays = asyncio.run(through_proxy())
+        assert close_code(refusal) == 1008
+        assert b"too many connections from your address" in refusal[-1][1]
+        assert other_stays
+
+
+@pytest.mark.parametrize("trusted", ["*", "127.0.0.1,*", " "])
+def test_trusting_every_peer_with_forwarded_allow_ips_is_refused(tmp_path: Path,
+                                                                 trusted: str) -> None:
+    import subprocess
+    import sys
+
+    refused = subprocess.run([sys.executable, "-m", "ratscrew", "serve", "--port", "0", "--db",
+                              str(tmp_path / "x.db"), "--forwarded-allow-ips", trusted],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "would let any client name its own address" in refused.stderr
+    assert "--forwarded-allow-ips 127.0.0.1" in refused.stderr
+
+
 def test_half_sent_requests_and_silent_connections_are_closed_after_10_s(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "r.db") as server:
 
@@ -193,6 +235,34 @@ def test_half_sent_requests_and_silent_connections_are_closed_after_10_s(tmp_pat
         half_closed, silent_closed, early = asyncio.run(slow())
         assert not early
         assert all(half_closed) and all(silent_closed)
+        assert server.get("/healthz").status_code == 200
+        assert "Traceback" not in server.log.read_text()
+
+
+def test_headers_too_large_or_too_many_are_answered_431(tmp_path: Path) -> None:
+    with ServerProcess(tmp_path / "r.db") as server:
+        async def send(head: bytes, pieces: int = 1) -> bytes:
+            reader, writer = await open_raw(server.port, "127.0.0.2")
+            step = -(-len(head) // pieces)
+            for start in range(0, len(head), step):
+                writer.write(head[start:start + step])
+                await writer.drain()
+            answer = await asyncio.wait_for(reader.read(), 10)
+            writer.close()
+            return answer
+
+        request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        big = request + b"X-Big: " + b"a" * 100_000 + b"\r\n\r\n"
+        many = request + b"".join(b"X-%d: 1\r\n" % n for n in range(2000)) + b"\r\n"
+        fine = request + b"".join(b"X-%d: 1\r\n" % n for n in range(50)) + b"\r\n"
+        async def all_four() -> list[bytes]:
+            return list(await asyncio.gather(send(big), send(big, pieces=50), send(many),
+                                             send(fine)))
+
+        answers = asyncio.run(all_four())
+        for answer in answers[:3]:
+            assert answer.startswith(b"HTTP/1.1 431 "), answer[:100]
+        assert answers[3].startswith(b"HTTP/1.1 200 "), answers[3][:100]
         assert server.get("/healthz").status_code == 200
         assert "Traceback" not in server.log.read_text()
 

@@ -145,3 +145,112 @@ def test_a_server_stopping_mid_estimate_logs_nothing_about_it(caplog: pytest.Log
     with caplog.at_level(logging.INFO, logger="ratscrew.server.lab"):
         asyncio.run(stop_while_estimating())
     assert [record.getMessage() for record in caplog.records] == []
+
+
+# ---------------------------------------------------------------- issue 47: a fair, bounded worker
+
+
+def test_jobs_wait_queued_and_the_address_that_used_the_lab_least_goes_first() -> None:
+    import asyncio
+
+    async def queue_up() -> list[dict[str, Any]]:
+        service = LabService(max_open_per_address=3)
+        try:
+            rules = Ruleset.preset("classic")
+            first = service.submit("10.0.0.1", rules, ("casual",) * 4, 5000)  # the worker's
+            again = [service.submit("10.0.0.1", rules, ("casual",) * 2, 10) for _ in range(2)]
+            other = service.submit("10.0.0.2", rules, ("casual",) * 2, 10)
+            return [service.status(job.id) or {} for job in (first, *again, other)]
+        finally:
+            service.shutdown()
+
+    first, again, third, other = asyncio.run(queue_up())
+    assert first["state"] == "running"
+    assert (other["state"], other["position"]) == ("queued", 1)  # it has started one job, not two
+    assert [(a["state"], a["position"]) for a in (again, third)] == [("queued", 2), ("queued", 3)]
+
+
+def test_a_job_past_its_time_stops_and_says_to_ask_for_fewer_games(client: TestClient) -> None:
+    lab(client).max_job_seconds = 0.01
+    job = client.post("/api/lab", json=LONG_JOB).json()
+    answer = wait_for(client, job["url"], lambda a: a["state"] in ("done", "failed"))
+    assert answer["state"] == "failed"
+    assert "stopped after 0.01 s" in answer["error"] and "fewer games" in answer["error"]
+    assert answer["done"] < answer["total"]
+
+
+def test_estimates_wait_behind_lab_jobs_one_per_room_and_are_capped() -> None:
+    import asyncio
+
+    from ratscrew.server.labjobs import LabJob
+
+    shown: list[tuple[int, bool]] = []  # (room, whether the lab job was done when it showed)
+    jobs: list[LabJob] = []
+
+    def room(n: int) -> Any:
+        return lambda: shown.append((n, bool(jobs and jobs[0].future and jobs[0].future.done())))
+
+    async def flood() -> tuple[int, int, str, str]:
+        service = LabService(max_waiting_lengths=4)
+        try:
+            seats = ("casual", "casual")
+            rooms = [room(n) for n in range(10)]
+            base = Ruleset.preset("classic")
+            for grace in range(30):  # one host configuring again and again
+                rules = Ruleset.from_dict({**base.to_dict(), "grace_ms": 1000 + grace})
+                service.expected_length(rules, seats, on_ready=rooms[0])
+            one_room = len(service._waiting_lengths)
+            for n, other in enumerate(rooms[1:]):
+                rules = Ruleset.from_dict({**base.to_dict(), "grace_ms": 5000 + n})
+                service.expected_length(rules, seats, on_ready=other)
+            all_rooms = len(service._waiting_lengths)
+            jobs.append(service.submit("10.0.0.3", base, ("casual",) * 2, 20))
+            queued = (service.status(jobs[0].id) or {})["state"]
+            while (service.status(jobs[0].id) or {})["state"] in ("queued", "running"):
+                await asyncio.sleep(0.2)  # the loop runs the worker's callbacks meanwhile
+            while not any(n != 0 for n, _ in shown):  # an estimate that was waiting shows
+                await asyncio.sleep(0.2)
+            return one_room, all_rooms, queued, (service.status(jobs[0].id) or {})["state"]
+        finally:
+            service.shutdown()
+
+    one_room, all_rooms, queued, state = asyncio.run(flood())
+    assert one_room == 1  # the first went to the worker; of the rest only the newest waits
+    assert all_rooms == 4  # the cap on waiting estimates
+    assert queued == "queued"  # behind the estimate the worker had already taken
+    assert state == "done"
+    assert all(job_done for n, job_done in shown if n != 0)  # none ran before the job
+
+
+def test_known_lengths_are_bounded_least_recently_shown_first() -> None:
+    from concurrent.futures import Future
+
+    service = LabService(max_known_lengths=2)
+    for n in range(3):
+        done: Future[dict[str, float]] = Future()
+        done.set_result({"median_minutes": float(n), "p90_minutes": float(n + 1)})
+        service._length_known((f"rules {n}", ("casual", "casual")), done)
+    assert list(service.lengths) == [("rules 1", ("casual", "casual")),
+                                     ("rules 2", ("casual", "casual"))]
+
+
+def test_an_idle_worker_is_ended_and_the_next_job_starts_another() -> None:
+    import asyncio
+
+    async def two_jobs_apart() -> str:
+        service = LabService(worker_idle_s=0.5, max_open_per_address=2)
+        try:
+            rules = Ruleset.preset("pagat")
+            job = service.submit("10.0.0.4", rules, ("casual",) * 2, 20)
+            while (service.status(job.id) or {})["state"] != "done":
+                await asyncio.sleep(0.2)
+            while service._pool is not None:  # ended once idle (numba's memory goes with it)
+                await asyncio.sleep(0.2)
+            again = service.submit("10.0.0.4", rules, ("casual",) * 2, 20)
+            while (service.status(again.id) or {})["state"] in ("queued", "running"):
+                await asyncio.sleep(0.2)
+            return str((service.status(again.id) or {})["state"])
+        finally:
+            service.shutdown()
+
+    assert asyncio.run(asyncio.wait_for(two_jobs_apart(), 120)) == "done"

@@ -98,3 +98,47 @@ def test_different_names_stay_different(one: str, other: str) -> None:
 def test_same_name_as_names_the_one_it_looks_like() -> None:
     assert same_name_as("\u0410nn", ["Bob", "Ann", "Cy"]) == "Ann"
     assert same_name_as("Anna", ["Bob", "Ann", "Cy"]) is None
+
+
+@pytest.mark.parametrize("typed", [
+    "علی\u200cرضا",  # Persian Alireza: a ZWNJ between two Arabic-script letters
+    "می\u200cخواهم",
+    "क्\u200dष",  # Devanagari: a ZWJ after a virama
+    "अर्\u200cजुन",  # a ZWNJ after a virama
+    "ශ්\u200dරී",  # Sinhala: a ZWJ after al-lakuna
+])
+def test_joiners_where_unicode_identifiers_allow_them_are_accepted(typed: str) -> None:
+    assert clean(typed) == typed
+
+
+@pytest.mark.parametrize("typed", ["Ann\u200c", "\u200dAnn", "A\u200cnn", "A\u200dnn",
+                                   "علی\u200c", "\u200cرضا", "علی\u200cAnn"])
+def test_joiners_outside_a_joining_context_are_refused(typed: str) -> None:
+    with pytest.raises(NameRefused, match="invisible"):
+        clean(typed)
+
+
+def test_a_name_with_and_without_its_joiner_is_one_name() -> None:
+    assert name_key("علی\u200cرضا") == name_key("علیرضا")
+
+
+@pytest.mark.parametrize("typed", ["Expert bot #2", "Expert-bot", "[bot] Expert",
+                                   "\U0001f916 Expert bot", "\U0001f916 Expert", "Expertbot",
+                                   "bot: casual", "Casual_bot_3", "EXPERT B0T (2)"])
+def test_bot_look_alikes_with_punctuation_symbols_or_a_robot_are_refused(typed: str) -> None:
+    with pytest.raises(NameRefused, match="a bot's name"):
+        clean(typed)
+
+
+@pytest.mark.parametrize("typed", ["Bob the robot", "Expert Ann", "Botham", "bot", "Abbot"])
+def test_names_that_merely_mention_bots_or_levels_are_accepted(typed: str) -> None:
+    assert clean(typed) == typed
+
+
+@pytest.mark.parametrize(("one", "other"), [
+    ("Alice", "Alice."), ("Ann", "Ann!"), ("Ann", "Ann\u00a0."), ("Ann", "-Ann-"),
+    ("Alice", "\u1d00lice"), ("Ann", "\u1d00nn"),
+])
+def test_trailing_punctuation_and_small_capitals_do_not_make_another_name(one: str,
+                                                                          other: str) -> None:
+    assert name_key(clean(other)) == name_key(one)

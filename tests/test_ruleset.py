@@ -118,3 +118,16 @@ def test_a_setting_just_outside_its_bounds_or_absurdly_large_is_refused(name: st
     for value in (high + 1, 10**30, 10**5000) + ((low - 1,) if low > 0 else ()):
         with pytest.raises(RulesetError, match=f"^{name}: must be from {low} to {high}, got "):
             Ruleset.from_dict({name: value})
+
+
+def test_deeply_nested_toml_is_refused_before_the_parser_recurses() -> None:
+    nested = "a = " + "[" * 4000 + "]" * 4000
+    with pytest.raises(RulesetError, match="nested more than 8 deep"):
+        Ruleset.from_toml(nested)
+    with pytest.raises(RulesetError, match="nested more than 8 deep"):
+        Ruleset.from_toml("a = " + "{b = " * 9 + "1" + "}" * 9)
+
+
+def test_brackets_inside_strings_and_comments_are_not_nesting() -> None:
+    text = 'name = "' + "[" * 20 + '"\nsummary = \'\'\'{{{{{{{{{{\'\'\'  # ' + "[" * 20 + "\n"
+    assert Ruleset.from_toml(text).name == "[" * 20

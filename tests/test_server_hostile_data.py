@@ -83,6 +83,32 @@ def test_a_host_cannot_configure_a_ruleset_out_of_bounds(server: ServerProcess) 
         host.close()
 
 
+NESTED_RULES = "a = " + "[" * 4000 + "]" * 4000
+"""Under the 8 KiB cap, and deep enough to overflow a recursive parser."""
+
+
+def test_deeply_nested_rules_are_a_400_and_one_short_log_line(server: ServerProcess) -> None:
+    before = len(log_text(server))
+    for path, body in (("/api/rooms", {"rules": NESTED_RULES, "seats": 2}),
+                       ("/api/lab", {"rules": NESTED_RULES})):
+        response = httpx.post(server.url + path, timeout=10, json=body)
+        assert response.status_code == 400
+        assert "nested more than 8 deep" in response.json()["error"]
+    code = server.new_room(seats=2)
+    host = server.player(code)
+    try:
+        host.join("Ann")
+        host.send({"type": "configure", "rules": NESTED_RULES})
+        error = host.wait_for("error")
+        assert error["code"] == "bad_rules"
+        assert "nested more than 8 deep" in error["message"]
+    finally:
+        host.close()
+    written = log_text(server)[before:]
+    assert "Traceback" not in written and "RecursionError" not in written
+    assert len(written) < 4000, written[:2000]
+
+
 # ---------------------------------------------------------------------------------- seeded rooms
 
 
@@ -198,7 +224,8 @@ def test_a_keyed_players_name_is_theirs_across_rooms_by_its_look(server: ServerP
 
 
 @pytest.mark.parametrize("key", ["a" * 20, "a" * 64, "ab" * 20, "password" * 4, "abcdefghijk" * 3,
-                                 "Xy3_" + "z" * 20])
+                                 "Xy3_" + "z" * 20, "abcdefghijklmnopqrstuv",
+                                 "0123456789abcdefghijkl", "acegikmoqsuwyACEGIKMOQS"])
 def test_a_key_that_does_not_look_random_makes_no_player(server: ServerProcess, key: str) -> None:
     player = server.player(server.new_room(seats=2))
     try:

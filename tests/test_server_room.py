@@ -367,3 +367,40 @@ def test_a_refused_action_is_told_in_words_with_names_not_seat_numbers() -> None
     act(ann, wall, "play", 600)  # twice in a row
     run_until(room, wall, 900)
     assert ann.last("error")["message"] == "Ann: not your turn, Bob plays next."
+
+
+# ---------------------------------------------------------------------------------- a crowded lobby
+
+
+def test_past_the_cap_of_people_waiting_a_newcomer_is_refused_and_may_watch() -> None:
+    from ratscrew.server.lobby import MAX_WAITING_PEOPLE
+
+    room, _ = make_room(seats=2)
+    FakeConnection(room).join("Ann")
+    FakeConnection(room).join("Bob")  # the table is full: everyone after waits
+    for n in range(MAX_WAITING_PEOPLE):
+        assert FakeConnection(room).join(f"Waiting {n}")["status"] == "waiting"
+    late = FakeConnection(room)
+    with pytest.raises(ProtocolError, match=f"{MAX_WAITING_PEOPLE} people already wait") as refusal:
+        late.join("Late")
+    assert refusal.value.code == "room_full"
+    assert len(room.lobby.waiting) == MAX_WAITING_PEOPLE  # nothing changed
+    late.do(Watch())
+    assert late.last("welcome")["status"] == "watching"
+
+
+def test_past_the_cap_of_watchers_a_watch_is_refused() -> None:
+    from ratscrew.server.lobby import MAX_WATCHERS
+
+    room, _ = make_room(seats=2)
+    FakeConnection(room).join("Ann")
+    for _ in range(MAX_WATCHERS):
+        watcher = FakeConnection(room)
+        room.connect(watcher)
+        watcher.do(Watch())
+    one_more = FakeConnection(room)
+    room.connect(one_more)
+    with pytest.raises(ProtocolError, match=f"{MAX_WATCHERS} people already watch") as refusal:
+        one_more.do(Watch())
+    assert refusal.value.code == "room_full"
+    assert room.summary()["spectators"] == MAX_WATCHERS

@@ -447,6 +447,11 @@ class RoomSession:
             self.status, self.asked_to_watch = "watching", True
             update.send.append({"type": "watch"})
             self._say(update, code, text, "error")
+        elif code == "room_full" and not self.asked_to_watch:
+            # too many wait for the next game: watch meanwhile (a refused watch is only said)
+            self.status, self.asked_to_watch = "watching", True
+            update.send.append({"type": "watch"})
+            self._say(update, code, text, "error")
         elif code == "illegal":
             self._say(update, code, text, "warning")
         else:

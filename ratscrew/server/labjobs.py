@@ -11,10 +11,17 @@ and the jobs given to it. Two kinds of job run there, one at a time:
 
 Limits keep it fair and bounded: at most :data:`MAX_WAITING` lab jobs wait behind the running
 one (then ``503 busy, try again``), one address has at most :data:`MAX_OPEN_PER_ADDRESS`
-unfinished jobs and :data:`JOBS_PER_HOUR` an hour (``429``), and a job plays at most
-:data:`MAX_GAMES` games per figure set. Finished jobs are kept for :data:`KEEP_FINISHED_S`.
+unfinished jobs and :data:`JOBS_PER_HOUR` an hour (``429``), a job plays at most
+:data:`MAX_GAMES` games per figure set and runs at most :data:`MAX_JOB_SECONDS` (then it stops
+and says so). The worker takes one piece of work at a time, chosen when it is free: lab jobs
+first, the address that has started the fewest in the last hour first, and a lobby's estimate
+only when no lab job waits (a room has one estimate waiting at most, :data:`MAX_WAITING_LENGTHS`
+wait in all, and :data:`MAX_KNOWN_LENGTHS` are kept). A job not yet taken says ``queued``.
+Finished jobs are kept for :data:`KEEP_FINISHED_S`.
 
-The worker imports the compiled kernel itself; the server process never does. Numba caches the
+The worker imports the compiled kernel itself (numba: about 187 MB); the server process never
+does, and a worker idle for :data:`WORKER_IDLE_S` is ended, so that memory is held only while
+the lab has work. Numba caches the
 compiled kernel beside its source; where that directory is not writable, the worker points
 ``NUMBA_CACHE_DIR`` at a directory under the system's temporary directory.
 """
@@ -22,6 +29,7 @@ compiled kernel beside its source; where that directory is not writable, the wor
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import logging
 import multiprocessing
@@ -31,7 +39,7 @@ import secrets
 import tempfile
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import BrokenExecutor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -54,12 +62,27 @@ DEFAULT_GAMES = 2_000
 """Games per figure set when a lab job does not say."""
 LENGTH_GAMES = 2_000
 """Games behind a lobby's expected length."""
+WORKER_IDLE_S = 60.0
+"""A worker with nothing to do for this long is ended: it holds the compiled kernel (numba and
+its caches, about 187 MB), which the server process never loads; the next job starts a new one."""
 KEEP_FINISHED_S = 600.0
 """How long a finished job's report can still be fetched."""
+MAX_JOB_SECONDS = 30.0
+"""The most worker time one lab job may take; past it the job stops and says to ask for fewer
+games (a maximal job took 27-132 s, and held everyone else out meanwhile)."""
+MAX_WAITING_LENGTHS = 16
+"""Expected-length estimates that may wait for the worker; a room has at most one waiting (its
+newest rules replace the one before), and past this many a room shows none until asked again."""
+MAX_KNOWN_LENGTHS = 256
+"""Expected lengths kept (the least recently shown are forgotten first)."""
 DEFAULT_LEVEL = "casual"
 """The bot that stands in for a person (or an open seat) when a lobby's length is estimated."""
 
 _progress: Any = None  # the worker's end of the progress queue
+
+
+class JobTooLong(Exception):
+    """A lab job ran past its `MAX_JOB_SECONDS`; raised in the worker, so the job ends."""
 
 
 class LabBusy(Exception):
@@ -100,10 +123,18 @@ def _exit_with_server(server_pid: int) -> None:
     os._exit(0)
 
 
-def _report_progress(job_id: str) -> Callable[[int], None]:
+def _report_progress(job_id: str, seconds: float = MAX_JOB_SECONDS) -> Callable[[int], None]:
+    deadline: list[float] = []
+
     def advance(done: int) -> None:
         if _progress is not None:
             _progress.put((job_id, done))
+        # counted from the first batch (of at most 100 games), which may include loading or
+        # compiling the kernel; checked after every batch
+        if not deadline:
+            deadline.append(time.monotonic() + seconds)
+        elif time.monotonic() > deadline[0]:
+            raise JobTooLong(f"{seconds:g}")
     return advance
 
 
@@ -116,12 +147,12 @@ def _lab_run(rules_toml: str, bots: Sequence[str], games: int, seed: int) -> Any
 
 
 def run_lab_job(job_id: str, rules_toml: str, bots: Sequence[str], games: int,
-                seed: int) -> dict[str, Any]:
-    """In the worker: the lab report for these rules and bots."""
+                seed: int, seconds: float = MAX_JOB_SECONDS) -> dict[str, Any]:
+    """In the worker: the lab report for these rules and bots (`JobTooLong` past ``seconds``)."""
     from ratscrew.sim.lab import run_lab
 
     report: dict[str, Any] = run_lab(_lab_run(rules_toml, bots, games, seed),
-                                     _report_progress(job_id))
+                                     _report_progress(job_id, seconds))
     return report
 
 
@@ -147,15 +178,23 @@ class LabJob:
     players: int
     total: int
     future: Future[dict[str, Any]] | None = None
+    """Set when the worker takes the job; until then it waits in the service's queue."""
     done: int = 0
     finished_at: float | None = None
+    games: int = 0
+    seed: int = 1
+    toml: str = ""
+    bots: tuple[str, ...] = ()
+    queued_at: float = 0.0
 
     def state(self, first: bool = True) -> str:
-        """``queued``, ``running``, ``done`` or ``failed``; ``first``: no other unfinished lab
-        job came before this one (the worker runs them in order, one at a time)."""
-        if self.future is None or not self.future.done():
-            return "running" if first or self.done else "queued"
-        return "failed" if self.future.exception() is not None else "done"
+        """``queued``, ``running``, ``done`` or ``failed`` (``first`` is kept for callers; a
+        job is running only once the worker has taken it)."""
+        if self.future is None:
+            return "queued"
+        if not self.future.done():
+            return "running"
+        return "failed" if self.future.cancelled() or self.future.exception() is not None else "done"
 
     def to_json(self, position: int) -> dict[str, Any]:
         """The ``GET /api/lab/jobs/ID`` answer; ``position``: unfinished lab jobs before it."""
@@ -168,25 +207,52 @@ class LabJob:
         elif state == "done" and self.future is not None:
             answer["report"] = self.future.result()
         elif state == "failed":
-            answer["error"] = "the simulation failed; try again with other settings"
+            error = (self.future.exception()
+                     if self.future is not None and not self.future.cancelled() else None)
+            answer["error"] = (f"the simulation was stopped after {error} s of the lab's time, so "
+                               "that others get their turn; ask for fewer games"
+                               if isinstance(error, JobTooLong) else
+                               "the simulation failed; try again with other settings")
         return answer
+
+
+LengthKey = tuple[str, tuple[str, ...]]
+"""An expected length's rules (TOML) and sorted bot levels."""
 
 
 @dataclass
 class LabService:
-    """The worker process, its jobs and its limits (see the module docstring)."""
+    """The worker process, its jobs and its limits (see the module docstring).
+
+    The worker is given one piece of work at a time, chosen here when it is free: a waiting lab
+    job first (from the address that has started the fewest jobs in the last hour, then the
+    earliest), an expected-length estimate only when no lab job waits."""
 
     max_waiting: int = MAX_WAITING
     max_open_per_address: int = MAX_OPEN_PER_ADDRESS
     jobs_per_hour: int = JOBS_PER_HOUR
     max_games: int = MAX_GAMES
     length_games: int = LENGTH_GAMES
+    max_job_seconds: float = MAX_JOB_SECONDS
+    max_waiting_lengths: int = MAX_WAITING_LENGTHS
+    max_known_lengths: int = MAX_KNOWN_LENGTHS
+    worker_idle_s: float = WORKER_IDLE_S
     jobs: dict[str, LabJob] = field(default_factory=dict)
-    lengths: dict[tuple[str, tuple[str, ...]], dict[str, float] | None] = field(default_factory=dict)
+    lengths: OrderedDict[LengthKey, dict[str, float]] = field(default_factory=OrderedDict)
+    """Known expected lengths, least recently shown first."""
     _pool: ProcessPoolExecutor | None = None
     _progress: Any = None
-    _length_waiters: dict[tuple[str, tuple[str, ...]], list[Callable[[], None]]] = field(
-        default_factory=dict)
+    _length_waiters: dict[LengthKey, list[Callable[[], None]]] = field(default_factory=dict)
+    _waiting_lengths: OrderedDict[LengthKey, Any] = field(default_factory=OrderedDict)
+    """Estimates waiting for the worker, each with the room (its ``on_ready``) that asked."""
+    _busy: Future[Any] | None = None
+    """What the worker is doing now."""
+    _running_length: LengthKey | None = None
+    _busy_generation: int = 0
+    _idle_timer_for: int = -1
+    """Pieces of work the worker was given: an idle timer ends it only if none came since."""
+    _loop: asyncio.AbstractEventLoop | None = None
+    _lock: threading.RLock = field(default_factory=threading.RLock)
     _started: dict[str, deque[float]] = field(default_factory=dict)
     _stopping: bool = False
 
@@ -206,6 +272,7 @@ class LabService:
         """Stop the worker at once: jobs still waiting are dropped and a running simulation is
         ended (the server is stopping; nobody will read its report)."""
         self._stopping = True
+        self._waiting_lengths.clear()
         self._end_worker()
 
     def _end_worker(self) -> None:
@@ -221,6 +288,80 @@ class LabService:
         if self._progress is not None:
             self._progress.close()
             self._progress = None
+
+    # ------------------------------------------------------------------ the one worker
+
+    def _remember_loop(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            self._loop = asyncio.get_running_loop()
+
+    def _next_job(self) -> LabJob | None:
+        waiting = [job for job in self.jobs.values() if job.future is None]
+        if not waiting:
+            return None
+        return min(waiting, key=lambda job: (len(self._started.get(job.address, ())),
+                                             job.queued_at))
+
+    def _pump(self) -> None:
+        """Give the worker its next piece of work, if it is free (see the class docstring)."""
+        with self._lock:
+            if self._stopping or (self._busy is not None and not self._busy.done()):
+                return
+            self._busy, self._running_length = None, None
+            job = self._next_job()
+            try:
+                if job is not None:
+                    future: Future[Any] = self._executor().submit(
+                        run_lab_job, job.id, job.toml, job.bots, job.games, job.seed,
+                        self.max_job_seconds)
+                    job.future = future
+                elif self._waiting_lengths:
+                    key, _ = self._waiting_lengths.popitem(last=False)
+                    future = self._executor().submit(run_length_job, key[0], key[1],
+                                                     self.length_games)
+                    self._running_length = key
+                    future.add_done_callback(self._length_done(key))
+                else:
+                    self._end_when_idle()
+                    return
+            except (BrokenExecutor, RuntimeError, OSError):
+                log.exception("could not start the lab's worker")
+                if job is not None:
+                    failed: Future[dict[str, Any]] = Future()
+                    failed.set_exception(RuntimeError("no worker"))
+                    job.future = failed
+                return
+            self._busy = future
+            self._busy_generation += 1
+        future.add_done_callback(self._worker_free)
+
+    def _end_when_idle(self) -> None:
+        """With nothing to do, end the worker once it has stayed idle `worker_idle_s`."""
+        if (self._pool is None or self._loop is None or self._loop.is_closed()
+                or self._idle_timer_for == self._busy_generation):
+            return
+        idle_since = self._idle_timer_for = self._busy_generation
+
+        def end_if_still_idle() -> None:
+            with self._lock:
+                if (self._busy_generation == idle_since and self._busy is None
+                        and not self._stopping and self._pool is not None):
+                    log.info("the lab's worker was idle %.0f s: ended", self.worker_idle_s)
+                    self._end_worker()
+
+        with contextlib.suppress(RuntimeError):
+            self._loop.call_soon_threadsafe(self._loop.call_later, self.worker_idle_s,
+                                            end_if_still_idle)
+
+    def _worker_free(self, _: Future[Any]) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._pump)
+                return
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+        self._pump()
 
     # ------------------------------------------------------------------ lab jobs
 
@@ -242,6 +383,7 @@ class LabService:
         the process whose worker runs it (`ratscrew.server.nginx`)."""
         if not 1 <= games <= self.max_games:
             raise ValueError(f"games must be from 1 to {self.max_games}, not {games}")
+        self._remember_loop()
         now = time.monotonic()
         self._forget_old(now)
         unfinished = self._unfinished()
@@ -259,26 +401,25 @@ class LabService:
 
         plan = LabRun(rules, (), games)
         job_id = (shard or "").upper() + secrets.token_urlsafe(9)
-        job = LabJob(job_id, address, rules.name, len(bots), plan.total_games)
-        try:
-            job.future = self._executor().submit(run_lab_job, job.id, rules.to_toml(),
-                                                 tuple(bots), games, seed)
-        except (BrokenExecutor, RuntimeError, OSError):
-            log.exception("could not start a lab job")
-            raise LabBusy(503, "the lab cannot simulate just now; try again in a minute") from None
-        started.append(now)
+        job = LabJob(job_id, address, rules.name, len(bots), plan.total_games, games=games,
+                     seed=seed, toml=rules.to_toml(), bots=tuple(bots), queued_at=now)
         self.jobs[job.id] = job
+        started.append(now)
+        self._pump()
         return job
 
     def status(self, job_id: str) -> dict[str, Any] | None:
         """A job's state, progress and (when done) report; ``None`` for an unknown job."""
         self._drain_progress()
+        self._pump()
         self._forget_old(time.monotonic())
         job = self.jobs.get(job_id)
         if job is None:
             return None
-        unfinished = [j.id for j in self._unfinished()]
-        return job.to_json(unfinished.index(job_id) if job_id in unfinished else 0)
+        waiting = sorted((j for j in self.jobs.values() if j.future is None),
+                         key=lambda j: (len(self._started.get(j.address, ())), j.queued_at))
+        position = next((n + 1 for n, j in enumerate(waiting) if j.id == job_id), 0)
+        return job.to_json(position)
 
     def _drain_progress(self) -> None:
         if self._progress is None:
@@ -298,53 +439,68 @@ class LabService:
                         on_ready: Callable[[], None] | None = None) -> dict[str, float] | None:
         """``{median_minutes, p90_minutes}`` for these rules and seats (a bot level per seat,
         ``None`` for a person or an open seat, played as a casual bot), or ``None`` while it is
-        being computed; ``on_ready`` is called (in the event loop) once it is known."""
+        being computed; ``on_ready`` is called (in the event loop) once it is known.
+
+        ``on_ready`` also stands for the room that asks: a room has at most one estimate
+        waiting (a newer one replaces it), at most :data:`MAX_WAITING_LENGTHS` wait in all, and
+        they run only when no lab job waits."""
         key = (rules.to_toml(), tuple(sorted(level or DEFAULT_LEVEL for level in seat_bots)))
-        if key in self.lengths:
-            known = self.lengths[key]
-            if known is None and on_ready is not None:
-                self._wait_for(key, on_ready)
+        known = self.lengths.get(key)
+        if known is not None:
+            self.lengths.move_to_end(key)
             return known
-        if self._stopping or len(self._unfinished()) > self.max_waiting or len(key[1]) < 2:
+        if self._stopping or len(key[1]) < 2:
+            return None
+        self._remember_loop()
+        if key in self._waiting_lengths or key == self._running_length:
+            if on_ready is not None:
+                self._wait_for(key, on_ready)
+            return None
+        if on_ready is not None:  # this room's older estimate, not started yet, is not needed
+            for older, asker in list(self._waiting_lengths.items()):
+                if asker == on_ready:
+                    del self._waiting_lengths[older]
+                    self._drop_waiter(older, on_ready)
+        if len(self._waiting_lengths) >= self.max_waiting_lengths:
             return None  # asked again on the next room update
-        self.lengths[key] = None
+        self._waiting_lengths[key] = on_ready
         if on_ready is not None:
             self._wait_for(key, on_ready)
-        try:
-            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        try:
-            future = self._executor().submit(run_length_job, key[0], key[1], self.length_games)
-        except (BrokenExecutor, RuntimeError, OSError):  # the room message must never fail
-            log.exception("could not estimate a game's length")
-            self.lengths.pop(key, None)
-            self._length_waiters.pop(key, None)
-            return None
-
-        def finished(done: Future[dict[str, float]]) -> None:
-            if loop is not None and not loop.is_closed():
-                loop.call_soon_threadsafe(self._length_known, key, done)
-
-        future.add_done_callback(finished)
+        self._pump()
         return None
 
-    def _wait_for(self, key: tuple[str, tuple[str, ...]], on_ready: Callable[[], None]) -> None:
+    def _drop_waiter(self, key: LengthKey, on_ready: Callable[[], None]) -> None:
+        waiters = self._length_waiters.get(key, [])
+        if on_ready in waiters:
+            waiters.remove(on_ready)
+        if not waiters:
+            self._length_waiters.pop(key, None)
+
+    def _wait_for(self, key: LengthKey, on_ready: Callable[[], None]) -> None:
         waiters = self._length_waiters.setdefault(key, [])
         if on_ready not in waiters:
             waiters.append(on_ready)
 
-    def _length_known(self, key: tuple[str, tuple[str, ...]],
-                      done: Future[dict[str, float]]) -> None:
+    def _length_done(self, key: LengthKey) -> Callable[[Future[dict[str, float]]], None]:
+        loop = self._loop
+
+        def finished(done: Future[dict[str, float]]) -> None:
+            if loop is not None and not loop.is_closed():
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(self._length_known, key, done)
+        return finished
+
+    def _length_known(self, key: LengthKey, done: Future[dict[str, float]]) -> None:
         if self._stopping:  # the worker was ended on purpose: nobody waits for the length
             return
         if done.cancelled() or done.exception() is not None:
             log.warning("could not estimate a game's length: %s",
                         "cancelled" if done.cancelled() else done.exception())
-            self.lengths.pop(key, None)
             self._length_waiters.pop(key, None)
             return
         self.lengths[key] = done.result()
+        while len(self.lengths) > self.max_known_lengths:
+            self.lengths.popitem(last=False)
         for callback in self._length_waiters.pop(key, []):
             try:
                 callback()

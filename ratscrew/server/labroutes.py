@@ -23,6 +23,7 @@ from ratscrew.bots.profile import LEVELS
 from ratscrew.patterns import PATTERN_DESCRIPTIONS, PATTERNS
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server.labjobs import DEFAULT_GAMES, LabBusy, LabService
+from ratscrew.server.limits import limit_key
 from ratscrew.server.protocol import MAX_RULES_TEXT, MAX_SEATS, MIN_SEATS, ProtocolError, load_rules
 
 WEB_DIR = Path(__file__).resolve().parent.parent / "web"
@@ -148,7 +149,7 @@ def _lab(request: Request) -> LabService:
 
 
 def _address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    return limit_key(request.client.host) if request.client else "unknown"
 
 
 async def lab_page(request: Request) -> Response:

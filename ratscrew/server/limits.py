@@ -3,8 +3,9 @@
 
 Every limit here counts a *client address*: the peer's address, or behind a proxy trusted with
 ``--forwarded-allow-ips`` the address it names in ``X-Forwarded-For`` (uvicorn puts it in the
-ASGI scope before the app sees the request). The transport-level guards (a connection's request
-headers, ping frames, running out of file descriptors) are in :mod:`ratscrew.server.transport`.
+ASGI scope before the app sees the request); an IPv6 address counts as its /64 (`limit_key`).
+The transport-level guards (a connection's request headers, ping frames, running out of file
+descriptors) are in :mod:`ratscrew.server.transport`.
 
 - `OpenConnections`: how many websockets one address holds open, capped.
 - `UnknownCodes`: lookups of room codes that do not exist, per address; past the limit every
@@ -26,6 +27,32 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 """HTTP methods that change nothing, so need no cross-site check."""
+
+
+IPV6_PREFIX = 64
+"""An IPv6 client is counted by its /64 network: one host usually holds a whole /64."""
+
+
+def limit_key(address: str) -> str:
+    """The address every per-address limit counts: an IPv4 address as it is (an IPv4-mapped
+    IPv6 address as its IPv4 one), an IPv6 address as its /64 network, anything else as it is.
+
+    >>> limit_key("203.0.113.9"), limit_key("::ffff:203.0.113.9")
+    ('203.0.113.9', '203.0.113.9')
+    >>> limit_key("2001:db8:1:2:aaaa::1") == limit_key("2001:db8:1:2:ffff::9")
+    True
+    >>> limit_key("2001:db8:1:2::1"), limit_key("unknown")
+    ('2001:db8:1:2::/64', 'unknown')
+    """
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, IPV6_PREFIX), strict=False))
+    return address
 
 
 class OpenConnections:

@@ -101,6 +101,13 @@ SETTLING_FIELDS = frozenset({"kind", "conn"})
 """A seat's fields that its room's settling window depends on (`SETTLING_INPUTS`)."""
 
 
+MAX_WAITING_PEOPLE = 32
+"""People who may wait for the next game in one room; past it a new person is refused
+(``room_full``) and may watch instead."""
+MAX_WATCHERS = 200
+"""Connections that may watch one room; past it ``watch`` is refused (``room_full``)."""
+
+
 @dataclass
 class Seat:
     """One seat: ``open`` (waiting for a person), ``human`` or ``bot``."""
@@ -256,6 +263,15 @@ class Lobby:
         seat.player_id = self.members.player_ids.get(token_hash)
         self.name_bots()
         return seat
+
+    def would_wait(self) -> bool:
+        """Whether a person joining now would wait for the next game (no seat for them)."""
+        return self.phase == "playing" or self._seat_for_a_person() is None
+
+    def watchers(self) -> int:
+        """Connections that only watch (neither seated nor waiting)."""
+        return sum(1 for m in self.connections.values()
+                   if m.seat is None and m.token_hash not in self.waiting)
 
     def _seat_for_a_person(self) -> Seat | None:
         """The first open seat, or else the last seat a bot sits in (the bot gives it up)."""
@@ -429,8 +445,7 @@ class Lobby:
     def people(self) -> RoomPeople:
         """The ``spectators``, ``waiting`` and ``open_seats`` of the ``room`` message."""
         return {
-            "spectators": sum(1 for m in self.connections.values()
-                              if m.seat is None and m.token_hash not in self.waiting),
+            "spectators": self.watchers(),
             "waiting": [{"name": self.members.known.get(token_hash, "Player")}
                         for token_hash in self.waiting],
             "open_seats": sum(1 for seat in self.seats if seat.kind == "open"),

@@ -72,6 +72,8 @@ from ratscrew.server.lobby import (
     CODE_ALPHABET,
     CODE_LENGTH,
     DEFAULT_BOT,
+    MAX_WAITING_PEOPLE,
+    MAX_WATCHERS,
     Lobby,
     RoomSettings,
     Seat,
@@ -480,6 +482,9 @@ class Room:
             token = message.token
             seat = self._come_back(conn, token_hash, message.name, player_id)
         else:
+            if lobby.would_wait() and len(lobby.waiting) >= MAX_WAITING_PEOPLE:
+                raise ProtocolError("room_full", f"{MAX_WAITING_PEOPLE} people already wait for "
+                                    "the next game here; watch instead, or try another room")
             token, token_hash = members.issue(message.name, player_id)
             self.recorder.add_member(token_hash, message.name)
             seat = lobby.seat_person(token_hash, message.name, conn)
@@ -550,6 +555,9 @@ class Room:
         self._send_current_state(conn)
 
     def _watch(self, conn: Connection, member: Member | None, message: Watch) -> None:
+        if self.lobby.watchers() >= MAX_WATCHERS:
+            raise ProtocolError("room_full", f"{MAX_WATCHERS} people already watch this room; "
+                                "try again later")
         self._welcome(conn, self.members.watcher(conn), None)
 
     # ------------------------------------------------------------------ the host

@@ -30,7 +30,7 @@ import h11
 from uvicorn.middleware.proxy_headers import _TrustedHosts
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from ratscrew.server.limits import OpenConnections
+from ratscrew.server.limits import OpenConnections, limit_key
 from ratscrew.server.wsprotocol import BatchedReadProtocol
 
 log = logging.getLogger("ratscrew.server")
@@ -59,6 +59,39 @@ class ConnectionLimits:
     """... and at once; beyond, the connection is closed (1008)."""
     unsent_pongs: int = 16
     """Pongs held back from a client that does not read them before it is closed (1008)."""
+    max_header_bytes: int = 16 * 1024
+    """A request's line and headers together, in bytes; beyond, it is answered 431."""
+    max_headers: int = 100
+    """Header fields in one request; beyond, it is answered 431."""
+
+
+class HeadersTooLarge(Exception):
+    """A request's headers are past `ConnectionLimits.max_header_bytes` or `max_headers`."""
+
+
+class HeaderBoundConnection(h11.Connection):
+    """An h11 server connection that raises `HeadersTooLarge` for a request with too many
+    headers, or with more header bytes than allowed (whether they came at once, which h11 lets
+    through, or a piece at a time, which h11 refuses with its own 431 hint)."""
+
+    def __init__(self, limits: ConnectionLimits) -> None:
+        super().__init__(h11.SERVER, max_incomplete_event_size=limits.max_header_bytes)
+        self.limits = limits
+
+    def next_event(self) -> Any:
+        """h11's next event, checked against the header limits."""
+        try:
+            event = super().next_event()
+        except h11.RemoteProtocolError as error:
+            if error.error_status_hint == 431:
+                raise HeadersTooLarge(str(error)) from None
+            raise
+        if isinstance(event, h11.Request):
+            size = len(event.target) + sum(len(name) + len(value) + 4
+                                           for name, value in event.headers)
+            if len(event.headers) > self.limits.max_headers or size > self.limits.max_header_bytes:
+                raise HeadersTooLarge(f"{len(event.headers)} headers, {size} bytes")
+        return event
 
 
 def peer_address(peer: Any) -> str:
@@ -104,6 +137,7 @@ class ConnectionRegistry:
             self.counts.close(forgotten)
         if self.trusted(address):
             return True
+        address = limit_key(address)
         if not self.counts.open(address):
             self.refused += 1
             return False
@@ -116,6 +150,7 @@ class ConnectionRegistry:
         address = peer_address(transport.get_extra_info("peername"))
         if self.trusted(address):
             return True
+        address = limit_key(address)
         sock = transport.get_extra_info("socket")
         admitted = sock is not None and self._accepted.pop(sock.fileno(), None) is not None
         if not admitted and not self.counts.open(address):
@@ -139,8 +174,29 @@ class GuardedH11Protocol(H11Protocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.conn = HeaderBoundConnection(self.registry.limits)
         self._header_deadline: asyncio.TimerHandle | None = None
         self._upgraded = False
+
+    def handle_events(self) -> None:
+        """Handle events as uvicorn does; a request whose headers are too large or too many
+        is answered 431 and the connection closed (the app never sees it)."""
+        try:
+            super().handle_events()
+        except HeadersTooLarge as error:
+            log.debug("431 to %s: %s", self.client, error)
+            self._disarm_deadline()
+            try:
+                for event in (h11.Response(status_code=431, reason=b"Request Header Fields Too Large",
+                                           headers=[(b"content-type", b"text/plain; charset=utf-8"),
+                                                    (b"connection", b"close")]),
+                              h11.Data(data=b"Request header fields too large.\n"),
+                              h11.EndOfMessage()):
+                    self.transport.write(self.conn.send(event) or b"")
+            except h11.LocalProtocolError:  # h11 had not finished reading the request line
+                self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                                     b"connection: close\r\ncontent-length: 0\r\n\r\n")
+            self.transport.close()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Count the connection (closing it at once if its address holds too many) and give

@@ -243,7 +243,7 @@ function handle(message, arrivedAt) {
         break;
       }
       if (message.code === "bad_token") localStorage.removeItem(tokenKey);
-      if (message.code === "bad_token" || (message.code === "wrong_phase" && !page.joined)) showJoin(true);
+      if (message.code === "bad_token" || ((message.code === "wrong_phase" || message.code === "room_full") && !page.joined)) showJoin(true);
       if (!byId("join-panel").hidden && message.code === "bad_message") byId("name-error").textContent = message.message;
       showError(message.message);
       break;
