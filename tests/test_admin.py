@@ -248,3 +248,12 @@ def test_a_database_a_server_holds_is_refused_with_advice_for_the_operator(
                              "first: a SQLite database is used by one process at a time\n")
     assert copied.stderr == (f"ratscrew: error: another ratscrew server is using {played}; stop it "
                              "first: a copy needs both databases to itself\n")
+
+
+def test_the_documented_postgresql_backup_keeps_the_password_out_of_the_command_line() -> None:
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "online.md").read_text()
+    command = docs[docs.index("PGPASSFILE=/etc/ratscrew/pgpass pg_dump"):]
+    command = command[:command.index("\n", command.index("--username"))]
+    assert "postgresql://" not in command and "DATABASE_URL" not in command  # what ps would show
+    dumps = [line for line in docs.splitlines() if "pg_dump " in line and not line.startswith("#")]
+    assert all("PGPASSFILE=" in line for line in dumps), dumps
