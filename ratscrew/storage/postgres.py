@@ -387,10 +387,13 @@ class PostgresStore(SqlStore):
             with self._pool.connection(timeout=POOL_TIMEOUT_S) as conn:
                 conn.execute("SELECT 1")
             lock = self._shard_lock
+            if lock is not None and not (lock.closed or lock.broken):
+                try:
+                    lock.execute("SELECT 1")
+                except psycopg.OperationalError:  # a restart took the lock with it: take it again
+                    pass
             if self._claimed[0] and (lock is None or lock.closed or lock.broken):
                 self._take_shard_locks()
-            elif lock is not None:
-                lock.execute("SELECT 1")
         except StoreError as error:
             log.error("%s", error)
             return False
