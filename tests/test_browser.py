@@ -291,6 +291,8 @@ def test_the_end_screen_links_a_record_that_replays(server: ServerProcess, pages
     assert Game.from_record(record).winner == 1
     replay = pages.open(server.url + host.get_attribute("[data-testid=replay-link]", "href"))
     replay.wait_for_selector("[data-testid=replay-step]:has-text('Step 1 of')")
+    # the room was seeded: the replay says the game is unrated, and why (issue 46)
+    replay.wait_for_selector("[data-testid=replay-rating]:has-text('Unrated: seeded room')")
     replay.click("[data-testid=replay-forward]")
     replay.wait_for_selector("[data-testid=replay-step]:has-text('Step 2 of')")
     host.click("[data-testid=rematch]")

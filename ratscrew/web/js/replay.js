@@ -52,3 +52,18 @@ fetchJson(`/api/games/${encodeURIComponent(gameId)}/replay`).then((data) => {
   byId("step-range", HTMLInputElement).max = String(Math.max(0, replay.frames.length - 1));
   render();
 }).catch((error) => { byId("error").textContent = error instanceof Error ? error.message : String(error); });
+
+/** Whether the game was rated, why not, and whose own part changed no rating (issue 46: who
+ * left early, whose win was over no one who counts): the server's words, from the public record. */
+fetchJson(`/api/games/${encodeURIComponent(gameId)}/record`).then((record) => {
+  /** @type {{rated: boolean, unrated: string | null, seats: Record<string, string>} | undefined} */
+  const rating = record.rating;
+  if (!rating) return;
+  /** @type {string[]} */
+  const names = record.names ?? [];
+  const parts = [!rating.rated ? "Not rated yet." : rating.unrated ? `Unrated: ${rating.unrated}.` : "Rated."];
+  for (const [seat, why] of Object.entries(rating.seats)) {
+    parts.push(`${names[Number(seat)] ?? `Seat ${Number(seat) + 1}`}: ${why}.`);
+  }
+  byId("rating").textContent = parts.join(" ");
+}).catch(() => { /* the replay itself still plays */ });
