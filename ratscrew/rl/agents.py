@@ -33,6 +33,7 @@ import random
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -471,9 +472,11 @@ def seat_names() -> list[str]:
     return [f"{AGENT_PREFIX}{name}" for name in names()]
 
 
+@cache
 def seat_listing() -> list[dict[str, Any]]:
     """What ``GET /api/bots`` lists of the agents a room may seat: the seat spec, what the
-    agent is, and the human reaction profile it is held to online."""
+    agent is, and the human reaction profile it is held to online (read once: the shipped
+    files do not change while the server runs; do not modify the list)."""
     listing = []
     for seat in seat_names():
         agent = load(seat[len(AGENT_PREFIX):])
