@@ -26,6 +26,7 @@ they hold across every process on the database: one round trip a count (`rate_co
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -388,10 +389,8 @@ class PostgresStore(SqlStore):
                 conn.execute("SELECT 1")
             lock = self._shard_lock
             if lock is not None and not (lock.closed or lock.broken):
-                try:
+                with contextlib.suppress(psycopg.OperationalError):  # a restart took the lock: retake it
                     lock.execute("SELECT 1")
-                except psycopg.OperationalError:  # a restart took the lock with it: take it again
-                    pass
             if self._claimed[0] and (lock is None or lock.closed or lock.broken):
                 self._take_shard_locks()
         except StoreError as error:
