@@ -190,3 +190,36 @@ def test_shards_keep_the_operators_warning_filters_and_quiet_the_lock_tracker(
     assert shown.stdout.strip() == f"error::DeprecationWarning,{QUIET_TRACKER}"
     monkeypatch.delenv("PYTHONWARNINGS")
     assert Supervisor({"A": ["true"]})._env["PYTHONWARNINGS"] == QUIET_TRACKER
+
+
+def test_a_second_deployment_on_the_same_database_is_refused_naming_the_first(
+        fresh_database: str, tmp_path: Path) -> None:
+    first = consecutive_free_ports()
+    with supervisor(fresh_database, first, tmp_path / "first.log") as process:
+        wait_until(lambda: answers(f"http://127.0.0.1:{first}") and answers(f"http://127.0.0.1:{first + 1}"),
+                   60, "both shards answer")
+        other = consecutive_free_ports()
+        second = subprocess.run([sys.executable, "-m", "ratscrew", "serve", "--workers", "2",
+                                 "--port", str(other)], capture_output=True, text=True, timeout=60,
+                                env={**os.environ, "RATSCREW_DATABASE_URL": fresh_database})
+        assert second.returncode == 2 and "Traceback" not in second.stderr
+        assert "another ratscrew deployment already serves this database" in second.stderr
+        assert f"pid {process.pid} ports {first}-{first + 1}" in second.stderr  # which one runs
+        assert not answers(f"http://127.0.0.1:{other}")  # none of its shards started
+
+
+def test_a_deployment_takes_its_claim_back_after_postgresql_restarts(private_cluster: PostgresCluster) -> None:
+    from ratscrew.storage.deployment import DeploymentClaim
+    from ratscrew.storage.records import StoreInUse
+
+    url = private_cluster.create_database()
+    running = DeploymentClaim(url, "the running deployment")
+    try:
+        private_cluster.stop()
+        private_cluster.start()  # every advisory lock was freed with the restart
+        running._checked = -1e9  # its next step looks at once instead of within KEEP_EVERY_S
+        running.keep()
+        with pytest.raises(StoreInUse, match="already serves this database: 'the running deployment'"):
+            DeploymentClaim(url, "a forgotten second deployment")
+    finally:
+        running.close()

@@ -351,6 +351,8 @@ def run_workers(args: argparse.Namespace) -> int:
     from ratscrew.server.shards import shard_letters
     from ratscrew.server.store import is_database_url
     from ratscrew.server.supervisor import Supervisor, say
+    from ratscrew.storage.deployment import DeploymentClaim, describe_this_deployment
+    from ratscrew.storage.records import StoreError, StoreInUse
 
     if not is_database_url(args.db):
         raise ValueError("--workers needs a shared PostgreSQL database: set "
@@ -403,10 +405,19 @@ def run_workers(args: argparse.Namespace) -> int:
             passed += [flag, repr(value)]
 
     command = [sys.executable, "-m", "ratscrew", "serve", *passed]
+    try:  # one deployment per database: a second is refused, naming the first (issue 47)
+        claim = DeploymentClaim(args.db, describe_this_deployment(f"{ports[0]}-{ports[-1]}"))
+    except StoreInUse as error:
+        raise ValueError(f"{error.holder}; stop it first, then start this one") from None
+    except StoreError as error:
+        raise ValueError(str(error)) from None
     supervisor = Supervisor({letter: [*command, "--shard", letter, "--port", str(port)]
                              for letter, port in zip(letters, ports, strict=True)},
-                            environment={DATABASE_ENV: args.db})
+                            environment={DATABASE_ENV: args.db}, each_step=claim.keep)
     say(f"{len(letters)} shards ({', '.join(letters)}) on {shown_host}:{ports[0]}-{ports[-1]}; "
         "front them with nginx" + (f" ({args.nginx_config})" if args.nginx_config else
                                    " (--nginx-config FILE writes its configuration)"), announce_to)
-    return supervisor.run()
+    try:
+        return supervisor.run()
+    finally:
+        claim.close()

@@ -140,10 +140,13 @@ class Supervisor:
 
     def __init__(self, commands: Mapping[str, Sequence[str]], *,
                  backoff: Callable[[], Backoff] = Backoff, poll_s: float = 0.2,
-                 environment: Mapping[str, str] | None = None) -> None:
+                 environment: Mapping[str, str] | None = None,
+                 each_step: Callable[[], None] | None = None) -> None:
         """``environment``: added to this process's for the shards (the database URL goes
-        there, never on their command lines)."""
+        there, never on their command lines); ``each_step``: called at every step (the
+        deployment's claim on the database, `ratscrew.storage.deployment`)."""
         self.shards = [Shard(letter, command, backoff()) for letter, command in commands.items()]
+        self.each_step = each_step
         self.poll_s = poll_s
         self.stopping = False
         self._pid = os.getpid()
@@ -192,6 +195,8 @@ class Supervisor:
         try:
             while not self.stopping:
                 self.step()
+                if self.each_step is not None:
+                    self.each_step()
                 time.sleep(self.poll_s)
         finally:
             self.stop_all()
