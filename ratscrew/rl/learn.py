@@ -220,7 +220,7 @@ def bot_against_itself(rules: str, opponent: str, games: int, first_seed: int) -
 
 
 def _first_paragraph(text: str) -> str:
-    """The first paragraph of a docstring as one line, for ``--help``.
+    r"""The first paragraph of a docstring as one line, for ``--help``.
 
     >>> _first_paragraph("A learner\nfor ERS.\n\nMore.")
     'A learner for ERS.'
