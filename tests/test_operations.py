@@ -20,6 +20,7 @@ from test_server_app import receive
 from ratscrew.server.app import create_app
 from ratscrew.server.metrics import parse_trusted
 from ratscrew.server.pgstore import PostgresStore
+from ratscrew.server.store import SqliteStore
 
 
 def readiness_becomes(client: TestClient, status: int, timeout: float = 30.0) -> dict[str, Any]:
@@ -61,6 +62,49 @@ def test_readiness_follows_a_postgresql_outage_while_liveness_holds(private_clus
             assert client.get("/healthz").status_code == 200  # alive all along: no restart wanted
 
             private_cluster.start()
+            assert receive(ann, "notice")["code"] == "resumed"
+            assert readiness_becomes(client, 200)["rooms"] == 1
+
+
+def test_a_full_disk_on_sqlite_pauses_the_rooms_and_they_resume_when_there_is_room(tmp_path: Path) -> None:
+    """SQLite's own "database or disk is full" (the file's page limit reached, a real SQLITE_FULL
+    from a real file): the room pauses as for a database outage and /readyz says why, instead of
+    every game ending with "the server hit an error"; once there is room the room plays on."""
+    store = SqliteStore(tmp_path / "ratscrew.db")
+    with TestClient(create_app(store, close_store=True)) as client:
+        code = client.post("/api/rooms", json={"rules": "classic", "seats": 2, "seed": 8,
+                                               "turn_timeout_ms": 60_000}).json()["code"]
+        with client.websocket_connect(f"/ws/{code}") as ann, client.websocket_connect(f"/ws/{code}") as bob:
+            ann.send_json({"type": "join", "name": "Ann"})
+            receive(ann, "welcome")
+            bob.send_json({"type": "join", "name": "Bob"})
+            receive(bob, "welcome")
+            ann.send_json({"type": "start"})
+            seats = {0: ann, 1: bob}
+            observation = receive(ann, "state")["observation"]
+            db = store._sqlite.conn  # the disk fills up: not one more page for this file
+            pages = db.execute("PRAGMA page_count").fetchone()[0]
+            limit = db.execute("PRAGMA max_page_count").fetchone()[0]
+            db.execute(f"PRAGMA max_page_count = {pages}")
+            refused = None
+            while refused is None:  # cards until one needs a page the file cannot have
+                if observation["turn"] is not None:
+                    seats[observation["turn"]].send_json({"type": "play"})
+                message = ann.receive_json()
+                while message["type"] not in ("state", "error"):
+                    if message["type"] == "ping":
+                        ann.send_json({"type": "pong", "id": message["id"]})
+                    message = ann.receive_json()
+                if message["type"] == "error":
+                    refused = message
+                else:
+                    observation = message["observation"]
+                    assert not observation["over"], "the game ended before the file was full"
+            assert refused["code"] == "unavailable" and "database" in refused["message"]
+            assert store.failing_fast
+            down = readiness_becomes(client, 503)
+            assert any("disk of the database" in r and "is full" in r for r in down["reasons"])
+            db.execute(f"PRAGMA max_page_count = {limit}")  # room again
             assert receive(ann, "notice")["code"] == "resumed"
             assert readiness_becomes(client, 200)["rooms"] == 1
 

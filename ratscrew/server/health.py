@@ -50,7 +50,7 @@ def _look(server: Any) -> list[str]:
     # while the store fails fast, the outage watch already asks the database every second: a
     # probe here could wait for a connect time-out, and /readyz must answer at once
     if getattr(store, "failing_fast", False) or not store.reachable():
-        reasons.append("the database cannot be reached")
+        reasons.append(getattr(store, "unavailable_reason", "") or "the database cannot be reached")
     if not getattr(store, "claim_held", True):
         reasons.append(f"shard {server.shard or '(all rooms)'} is not claimed by this process")
     paused = sum(1 for room in list(server.rooms.values()) if room.paused is not None)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -23,7 +24,7 @@ from typing import Any
 
 from sqlalchemy.dialects import sqlite as sqlite_dialect
 
-from ratscrew.storage.records import RateCounter, StoreError, StoreInUse
+from ratscrew.storage.records import RateCounter, StoreError, StoreInUse, StoreUnavailable
 from ratscrew.storage.schema import bring_to_current
 from ratscrew.storage.sql import Compiler, Conflict, Params, Rows, Statement, Write, row_insert
 from ratscrew.storage.store import SqlStore
@@ -33,13 +34,33 @@ QMARK = sqlite_dialect.dialect(paramstyle="qmark")
 """SQLite's dialect with ``?`` marks, for the rows of `SqliteDatabase.insert_rows`."""
 
 
-class SqliteDatabase:
-    """One sqlite3 connection in autocommit mode; each write is ``BEGIN`` … ``COMMIT``."""
+FULL_CODES = frozenset({sqlite3.SQLITE_FULL})
+"""SQLite's answer when a write finds no room: the disk (or the file's size limit) is full."""
+MIN_FREE_BYTES = 8 * 1024 * 1024
+"""Free space on the database's disk below which a full store does not try writing again."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+
+def is_full(error: BaseException) -> bool:
+    """Whether ``error`` is SQLite saying the disk (or the database's size limit) is full."""
+    return isinstance(error, sqlite3.OperationalError) and (
+        getattr(error, "sqlite_errorcode", None) in FULL_CODES or "disk is full" in str(error))
+
+
+class SqliteDatabase:
+    """One sqlite3 connection in autocommit mode; each write is ``BEGIN`` … ``COMMIT``. A write
+    that finds the disk full raises `StoreUnavailable` (the rooms pause, as for a database
+    outage) and sets `full` until `SqliteStore.reachable` finds room again."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str = ":memory:") -> None:
         self.conn = conn
+        self.path = path
         self.compiler = Compiler("sqlite")
         self._positional: dict[tuple[str, tuple[str, ...]], str] = {}
+        self.full = False
+
+    def _full(self) -> StoreUnavailable:
+        self.full = True
+        return StoreUnavailable(f"the disk of the database {self.path} is full")
 
     def _execute(self, statement: Statement, params: Params) -> sqlite3.Cursor:
         sql, values = self.compiler.sql(statement, params)
@@ -47,6 +68,10 @@ class SqliteDatabase:
             return self.conn.execute(sql, values)
         except sqlite3.IntegrityError as error:
             raise Conflict(str(error)) from error
+        except sqlite3.OperationalError as error:
+            if is_full(error):
+                raise self._full() from None
+            raise
 
     def rows(self, statement: Statement, params: Params = NO_PARAMS) -> list[dict[str, Any]]:
         """Run one statement and return its rows as dictionaries."""
@@ -75,6 +100,8 @@ class SqliteDatabase:
         """One transaction; each table's rows with ``executemany`` of its one-row insert, with
         ``?`` marks (sqlite3 binds a tuple faster than a dictionary: this is the hot write)."""
         conn = self.conn
+        if self.full:
+            raise StoreUnavailable(f"the disk of the database {self.path} is full")
         conn.execute("BEGIN IMMEDIATE")
         try:
             for table, rows in inserts:
@@ -85,11 +112,24 @@ class SqliteDatabase:
                     self._positional[(table.name, columns)] = sql
                 conn.executemany(sql, [tuple(row.values()) for row in rows])
         except BaseException as error:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite rolls a transaction back itself on a full disk
+                conn.execute("ROLLBACK")
             if isinstance(error, sqlite3.IntegrityError):
                 raise Conflict(str(error)) from error
+            if is_full(error):
+                raise self._full() from None
             raise
-        conn.execute("COMMIT")
+        self._commit()
+
+    def _commit(self) -> None:
+        try:
+            self.conn.execute("COMMIT")
+        except sqlite3.OperationalError as error:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            if is_full(error):
+                raise self._full() from None
+            raise
 
     @contextmanager
     def transaction(self, rating: bool = False) -> Iterator[SqliteDatabase]:
@@ -99,9 +139,10 @@ class SqliteDatabase:
         try:
             yield self
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # SQLite rolls a transaction back itself on a full disk
+                self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
+        self._commit()
 
 
 class SqliteStore(SqlStore):
@@ -118,7 +159,7 @@ class SqliteStore(SqlStore):
                                    check_same_thread=False)
             conn.row_factory = sqlite3.Row
             self._db = conn  # the sqlite3 connection itself
-            self._database = self._sqlite = SqliteDatabase(conn)
+            self._database = self._sqlite = SqliteDatabase(conn, self.path)
             self._check_and_migrate(conn)
         except sqlite3.DatabaseError as error:
             self._release_lock()
@@ -191,13 +232,29 @@ class SqliteStore(SqlStore):
         """Nothing to do: the lock file already keeps every other server off this file."""
 
     def reachable(self) -> bool:
-        """A local file is always there."""
+        """A local file is always there, but its disk may be full: then whether there is room
+        to write again (free space on the disk, and pages under the file's size limit)."""
+        database = self._sqlite
+        if not database.full:
+            return True
+        conn = database.conn
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        limit = conn.execute("PRAGMA max_page_count").fetchone()[0]
+        folder = Path(self.path).resolve().parent if self.path != ":memory:" else Path(".")
+        if pages >= limit or shutil.disk_usage(folder).free < MIN_FREE_BYTES:
+            return False
+        database.full = False
         return True
 
     @property
     def failing_fast(self) -> bool:
-        """False: a local file is always there."""
-        return False
+        """True while the database's disk is full (writes are refused at once, rooms paused)."""
+        return self._sqlite.full
+
+    @property
+    def unavailable_reason(self) -> str:
+        """Why the store cannot be used now, for `/readyz`."""
+        return f"the disk of the database {self.path} is full" if self._sqlite.full else ""
 
     async def reserve_game_ids_async(self, count: int) -> list[int]:
         """None: on SQLite (a local file) a game's start is written at once, its id the row's."""
