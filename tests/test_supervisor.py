@@ -208,7 +208,8 @@ def test_a_second_deployment_on_the_same_database_is_refused_naming_the_first(
         assert not answers(f"http://127.0.0.1:{other}")  # none of its shards started
 
 
-def test_a_deployment_takes_its_claim_back_after_postgresql_restarts(private_cluster: PostgresCluster) -> None:
+def test_a_deployment_takes_its_claim_back_after_postgresql_restarts(
+        private_cluster: PostgresCluster) -> None:
     from ratscrew.storage.deployment import DeploymentClaim
     from ratscrew.storage.records import StoreInUse
 
