@@ -66,14 +66,41 @@ def render_routing(shards: Sequence[tuple[str, str]], *, resolver: str | None = 
         share = f"{100 / len(checked):.2f}".rstrip("0").rstrip(".")
         lines += [f"    {share}% {address};" for _, address in checked[:-1]]
         lines += [f"    * {checked[-1][1]};", "}", ""]
+        lines += ["# ... and the next one, if that one does not answer",
+                  "map $ratscrew_any $ratscrew_any_next {", f"    default {checked[0][1]};"]
+        lines += [f"    {address} {checked[(n + 1) % len(checked)][1]};"
+                  for n, (_, address) in enumerate(checked)]
+        lines += ["}", ""]
         default = "$ratscrew_any"
     lines += ["# the shard of a room: the first letter of its code",
               "map $uri $ratscrew_upstream {", f"    default {default};"]
     lines += [f"    ~*{ROUTED}{letter} {targets[letter]};" for letter, _ in checked]
     lines += ["}", "",
+              "# where a request goes when its shard did not answer: a room's nowhere else (502);",
+              "# one for no room in particular to the next shard (with upstreams, nginx did that)",
+              "map $uri $ratscrew_retry {"]
+    if resolver is None:
+        lines += ['    default "";']
+    else:
+        lines += ["    default $ratscrew_any_next;", f'    ~*{ROUTED} "";']
+    lines += ["}", "",
               "map $http_upgrade $ratscrew_connection {", "    default upgrade;", "    ''      '';", "}",
               "", ""]
     return "\n".join(lines)
+
+
+PROXYING = [
+    "    proxy_http_version 1.1;",
+    "    proxy_set_header Upgrade $http_upgrade;",
+    "    proxy_set_header Connection $ratscrew_connection;",
+    "    proxy_set_header Host $http_host;",
+    "    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
+    "    proxy_set_header X-Forwarded-Proto $scheme;",
+    "    proxy_connect_timeout 5s;",
+    "    proxy_send_timeout 1h;",
+    "    proxy_read_timeout 1h;   # a websocket stays open for a whole game",
+]
+"""How both locations pass a request on."""
 
 
 def render_locations() -> str:
@@ -86,16 +113,16 @@ def render_locations() -> str:
         "}",
         "location / {",
         "    proxy_pass http://$ratscrew_upstream;",
-        "    proxy_http_version 1.1;",
-        "    proxy_set_header Upgrade $http_upgrade;",
-        "    proxy_set_header Connection $ratscrew_connection;",
-        "    proxy_set_header Host $http_host;",
-        "    proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
-        "    proxy_set_header X-Forwarded-Proto $scheme;",
-        "    proxy_connect_timeout 5s;",
-        "    proxy_send_timeout 1h;",
-        "    proxy_read_timeout 1h;   # a websocket stays open for a whole game",
+        *PROXYING,
         "    proxy_next_upstream error timeout;   # only before anything was sent",
+        "    error_page 502 504 = @ratscrew_retry;",
+        "}",
+        "location @ratscrew_retry {",
+        "    if ($ratscrew_retry = \"\") {",
+        "        return 502;",
+        "    }",
+        "    proxy_pass http://$ratscrew_retry;",
+        *PROXYING,
         "}", ""])
 
 
