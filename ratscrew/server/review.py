@@ -30,12 +30,12 @@ slaps are assessed)."""
 
 
 def is_reaction(entry: dict[str, Any]) -> bool:
-    """Whether a judged action of the record (`ratscrew.server.driver.GameDriver.judged`) is a true reaction, the only
-    kind the integrity review counts (docs/fairness.md, "What counts as a reaction"): a slap
-    that took a pile that had become slappable (not a claim of one's own pile, a misslap, a
-    slap that came late, was ignored or is still held in a tie), timed from the state that made
-    the pile slappable as the slapper's own connection was sent it (``pile_reaction_ms``; a
-    record stored before issue 46 has neither and counts nothing).
+    """Whether a judged action of the record (`ratscrew.server.driver.GameDriver.judged`) is a
+    true reaction, the only kind the integrity review counts (docs/fairness.md, "What counts as
+    a reaction"): a slap that took a pile that had become slappable (not a claim of one's own
+    pile, a misslap, a slap that came late, was ignored or is still held in a tie), timed from
+    the state that made the pile slappable as the slapper's own connection was sent it
+    (``pile_reaction_ms``; a record stored before issue 46 has neither and counts nothing).
 
     >>> is_reaction({"kind": "slap", "outcome": "won", "pile_reaction_ms": 310})
     True
