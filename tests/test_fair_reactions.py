@@ -22,7 +22,7 @@ from ratscrew.client.reaction import ShownStates
 from ratscrew.integrity import HUMAN_FLOOR_MS, SlapSample, assess
 from ratscrew.patterns import find_slap
 from ratscrew.ruleset import Ruleset
-from ratscrew.server.protocol import Act, Rematch, Start
+from ratscrew.server.protocol import Act, Start
 from ratscrew.server.review import is_reaction, slap_samples
 from ratscrew.server.room import Room
 
@@ -125,12 +125,13 @@ class Colluder(Person):
         super().step(now)
 
 
-def play(room: Room, wall: FakeWall, people: list[Person], games: int) -> list[dict[str, Any]]:
-    """``games`` games of the room to their end (rematches by the host, the first person); the
-    stored records."""
-    people[0].conn.do(Start())
+def play(table: Callable[[int], tuple[Room, FakeWall, list[Person]]], games: int) -> list[dict[str, Any]]:
+    """``games`` games, each in a room of its own made by ``table(game number)``, played to
+    their end; the stored records."""
     records = []
-    for _ in range(games):
+    for number in range(games):
+        room, wall, people = table(number)
+        people[0].conn.do(Start())
         while room.phase == "playing":
             due = [at for at in [room.next_wake(), *(p.next_at() for p in people)] if at is not None]
             now = min(due) if due else room.clock.now() + 1000.0
@@ -141,13 +142,6 @@ def play(room: Room, wall: FakeWall, people: list[Person], games: int) -> list[d
         record = room.store.game_record(room.game_id)
         assert record is not None
         records.append(record)
-        for person in people:
-            person.presses.clear()
-            person.outbox.clear()
-            person.slapped_on.clear()
-            person.played_on.clear()
-        if len(records) < games:
-            people[0].conn.do(Rematch())
     return records
 
 
@@ -166,14 +160,19 @@ def newest_state(shown: ShownStates, at: float) -> tuple[int, float] | None:
 
 def test_an_ordinary_person_against_an_expert_bot_is_not_flagged() -> None:
     rng = random.Random(46)
-    room, wall = make_room(seats=2, bots=["expert"], seed=4601, turn_timeout_ms=60_000)
-    person = Person(room, "Ann", 40.0, lambda: ex_gaussian(rng))
-    records = play(room, wall, [person], games=4)
-    seat = person.seat
+    people: list[Person] = []
+
+    def table(number: int) -> tuple[Room, FakeWall, list[Person]]:
+        room, wall = make_room(seats=2, bots=["expert"], seed=4601 + number, turn_timeout_ms=60_000)
+        people.append(Person(room, "Ann", 40.0, lambda: ex_gaussian(rng)))
+        return room, wall, people[-1:]
+
+    records = play(table, games=1)
+    seat = people[0].seat
     assert seat is not None
     judged = [e for r in records for e in r["judging"] if e["seat"] == seat and e["kind"] == "slap"]
     late = [e for e in judged if e.get("outcome") == "late"]
-    assert len(judged) >= 30 and late, "the expert bot took piles the person slapped at too"
+    assert len(judged) >= 15 and late, "the expert bot took piles the person slapped at too"
     samples = samples_of(records, seat)
     verdict = assess(samples)
     assert not verdict.flagged, verdict.reasons
@@ -187,10 +186,15 @@ def test_late_slaps_stamped_against_the_newer_state_are_not_counted() -> None:
     # another client): its presses after the bot took the pile read as tiny reactions, and the
     # review does not count them
     rng = random.Random(47)
-    room, wall = make_room(seats=2, bots=["expert"], seed=4602, turn_timeout_ms=60_000)
-    person = Person(room, "Ann", 40.0, lambda: ex_gaussian(rng), stamp=newest_state)
-    records = play(room, wall, [person], games=4)
-    seat = person.seat
+    people: list[Person] = []
+
+    def table(number: int) -> tuple[Room, FakeWall, list[Person]]:
+        room, wall = make_room(seats=2, bots=["expert"], seed=4701 + number, turn_timeout_ms=60_000)
+        people.append(Person(room, "Ann", 40.0, lambda: ex_gaussian(rng), stamp=newest_state))
+        return room, wall, people[-1:]
+
+    records = play(table, games=1)
+    seat = people[0].seat
     assert seat is not None
     tiny = [e for r in records for e in r["judging"] if e["seat"] == seat and e["kind"] == "slap"
             and e["reaction_ms"] is not None and e["reaction_ms"] < HUMAN_FLOOR_MS]
@@ -201,12 +205,17 @@ def test_late_slaps_stamped_against_the_newer_state_are_not_counted() -> None:
 
 def test_a_colluder_racing_the_victim_does_not_get_the_victim_flagged() -> None:
     rng = random.Random(48)
-    room, wall = make_room(seats=2, seed=4603, turn_timeout_ms=60_000)
-    victim = Person(room, "Vic", 40.0, lambda: ex_gaussian(rng))
-    colluder = Colluder(room, "Col", 10.0, lambda: 10_000.0)
-    colluder.victim = victim
-    records = play(room, wall, [victim, colluder], games=3)
-    seat = victim.seat
+    victims: list[Person] = []
+
+    def table(number: int) -> tuple[Room, FakeWall, list[Person]]:
+        room, wall = make_room(seats=2, seed=4801 + number, turn_timeout_ms=60_000)
+        victims.append(Person(room, "Vic", 40.0, lambda: ex_gaussian(rng)))
+        colluder = Colluder(room, "Col", 10.0, lambda: 10_000.0)
+        colluder.victim = victims[-1]
+        return room, wall, [victims[-1], colluder]
+
+    records = play(table, games=1)
+    seat = victims[0].seat
     assert seat is not None
     judged = [e for r in records for e in r["judging"] if e["seat"] == seat and e["kind"] == "slap"]
     assert len(judged) >= 15, "the victim slapped at piles the colluder took first"
