@@ -224,7 +224,8 @@ def test_a_person_at_expert_speed_raises_no_flag_nor_does_one_anticipation_in_te
 
 
 def a_flagged_player(tmp_path: Path) -> tuple[Path, str, list[int]]:
-    """A database where Ann slapped in 40 ms in three rated games against three bot levels."""
+    """A database where Ann won piles with 40 ms slaps in three rated games against three bot
+    levels (recorded as the room records them: each a true reaction, `is_reaction`)."""
     db = tmp_path / "ratscrew.db"
     store = SqliteStore(db)
     store.save_room("ABCDEF", {}, None, "over", 0, None, [])
@@ -235,7 +236,8 @@ def a_flagged_player(tmp_path: Path) -> tuple[Path, str, list[int]]:
                         [(seat, "play", 1000 * (seat + 1), True) for seat in range(4)])
         record["judging"] += [{"seat": 0, "kind": "slap", "judged_at": 5000 + i, "accepted": True,
                                "reaction_ms": 40 + i % 2, "reported_ms": 40 + i % 2, "link_ms": 3,
-                               "clamped": None} for i in range(6)]
+                               "clamped": None, "outcome": "won", "pile_reaction_ms": 40 + i % 2}
+                              for i in range(6)]
         game_id = store.start_game("ABCDEF", 1, "classic", {}, 0.0)
         store.finish_game(game_id, record, 0, "won", [
             SeatResult(0, "human", "Ann", "t", True, 6, 0, (40,) * 6, ANN),

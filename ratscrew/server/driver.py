@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ratscrew.engine import Game
-from ratscrew.events import Event
+from ratscrew.events import Event, Misslap, SlapIgnored, SlapWon
 from ratscrew.runtime import Rejection, Table
 from ratscrew.server.agents import Shown
 from ratscrew.server.judging import Verdict
@@ -80,13 +80,42 @@ class PendingAction:
     """The link's measured round trip when the action arrived."""
 
 
+def slap_outcome(seat: int, events: Sequence[Event]) -> str:
+    """What came of ``seat``'s slap, from the events the engine gave it: ``won`` (it took a
+    slappable pile), ``claim`` (it claimed a pile already its own: a won challenge),
+    ``misslap``, ``late``, ``void`` or ``repeat`` (ignored: see `SlapIgnored`), or ``held``
+    (waiting in a tie window with others' slaps).
+
+    >>> slap_outcome(1, [SlapWon(at=300, seat=1, pattern="double")])
+    'won'
+    >>> slap_outcome(1, [SlapIgnored(at=338, seat=1, reason="late", margin_ms=38, beaten_by=0)])
+    'late'
+    >>> slap_outcome(1, [SlapWon(at=300, seat=1, pattern="claim")]), slap_outcome(1, [])
+    ('claim', 'held')
+    """
+    for event in events:
+        if event.seat != seat:
+            continue
+        if isinstance(event, SlapWon):
+            return "claim" if event.pattern == "claim" else "won"
+        if isinstance(event, SlapIgnored):
+            return event.reason
+        if isinstance(event, Misslap):
+            return "misslap"
+    return "held"
+
+
 class GameDriver:
     """One game at its table, the people's actions waiting to be fed to it, and the task that
     moves it (see the module docstring). ``settle_ms`` says how long actions are held now."""
 
-    def __init__(self, clock: RoomClock, settle_ms: Callable[[], float]) -> None:
+    def __init__(self, clock: RoomClock, settle_ms: Callable[[], float],
+                 pile_reaction_ms: Callable[[int, float], float | None] = lambda seat, at: None) -> None:
         self.clock = clock
         self._settle_ms = settle_ms
+        self._pile_reaction_ms = pile_reaction_ms
+        """``(seat, table time)`` -> that time minus when the card that made the pile what it
+        is was sent to the seat's own connection (``None`` if it was not)."""
         self.game: Game | None = None
         self.table: Table | None = None
         self._pending: list[PendingAction] = []
@@ -167,16 +196,21 @@ class GameDriver:
         if action.kind == "slap":
             self._links[(action.seat, int(action.judged_at))] = round(action.verdict.link_ms)
         before = self.game.action_count
-        self.table.submit(action.seat, action.kind, at=action.judged_at)  # type: ignore[arg-type]
+        events = self.table.submit(action.seat, action.kind, at=action.judged_at)  # type: ignore[arg-type]
         accepted = self.game.action_count > before and self.game.actions_since(before)[-1][0] == action.kind
         verdict = action.verdict
+        slap: dict[str, Any] = {}
+        if action.kind == "slap" and accepted:
+            pile_reaction = self._pile_reaction_ms(action.seat, action.judged_at)
+            slap = {"outcome": slap_outcome(action.seat, events),
+                    "pile_reaction_ms": None if pile_reaction is None else round(pile_reaction)}
         self.judged.append({
             "seat": action.seat, "kind": action.kind, "arrived_at": round(action.arrived_at),
             "judged_at": int(action.judged_at), "reaction_ms": None if verdict.reaction_ms is None
             else round(verdict.reaction_ms), "version": action.version,
             "link_ms": round(verdict.link_ms), "clamped": verdict.clamped, "accepted": accepted,
             "reported_ms": None if action.reported_ms is None else round(action.reported_ms),
-            "rtt_ms": None if action.rtt_ms is None else round(action.rtt_ms)})
+            "rtt_ms": None if action.rtt_ms is None else round(action.rtt_ms), **slap})
 
     def slap_link_ms(self, seat: int, at: int) -> int:
         """The link compensation given to ``seat``'s slap fed at table time ``at`` (once)."""

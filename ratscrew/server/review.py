@@ -6,8 +6,12 @@ player's games are unrated: `ratscrew.server.rated`). ``GET /api/players/ID`` sh
 ``integrity: {flagged, reasons, checked_slaps}``; ``ratscrew admin players clear-flag ID``
 clears a flag after a moderator's review (its evidence is not counted again).
 
-The slaps come from the stored records: each accepted slap in a game's ``judging`` entries for
-the player's seat (judged reaction, reported reaction, link compensation, the bound applied).
+The slaps come from the stored records: each true reaction in a game's ``judging`` entries for
+the player's seat (`is_reaction`: a slap that took a pile that had become
+slappable, timed from the card that made it so as the player's own connection was sent it; not
+a claim of one's own pile, a misslap, nor a slap that came late, was ignored or tied), with the
+reported reaction, the link compensation and the bound applied (docs/fairness.md, "What counts
+as a reaction").
 """
 
 from __future__ import annotations
@@ -25,13 +29,33 @@ GAMES_READ = 60
 slaps are assessed)."""
 
 
+def is_reaction(entry: dict[str, Any]) -> bool:
+    """Whether a judged action of the record (`ratscrew.server.driver.GameDriver.judged`) is a
+    true reaction, the only kind the integrity review counts (docs/fairness.md, "What counts as
+    a reaction"): a slap that took a pile that had become slappable (not a claim of one's own
+    pile, a misslap, a slap that came late, was ignored or is still held in a tie), timed from
+    the state that made the pile slappable as the slapper's own connection was sent it
+    (``pile_reaction_ms``; a record stored before issue 46 has neither and counts nothing).
+
+    >>> is_reaction({"kind": "slap", "outcome": "won", "pile_reaction_ms": 310})
+    True
+    >>> is_reaction({"kind": "slap", "outcome": "late", "pile_reaction_ms": 37})
+    False
+    >>> is_reaction({"kind": "slap", "accepted": True, "reaction_ms": 14})  # an old record
+    False
+    """
+    return (entry.get("kind") == "slap" and entry.get("outcome") == "won"
+            and entry.get("pile_reaction_ms") is not None)
+
+
 def slap_samples(record: dict[str, Any], seat: int) -> list[SlapSample]:
-    """The accepted slaps of ``seat`` in a game record, in the order they were judged."""
+    """The true reactions of ``seat`` in a game record (`is_reaction`), in the order they were
+    judged."""
     samples = []
     for entry in record.get("judging") or []:
-        if entry.get("seat") != seat or entry.get("kind") != "slap" or not entry.get("accepted", True):
+        if entry.get("seat") != seat or not is_reaction(entry):
             continue
-        reaction = entry.get("reaction_ms")
+        reaction = entry.get("pile_reaction_ms")
         reported = entry.get("reported_ms")
         samples.append(SlapSample(None if reaction is None else float(reaction),
                                   None if reported is None else float(reported),

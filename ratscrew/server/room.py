@@ -189,7 +189,7 @@ class Room:
     def _new_game_parts(self) -> None:
         """The parts that hold a game's state, empty: at creation, and when :meth:`reload`
         rebuilds the room from its store (the room's settings, seats and people are set apart)."""
-        self.driver = GameDriver(self.clock, self._settle_window)
+        self.driver = GameDriver(self.clock, self._settle_window, self._pile_reaction_ms)
         self.tally = ContestTally(0)
         """The slaps on each pile state, the judgements, every seat's figures (one per game)."""
         self.recorder = RoomRecorder(self.store, self.code, self.writer, self.outbox,
@@ -893,6 +893,13 @@ class Room:
         if shown is None:
             shown = self.publisher.shown_at(card_version)
         return None if shown is None else round(at - shown)
+
+    def _pile_reaction_ms(self, seat: int, at: float) -> float | None:
+        """``at`` minus when the pile's top card was sent to ``seat``'s own connection (``None``
+        if it was not: the seat could not have seen it); what the integrity review counts."""
+        conn = self.seats[seat].conn if seat < len(self.seats) else None
+        shown = None if conn is None else conn.shown_at(self.publisher.card_version)
+        return None if shown is None else at - shown
 
     # ------------------------------------------------------------------ contested slaps
 

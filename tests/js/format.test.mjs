@@ -26,11 +26,21 @@ test("a game's time left reads as a clock, in whole seconds rounded up", () => {
   assert.equal(clockLeft(-5), "0:00");
 });
 
-test("a slap answers the newest state painted before the key press", () => {
+test("a slap answers the newest state painted at least a human reaction before the key press", () => {
   const shown = new Map([[4, 1000], [5, 1500], [6, 2100]]);
   assert.deepEqual(reactionTo(shown, 1800), { version: 5, reaction_ms: 300 });
-  assert.deepEqual(reactionTo(shown, 2100), { version: 6, reaction_ms: 0 });
+  assert.deepEqual(reactionTo(shown, 2250), { version: 6, reaction_ms: 150 });
   assert.equal(reactionTo(shown, 900), null);
+});
+
+test("a press within a human reaction of a change still answers the state before it (issue 46)", () => {
+  // state 6 (someone took the pile) was painted 37 ms before the press: the person was
+  // reacting to state 5, the slappable pile, 637 ms earlier - not to state 6 in 37 ms
+  const shown = new Map([[4, 1000], [5, 1500], [6, 2100]]);
+  assert.deepEqual(reactionTo(shown, 2137), { version: 5, reaction_ms: 637 });
+  assert.deepEqual(reactionTo(shown, 2100), { version: 5, reaction_ms: 600 });
+  // with nothing painted that long ago, the newest state painted before the press
+  assert.deepEqual(reactionTo(new Map([[9, 1000]]), 1040), { version: 9, reaction_ms: 40 });
 });
 
 test("seat lines and key names", () => {

@@ -55,19 +55,29 @@ export function clockLeft(ms) {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
+/** Nobody reacts to a state sooner than this after it was painted (ms): a press that soon
+ * after a change answers the state before it (ratscrew.client.reaction.HUMAN_REACTION_MS). */
+export const HUMAN_REACTION_MS = 100;
+
 /**
- * The version of the newest state shown at or before an input event, and the reaction to it.
+ * The state an input event answers, and the reaction to it: the newest state painted at least
+ * HUMAN_REACTION_MS before the event (the one the person was reacting to), else the newest
+ * painted at or before it. A press 40 ms after someone else took the pile answers the pile as
+ * it was, not the pile taken (issue 46; docs/fairness.md, "What counts as a reaction").
  * @param {Map<number, number>} shown version -> performance.now() when it was painted
  * @param {number} eventTime the input event's timeStamp
  * @returns {{version: number, reaction_ms: number} | null}
  */
 export function reactionTo(shown, eventTime) {
   let best = /** @type {{version: number, at: number} | null} */ (null);
+  let seen = /** @type {{version: number, at: number} | null} */ (null);
   for (const [version, at] of shown) {
     if (at <= eventTime && (best === null || version > best.version)) best = { version, at };
+    if (at <= eventTime - HUMAN_REACTION_MS && (seen === null || version > seen.version)) seen = { version, at };
   }
-  if (best === null) return null;
-  return { version: best.version, reaction_ms: Math.min(60000, Math.max(0, eventTime - best.at)) };
+  const answered = seen ?? best;
+  if (answered === null) return null;
+  return { version: answered.version, reaction_ms: Math.min(60000, Math.max(0, eventTime - answered.at)) };
 }
 
 /**
