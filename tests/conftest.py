@@ -24,7 +24,7 @@ LAYERS = {
     "postgres": "needs a real PostgreSQL server (tests/postgres.py)",
     "nginx": "needs a real nginx (tests/nginx.py)",
     "process": "starts a ratscrew server, supervisor, tmux or installed copy as a process of its own",
-    "slow": "a long computation (the full kernel differential); make quick runs a sample of it",
+    "slow": "a long computation (the kernel against the engine at length); make quick runs a sample",
 }
 """The suite's markers (registered in pyproject.toml too) and what each says about a test."""
 
@@ -67,6 +67,11 @@ TEST_LAYERS: dict[str, tuple[str, ...]] = {
     "test_server_load.py::test_keyed_players_each_join_as_a_new_player_of_their_own": ("process",),
     "test_server_shards.py::test_serve_refuses_an_unreachable_postgresql_*": ("process",),
     "test_kernel_differential.py::test_thousands_of_games_per_preset_are_identical*": ("slow",),
+    # the kernel against the engine at length (minutes of CPU, the numba compile included);
+    # make quick keeps the kernel differential's sample and the other kernel tests
+    "test_kernel_differential.py::test_random_rule_variants_are_identical": ("slow",),
+    "test_kernel.py::test_every_action_is_the_engines*": ("slow",),
+    "test_lab.py::test_the_kernel_figures_are_the_reference_engines": ("slow",),
 }
 """Single tests of otherwise quick modules (``file::name`` `fnmatch` patterns; parameters
 included, so end a pattern with ``*`` to take every case)."""
