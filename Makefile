@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play watch test lint typecheck jscheck unit protocol-types bench clean pyodide
+.PHONY: play watch test quick lint typecheck jscheck unit protocol-types bench clean pyodide
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,12 @@ pyodide: ratscrew/web/pyodide/.copied
 
 unit: $(STAMP)
 	$(BIN)/pytest
+
+# The fast layer (docs/testing.md): everything but the tests marked browser, postgres, nginx,
+# process or slow in tests/conftest.py, then the JavaScript tests. `make test` runs it all.
+QUICK := not (browser or postgres or nginx or process or slow)
+quick: $(STAMP) jscheck
+	$(BIN)/pytest -m "$(QUICK)"
 
 # The page's declarations of the online protocol, written from its Python types in
 # ratscrew/protocol/ (tests/test_protocol_types.py fails while the committed file is stale).

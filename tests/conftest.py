@@ -1,9 +1,15 @@
 """Fixtures shared by several test files: a throwaway PostgreSQL server (see ``postgres.py``);
-and, when a test fails, what its fixtures saw (see `DescribesFailure`)."""
+when a test fails, what its fixtures saw (see `DescribesFailure`); and the suite's layers: every
+test that needs a browser, PostgreSQL, nginx, a process of its own or a long run is marked here,
+in one place, by its module, its fixtures or its name (see `layer_marks` and docs/testing.md),
+so that ``make quick`` (``-m "not (browser or postgres or nginx or process or slow)"``) and any
+one part (``pytest -m postgres``) run alone, and a new test in a marked module or using a marked
+fixture is marked too."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
+from fnmatch import fnmatch
 from typing import Protocol, runtime_checkable
 
 import pytest
@@ -12,6 +18,107 @@ from postgres import fresh_database, postgres_cluster, private_cluster
 __all__ = ["fresh_database", "postgres_cluster", "private_cluster"]
 
 Report = pytest.TestReport
+
+LAYERS = {
+    "browser": "drives a real headless Chromium (Playwright)",
+    "postgres": "needs a real PostgreSQL server (tests/postgres.py)",
+    "nginx": "needs a real nginx (tests/nginx.py)",
+    "process": "starts a ratscrew server, supervisor, tmux or installed copy as a process of its own",
+    "slow": "a long computation (the kernel against the engine at length); make quick runs a sample",
+}
+"""The suite's markers (registered in pyproject.toml too) and what each says about a test."""
+
+MODULE_LAYERS: dict[str, tuple[str, ...]] = {
+    "test_browser*": ("browser", "process"),
+    "test_browser_origin": ("browser", "process", "postgres", "nginx"),
+    "test_postgres_*": ("postgres",),
+    "test_deployment": ("postgres", "nginx", "process"),
+    "test_lab_deployment": ("postgres", "nginx", "process"),
+    "test_supervisor": ("postgres", "nginx", "process"),
+    "test_deploy_files": ("nginx",),
+    "test_hostile_net": ("process",),
+    "test_installed": ("process",),
+    "test_join": ("browser", "process"),
+    "test_logs": ("process",),
+    "test_server_hostile_data": ("process",),
+    "test_server_process": ("process",),
+}
+"""Modules whose every test (today's and tomorrow's) is in these layers (`fnmatch` patterns)."""
+
+FIXTURE_LAYERS: dict[str, tuple[str, ...]] = {
+    "postgres_cluster": ("postgres",),
+    "fresh_database": ("postgres",),
+    "private_cluster": ("postgres",),
+}
+"""A test that uses one of these fixtures, directly or through another, is in these layers."""
+
+TEST_LAYERS: dict[str, tuple[str, ...]] = {
+    "test_admin.py::test_db_copy_moves_everything_to_postgresql_and_back_with_counts": ("process",),
+    "test_admin.py::test_a_sqlite_backup_made_with_vacuum_into_serves_the_same_leaderboard": ("process",),
+    "test_admin.py::test_a_postgresql_backup_restored_with_pg_restore_serves_the_same_leaderboard":
+        ("process",),
+    "test_ladder.py::test_a_40_ms_slapper_is_flagged_*": ("process",),
+    "test_operations.py::test_a_states_version_goes_on_growing_after_a_restart": ("process",),
+    "test_operations.py::test_a_shard_behind_a_proxy_prints_*": ("process",),
+    "test_play_cli.py::test_the_real_command_*": ("process",),
+    "test_room_expiry.py::test_ratscrew_join_says_a_closed_room_has_closed": ("process",),
+    "test_room_expiry.py::test_an_idle_time_that_would_close_every_room_at_once_is_refused*": ("process",),
+    "test_server_evening.py::test_a_real_server_*": ("process",),
+    "test_server_load.py::test_keyed_players_each_join_as_a_new_player_of_their_own": ("process",),
+    "test_server_shards.py::test_serve_refuses_an_unreachable_postgresql_*": ("process",),
+    "test_kernel_differential.py::test_thousands_of_games_per_preset_are_identical*": ("slow",),
+    # the kernel against the engine at length (minutes of CPU, the numba compile included);
+    # make quick keeps the kernel differential's sample and the other kernel tests
+    "test_kernel_differential.py::test_random_rule_variants_are_identical": ("slow",),
+    "test_kernel.py::test_every_action_is_the_engines*": ("slow",),
+    "test_lab.py::test_the_kernel_figures_are_the_reference_engines": ("slow",),
+}
+"""Single tests of otherwise quick modules (``file::name`` `fnmatch` patterns; parameters
+included, so end a pattern with ``*`` to take every case)."""
+
+DATABASE_PARAMETERS = frozenset({"postgres", "postgresql"})
+"""A parametrized case with one of these values (or a tuple starting with one) runs on
+PostgreSQL (the store contract's ``opener``, the writer's ``database``)."""
+
+
+def layer_marks(module: str, node: str, fixtures: Iterable[str], parameters: Iterable[object]) -> set[str]:
+    """The layers of one test: ``module`` its file's name without ``.py``, ``node`` its
+    ``file::name[params]``, ``fixtures`` every fixture it uses, ``parameters`` its cases' values.
+
+    >>> sorted(layer_marks("test_engine", "test_engine.py::test_x", [], []))
+    []
+    >>> sorted(layer_marks("test_browser_lab", "test_browser_lab.py::test_x", [], []))
+    ['browser', 'process']
+    >>> sorted(layer_marks("test_store_contract", "x", ["tmp_path"], [("postgresql", 2)]))
+    ['postgres']
+    >>> sorted(layer_marks("test_store_contract", "x", ["fresh_database"], []))
+    ['postgres']
+    """
+    marks: set[str] = set()
+    for pattern, layers in MODULE_LAYERS.items():
+        if fnmatch(module, pattern):
+            marks.update(layers)
+    for fixture in fixtures:
+        marks.update(FIXTURE_LAYERS.get(fixture, ()))
+    for pattern, layers in TEST_LAYERS.items():
+        if fnmatch(node, pattern):
+            marks.update(layers)
+    for value in parameters:
+        first = value[0] if isinstance(value, tuple) and value else value
+        if isinstance(first, str) and first in DATABASE_PARAMETERS:
+            marks.add("postgres")
+    return marks
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every collected test with its layers (`layer_marks`)."""
+    for item in items:
+        path = item.path
+        callspec = getattr(item, "callspec", None)
+        parameters = list(callspec.params.values()) if callspec is not None else []
+        node = f"{path.name}::{item.name}"
+        for mark in sorted(layer_marks(path.stem, node, getattr(item, "fixturenames", ()), parameters)):
+            item.add_marker(mark)
 
 
 @runtime_checkable

@@ -211,8 +211,29 @@ def test_trusting_every_peer_with_forwarded_allow_ips_is_refused(tmp_path: Path,
     assert "--forwarded-allow-ips 127.0.0.1" in refused.stderr
 
 
-def test_half_sent_requests_and_silent_connections_are_closed_after_10_s(tmp_path: Path) -> None:
-    with ServerProcess(tmp_path / "r.db") as server:
+HEADER_TIMEOUT_S = 2.0
+"""The header timeout the test below gives its server (``--header-timeout-s``): the default
+10 s made short by the test; `test_the_header_timeout_is_10_s_unless_serve_is_given_another`
+holds the default."""
+
+
+def test_the_header_timeout_is_10_s_unless_serve_is_given_another() -> None:
+    from ratscrew.cli import build_parser
+    from ratscrew.commands.serve import _limits
+
+    def header_timeout(*options: str) -> float:
+        _, connections = _limits(build_parser().parse_args(["serve", *options]))
+        return float(connections.header_timeout_s)
+
+    assert header_timeout() == 10.0
+    assert header_timeout("--header-timeout-s", "2.5") == 2.5
+    with pytest.raises(ValueError, match="--header-timeout-s"):
+        header_timeout("--header-timeout-s", "0")
+
+
+def test_half_sent_requests_and_silent_connections_are_closed_after_the_header_timeout(
+        tmp_path: Path) -> None:
+    with ServerProcess(tmp_path / "r.db", "--header-timeout-s", repr(HEADER_TIMEOUT_S)) as server:
 
         async def slow() -> tuple[list[bool], list[bool], bool]:
             half, silent = [], []
@@ -225,8 +246,9 @@ def test_half_sent_requests_and_silent_connections_are_closed_after_10_s(tmp_pat
                                  b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
                 half.append((reader, writer))
                 silent.append(await open_raw(server.port, "127.0.0.3"))
-            early = await closed_within(half[0][0], 5.0)  # still open well before the deadline
-            half_closed = await asyncio.gather(*(closed_within(r, 10.0) for r, _ in half))
+            # still open at half the timeout, well before the deadline
+            early = await closed_within(half[0][0], HEADER_TIMEOUT_S / 2)
+            half_closed = await asyncio.gather(*(closed_within(r, HEADER_TIMEOUT_S) for r, _ in half))
             silent_closed = await asyncio.gather(*(closed_within(r, 1.0) for r, _ in silent))
             for _, writer in half + silent:
                 writer.close()

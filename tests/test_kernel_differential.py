@@ -9,6 +9,10 @@ cut at 120 cards (identically in both paths, reported ``unfinished``) so that th
 side stays fast enough for CI; one in ten is played to 2,000 cards, long enough for the games
 to end. Random rule variants from the whole space the kernel supports follow. The reference
 side runs on two processes.
+
+The first `SAMPLE_GAMES` of each preset's games are a test of their own, in ``make quick``; the
+rest are marked ``slow`` (tests/conftest.py) and run in ``make test``, which so still compares
+every one of the 6,000 games per preset.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from ratscrew.sim.kernel_reference import play_reference_game, run_reference_gam
 from ratscrew.sim.summary import GameSummary, game_seed
 
 GAMES_PER_PRESET = 6_000
+SAMPLE_GAMES = 600
 SHORT_GAME = 120
 LONG_GAME = 2_000
 WORKERS = 2
@@ -75,11 +80,11 @@ def tables_for(rules: Ruleset) -> list[tuple[BotProfile, ...]]:
     return [table for table in TABLES if len(table) <= rules.max_players]
 
 
-def plan(games: int, run_seed: int, tables: int) -> dict[tuple[int, int], list[int]]:
+def plan(games: range, run_seed: int, tables: int) -> dict[tuple[int, int], list[int]]:
     """Game ``i`` sits at table ``i % tables`` and is cut at 120 cards, except one in ten
     played to 2,000; seeds come from ``game_seed`` (large numbers, as real runs use)."""
     groups: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for i in range(games):
+    for i in games:
         cap = LONG_GAME if i % 10 == 3 else SHORT_GAME
         groups[(i % tables, cap)].append(game_seed(run_seed, i))
     return groups
@@ -109,14 +114,33 @@ def compare(rules_by_job: Sequence[Ruleset], jobs: Sequence[tuple[int, tuple[Bot
     return compared
 
 
-@pytest.mark.parametrize("preset", Ruleset.presets())
-def test_thousands_of_games_per_preset_are_identical(preset: str) -> None:
-    rules = Ruleset.preset(preset)
+def preset_jobs(rules: Ruleset, games: range,
+                run_seed: int) -> list[tuple[int, tuple[BotProfile, ...], int, list[int]]]:
+    """The jobs of `compare` for games ``games`` of one preset's `plan`."""
     tables = tables_for(rules)
     assert all(kernel_supports(rules, bots) for bots in tables)
-    jobs = [(0, tables[table], cap, seeds) for (table, cap), seeds
-            in sorted(plan(GAMES_PER_PRESET, run_seed=len(preset), tables=len(tables)).items())]
-    summaries = compare([rules], jobs)
+    return [(0, tables[table], cap, seeds) for (table, cap), seeds
+            in sorted(plan(games, run_seed=run_seed, tables=len(tables)).items())]
+
+
+@pytest.mark.parametrize("preset", Ruleset.presets())
+def test_a_sample_of_each_presets_games_is_identical(preset: str) -> None:
+    rules = Ruleset.preset(preset)
+    summaries = compare([rules], preset_jobs(rules, range(SAMPLE_GAMES), run_seed=len(preset)))
+    assert len(summaries) == SAMPLE_GAMES
+
+
+@pytest.mark.parametrize("preset", Ruleset.presets())
+def test_thousands_of_games_per_preset_are_identical(preset: str) -> None:
+    """The games after the sample, compared on both paths; then the figures over all 6,000,
+    from the kernel's summaries (each one equal to the reference's, the sample's by
+    `test_a_sample_of_each_presets_games_is_identical`, the rest's here)."""
+    rules = Ruleset.preset(preset)
+    rest = compare([rules], preset_jobs(rules, range(SAMPLE_GAMES, GAMES_PER_PRESET), run_seed=len(preset)))
+    assert len(rest) == GAMES_PER_PRESET - SAMPLE_GAMES
+    sample = [summary for _, bots, cap, seeds in preset_jobs(rules, range(SAMPLE_GAMES), run_seed=len(preset))
+              for summary in run_kernel_games(rules, bots, seeds, max_cards=cap)]
+    summaries = sample + rest
     assert len(summaries) == GAMES_PER_PRESET
     # Not only openings: over a fifth of the games reach the end, and every seat wins some.
     ended = [s for s in summaries if s.end_reason in ("all_cards", "triple")]

@@ -105,6 +105,9 @@ def register(subparsers: Any) -> None:
                              "loaded again; its link says it has closed")
     parser.add_argument("--connections-per-address", type=int, default=None, metavar="N",
                         help="open connections one address may hold (default: 200)")
+    parser.add_argument("--header-timeout-s", type=float, default=None, metavar="S",
+                        help="seconds a request (its headers, and its body if it has one) may take "
+                             "to arrive before the connection is closed (default: 10)")
     parser.add_argument("--unknown-codes-per-minute", type=int, default=None, metavar="N",
                         help="lookups of room codes that do not exist one address may make in a "
                              "minute before its lookups are refused (default: 30)")
@@ -308,9 +311,11 @@ def _limits(args: argparse.Namespace) -> tuple[Any, Any]:
     for name, value in given.items():
         if value < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
-    connections = ConnectionLimits()
-    if args.connections_per_address is not None:
-        connections = ConnectionLimits(connections_per_address=args.connections_per_address)
+    if args.header_timeout_s is not None and not 0 < args.header_timeout_s < float("inf"):
+        raise ValueError("--header-timeout-s must be a number of seconds above 0")
+    connections = ConnectionLimits(**{name: value for name, value in (
+        ("connections_per_address", args.connections_per_address),
+        ("header_timeout_s", args.header_timeout_s)) if value is not None})
     return Limits(**given), connections
 
 
@@ -399,6 +404,8 @@ def run_workers(args: argparse.Namespace) -> int:
         passed += ["--connections-per-address", str(args.connections_per_address)]
     if args.unknown_codes_per_minute is not None:
         passed += ["--unknown-codes-per-minute", str(args.unknown_codes_per_minute)]
+    if args.header_timeout_s is not None:
+        passed += ["--header-timeout-s", repr(args.header_timeout_s)]
     _absence_times(args)  # refused here, once, rather than by every shard
     for flag, value in (("--away-after-s", args.away_after_s), ("--abandon-after-s", args.abandon_after_s)):
         if value is not None:
