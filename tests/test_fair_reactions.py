@@ -103,28 +103,6 @@ class Person:
         self.presses.append((at, kind))
 
 
-class Colluder(Person):
-    """Slaps every slappable pile a little (30 ms) before ``victim`` presses, when it can."""
-
-    victim: Person
-
-    def look(self, observation: dict[str, Any], seen: float) -> None:
-        cards = observation["cards_played"]
-        before = len(self.presses)
-        super().look(observation, seen)
-        if len(self.presses) > before and self.presses[-1][1] == "slap":
-            self.presses.pop()
-            self.slapped_on.discard(cards)  # waits for the victim's press to be known
-
-    def step(self, now: float) -> None:
-        for at, kind in list(self.victim.presses):
-            key = int(at)
-            if kind == "slap" and key not in self.slapped_on and at - 30.0 > now:
-                self.slapped_on.add(key)
-                self.press(at - 30.0, "slap")
-        super().step(now)
-
-
 def play(table: Callable[[int], tuple[Room, FakeWall, list[Person]]], games: int) -> list[dict[str, Any]]:
     """``games`` games, each in a room of its own made by ``table(game number)``, played to
     their end; the stored records."""
@@ -149,15 +127,6 @@ def samples_of(records: list[dict[str, Any]], seat: int) -> list[SlapSample]:
     return [sample for record in records for sample in slap_samples(record, seat)]
 
 
-def newest_state(shown: ShownStates, at: float) -> tuple[int, float] | None:
-    """How the clients stamped before issue 46: against the newest state on screen."""
-    before = [(v, t) for v, t in shown._at.items() if t <= at]
-    if not before:
-        return None
-    version, shown_at = max(before)
-    return version, round((at - shown_at) * 1000.0, 1)
-
-
 def test_an_ordinary_person_against_an_expert_bot_is_not_flagged() -> None:
     rng = random.Random(46)
     people: list[Person] = []
@@ -179,48 +148,6 @@ def test_an_ordinary_person_against_an_expert_bot_is_not_flagged() -> None:
     assert all(s.reaction_ms is not None and s.reaction_ms >= 150 for s in samples), samples
     # the presses that came after the bot took the pile answer the pile as it was
     assert all(e["reaction_ms"] is None or e["reaction_ms"] >= HUMAN_FLOOR_MS for e in late), late
-
-
-def test_late_slaps_stamped_against_the_newer_state_are_not_counted() -> None:
-    # a client that still stamps as the clients did before issue 46 (a page not yet reloaded,
-    # another client): its presses after the bot took the pile read as tiny reactions, and the
-    # review does not count them
-    rng = random.Random(47)
-    people: list[Person] = []
-
-    def table(number: int) -> tuple[Room, FakeWall, list[Person]]:
-        room, wall = make_room(seats=2, bots=["expert"], seed=4701 + number, turn_timeout_ms=60_000)
-        people.append(Person(room, "Ann", 40.0, lambda: ex_gaussian(rng), stamp=newest_state))
-        return room, wall, people[-1:]
-
-    records = play(table, games=1)
-    seat = people[0].seat
-    assert seat is not None
-    tiny = [e for r in records for e in r["judging"] if e["seat"] == seat and e["kind"] == "slap"
-            and e["reaction_ms"] is not None and e["reaction_ms"] < HUMAN_FLOOR_MS]
-    assert len(tiny) >= 5, "the old stamping reads presses after the bot's win as tiny reactions"
-    assert not any(is_reaction(e) for e in tiny)
-    assert not assess(samples_of(records, seat)).flagged
-
-
-def test_a_colluder_racing_the_victim_does_not_get_the_victim_flagged() -> None:
-    rng = random.Random(48)
-    victims: list[Person] = []
-
-    def table(number: int) -> tuple[Room, FakeWall, list[Person]]:
-        room, wall = make_room(seats=2, seed=4801 + number, turn_timeout_ms=60_000)
-        victims.append(Person(room, "Vic", 40.0, lambda: ex_gaussian(rng)))
-        colluder = Colluder(room, "Col", 10.0, lambda: 10_000.0)
-        colluder.victim = victims[-1]
-        return room, wall, [victims[-1], colluder]
-
-    records = play(table, games=1)
-    seat = victims[0].seat
-    assert seat is not None
-    judged = [e for r in records for e in r["judging"] if e["seat"] == seat and e["kind"] == "slap"]
-    assert len(judged) >= 15, "the victim slapped at piles the colluder took first"
-    verdict = assess(samples_of(records, seat))
-    assert not verdict.flagged, verdict.reasons
 
 
 def test_claims_of_ones_own_pile_misslaps_and_losing_slaps_are_not_reactions() -> None:
