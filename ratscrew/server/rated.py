@@ -55,7 +55,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ratscrew.ruleset import PRESET_NAMES, Ruleset, RulesetError
-from ratscrew.storage.records import BOT_PREFIX
 
 CUSTOM_RULES = "custom rules (unrated)"
 """Why a game under rules that are not a preset's (by content) is not rated; the room says it too."""
@@ -201,20 +200,20 @@ def rating_verdict(facts: GameFacts) -> Verdict:
     return Rated(frozenset(p.seat for p in facts.people if p.played_for_share > ABSENT_SHARE), left_early)
 
 
-def counts_as_opponent(participant: str, *, established: frozenset[str], took_part: bool) -> bool:
+def counts_as_opponent(participant: str, *, bot: bool, established: frozenset[str],
+                       took_part: bool) -> bool:
     """Whether a win over ``participant`` may raise a rating (see the module docstring): a bot
     always; a person when established (``established``: the game's participants with rated
     games against `MIN_OPPONENTS` different opponents before it) and taking part in the game
     (a slap or a pile won).
 
-    >>> counts_as_opponent("bot:casual", established=frozenset(), took_part=True)
+    >>> counts_as_opponent("bot:casual", bot=True, established=frozenset(), took_part=True)
     True
-    >>> counts_as_opponent("AnnPublic123", established=frozenset({"AnnPublic123"}), took_part=False)
+    >>> counts_as_opponent("AnnPublic123", bot=False, established=frozenset({"AnnPublic123"}),
+    ...                    took_part=False)
     False
     """
-    if participant.startswith(BOT_PREFIX):
-        return True
-    return took_part and participant in established
+    return bot or (took_part and participant in established)
 
 
 # ---------------------------------------------------------------------------------- rules

@@ -103,7 +103,7 @@ def rate(game: FinishedGame, current: Mapping[str, Rating]) -> GameRating:
                                          sum(v[0] for v in values) / len(values),
                                          sum(v[1] for v in values) / len(values))
         counting = {seat for seat, name in entrants if counts_as_opponent(
-            name, established=game.established,
+            name, bot=name.startswith(BOT_PREFIX), established=game.established,
             took_part=bool(piles_won.get(seat)) or any(sum(c) for c in patterns.get(seat, {}).values()))}
         for seat, name in entrants:  # a seat played for them gains nothing; a loss still counts
             change = changes.get(name)
