@@ -432,6 +432,8 @@ def test_two_friends_play_to_the_end_and_each_page_shows_it_and_a_code_moves_a_p
     # Ann's code moves her to a third browser, which then is Ann
     ann.go_back()
     ann.wait_for_selector("[data-testid=key-panel]:visible")
+    # the code is filled in once the page's request for it is answered: wait for that, not a time
+    ann.wait_for_function("document.querySelector('[data-testid=export-code]').value !== ''")
     export = ann.input_value("[data-testid=export-code]")
     assert export
     third = friend(pages, f"{server.url}/players/{ann_id}", "desktop")
