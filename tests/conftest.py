@@ -146,3 +146,33 @@ def pytest_runtest_makereport(item: pytest.Item,
                 text = f"(could not describe {name}: {error})"
             report.sections.append((f"what the fixture {name!r} saw", text))
     return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Print a failure as soon as it happens, with the end of its traceback: a CI run that is
+    stopped from outside (its time limit) then still shows what failed and why, which the
+    summary at the end of the run never got to print."""
+    if not report.failed:
+        return
+    reporter = _terminal_reporter
+    if reporter is None:
+        return
+    text = str(report.longrepr or "")
+    lines = text.splitlines()[-40:]
+    reporter.write_line("")
+    reporter.write_line(f"FAILED AT ONCE {report.nodeid} ({report.when}, {report.duration:.1f} s)",
+                        red=True)
+    for line in lines:
+        reporter.write_line(f"    {line[:300]}")
+
+
+_terminal_reporter: pytest.TerminalReporter | None = None
+
+
+@pytest.hookimpl(trylast=True)  # after the terminal reporter is registered
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep the terminal reporter for `pytest_runtest_logreport` (absent under xdist's workers,
+    whose failures the controller reports)."""
+    global _terminal_reporter
+    plugin = config.pluginmanager.get_plugin("terminalreporter")
+    _terminal_reporter = plugin if isinstance(plugin, pytest.TerminalReporter) else None
