@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ratscrew.rl.agents import TABULAR_FEATURES
 from ratscrew.rl.core import ACTIONS, PLAY, SLAP, WAIT
 from ratscrew.rl.encoding import CLOCK_SCALE_MS
 from ratscrew.rl.gym_env import ErsEnv
@@ -40,16 +41,9 @@ from ratscrew.rl.gym_env import ErsEnv
 Vector = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
 
-FEATURES = (
-    ("pattern", "the pile shows a slap pattern"),
-    ("fresh", "the top card appeared (or the pile changed) within the last 100 ms"),
-    ("my_turn", "it is this seat's turn"),
-    ("holding", "this seat holds cards"),
-    ("my_pile_waits", "a won challenge's pile waits for this seat"),
-    ("their_pile_waits", "a won challenge's pile waits for another seat"),
-    ("slap_on_its_way", "this seat's slap is on its way"),
-)
-"""The yes/no features the tabular policy sees, bit by bit."""
+FEATURES = TABULAR_FEATURES
+"""The yes/no features the tabular policy sees, bit by bit (one home: `ratscrew.rl.agents`,
+where the saved tabular agent reads them too)."""
 
 
 def feature_reader(env: ErsEnv) -> Callable[[Vector], int]:
