@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from online import FakeConnection, act, make_room, run_until
+from test_server_room import double_on_the_table
 
 from ratscrew.cards import parse_cards
 from ratscrew.offline.room import OfflineRoom, parse_play_query
@@ -39,14 +40,8 @@ def test_a_double_is_named_in_its_state_and_the_card_that_covers_it_brings_null(
 
 
 def test_a_page_that_joins_on_a_double_is_told_it_is_a_double() -> None:
-    room, wall = make_room(seats=2, hands=["7H 2C 3C", "7S 4D 5D"], turn_timeout_ms=60_000)
-    ann, bob = FakeConnection(room), FakeConnection(room)
-    ann.join("Ann")
-    bob.join("Bob")
-    ann.do(Start())
-    act(ann, wall, "play", 1000, reaction_ms=300)
-    act(bob, wall, "play", 2000, reaction_ms=300)
-    run_until(room, wall, 2500)
+    room, _, ann, _, _ = double_on_the_table("fair")
+    assert ann.last("state")["slappable"] == "double"
     late = FakeConnection(room)
     late.join("Cat")  # no seat left: Cat watches, sent the log and the latest state
     assert piles_and_verdicts(late.of("state")) == [("7H 7S", "double")]
