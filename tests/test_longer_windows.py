@@ -73,3 +73,9 @@ def test_the_offline_table_takes_the_factor_from_its_address_and_shows_it_unrate
     assert room.request.rules.grace_ms == 2 * CLASSIC.grace_ms
     with pytest.raises(ProtocolError, match="window_factor"):
         parse_play_query("window_factor=soon")
+
+
+@pytest.mark.parametrize("preset", Ruleset.presets())
+def test_the_longer_rules_survive_their_toml_as_a_stored_room_and_record_keep_them(preset: str) -> None:
+    rules = Ruleset.preset(preset).with_longer_windows(4)
+    assert Ruleset.from_toml(rules.to_toml()) == rules
