@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import tomllib
 import typing
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, get_args
@@ -179,6 +179,31 @@ class Ruleset:
     def deck_size(self) -> int:
         """52, or 54 with jokers."""
         return 54 if self.jokers else 52
+
+    def with_longer_windows(self, factor: int) -> Ruleset:
+        """These rules with every window a slower player acts in (`WINDOW_SETTINGS`: the grace
+        after a lost challenge, the winner's claim window, the *too slow* allowance) ``factor``
+        times as long, up to its bound: the house rule "longer windows" for a slower table
+        (issue 51; docs/accessibility.md). The summary says so. The tie window is left alone:
+        it decides who slapped first, not how long anyone has to act. The result is no
+        preset's rules, so a game under it is unrated as custom rules are.
+
+        >>> slow = Ruleset.preset("classic").with_longer_windows(3)
+        >>> slow.grace_ms, slow.claim_window_ms, slow.too_slow_ms, slow.tie_window_ms
+        (3000, 9000, 1500, 30)
+        >>> slow.summary.endswith("Longer windows (×3): a house rule for a slower table.")
+        True
+        >>> Ruleset.preset("classic").with_longer_windows(1) == Ruleset.preset("classic")
+        True
+        """
+        if type(factor) is not int or factor < 1:
+            raise RulesetError(f"windows can be made longer by a whole factor of 1 or more, not {factor!r}")
+        if factor == 1:
+            return self
+        longer = {name: min(getattr(self, name) * factor, SETTING_BOUNDS[name][1])
+                  for name in WINDOW_SETTINGS}
+        note = f"Longer windows (×{factor}): a house rule for a slower table."
+        return replace(self, summary=f"{self.summary} {note}".strip(), **longer)
 
     # --- TOML ----------------------------------------------------------------------------
 
@@ -350,6 +375,9 @@ def toml_nesting_depth(text: str) -> int:
         index += 1
     return deepest
 
+
+WINDOW_SETTINGS: tuple[str, ...] = ("grace_ms", "claim_window_ms", "too_slow_ms")
+"""The timed windows a player acts within, which `Ruleset.with_longer_windows` lengthens."""
 
 SETTING_BOUNDS: dict[str, tuple[int, int]] = {
     "max_players": (2, 54),

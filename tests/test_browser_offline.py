@@ -182,12 +182,43 @@ HEARD = """() => {
       const region = node.parentElement?.getAttribute("aria-live");
       if (node.nodeName === "P" && region) window.__heard.push({
         text: node.textContent, region, version: node.dataset.version ?? null,
-        late_ms: performance.now() - Number(node.dataset.arrivedAt)});
+        late_ms: performance.now() - Number(node.dataset.arrivedAt), heard_at: performance.now()});
     }
   }).observe(document.documentElement, {childList: true, subtree: true});
 }"""
 """Records every announcement as a screen reader gets it: its text, its region's politeness,
 the state it is about and how long after that state arrived it was in the region."""
+
+STATES = """(() => {
+  window.__states = [];
+  const Original = window.Worker;
+  window.Worker = class extends Original {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {  // before the page's own listener
+        if (event.data?.kind !== "frame") return;
+        const message = JSON.parse(String(event.data.text));
+        if (message.type === "state") window.__states.push({version: String(message.version),
+          game: message.game, slappable: message.slappable, pile: message.observation.pile.join(" "),
+          at: performance.now()});
+      });
+    }
+  };
+})();"""
+"""Records every state the offline table's worker sends, as it arrives, apart from the page: its
+version, what it says is slappable, its pile and the time it arrived."""
+
+
+def slappable_piles(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first state of each slappable pile: what ``slappable`` names, on a pile not shown by
+    the state before (the next states of a pile nobody has covered or taken say it again)."""
+    firsts, before = [], None
+    for state in states:
+        pile = (state["game"], state["pile"]) if state["slappable"] is not None else None
+        if pile is not None and pile != before:
+            firsts.append(state)
+        before = pile
+    return firsts
 
 
 def test_a_whole_game_read_through_the_live_regions(server: ServerProcess, pages: Pages,
@@ -200,6 +231,7 @@ def test_a_whole_game_read_through_the_live_regions(server: ServerProcess, pages
     page.keyboard.press("Enter")
     assert page.get_attribute("[data-testid=screen-reader]", "aria-pressed") == "true"
     open_table(page)  # the setting is remembered: the page opened again reads on
+    page.add_init_script(STATES)
     page.reload()
     page.evaluate(HEARD)
     open_table(page)
@@ -221,6 +253,26 @@ def test_a_whole_game_read_through_the_live_regions(server: ServerProcess, pages
           f"max {late[-1]:.1f} ms after the state arrived")
     assert late[-1] < 300
     assert any(h["region"] == "assertive" and h["text"].startswith("Your turn") for h in heard)
+    # every slappable pile said at once, in the room's words for its pattern
+    states: list[dict[str, Any]] = page.evaluate("window.__states")
+    slappable = slappable_piles(states)
+    assert slappable, "no slappable pile in a whole game: nothing was checked"
+    delays, missed = [], []
+    for state in slappable:
+        text = f"{state['slappable'].replace('_', ' ')}: slap!"
+        said_slap = [h for h in heard if h["version"] == state["version"] and h["text"] == text]
+        if len(said_slap) != 1 or said_slap[0]["region"] != "assertive":
+            missed.append((state["version"], text, said_slap))
+        else:
+            delays.append(said_slap[0]["heard_at"] - state["at"])
+    assert missed == [], "slappable piles not announced once, assertively"
+    slaps_said = [h for h in heard if h["text"].endswith(": slap!")]
+    assert len(slaps_said) == len(slappable), "a slap announced with no new slappable pile"
+    delays.sort()
+    print(f"{len(delays)} slappable piles announced: median {delays[len(delays) // 2]:.1f} ms, "
+          f"max {delays[-1]:.1f} ms after their state arrived "
+          f"({', '.join(sorted({s['slappable'] for s in slappable}))})")
+    assert delays[-1] < 300
     kinds = {h["text"] for h in heard if h["region"] == "polite"}
     assert any("plays" in text for text in kinds) and any("takes the pile" in text for text in kinds)
     page.screenshot(path=str(images / "offline-screen-reader-1280x800.png"))

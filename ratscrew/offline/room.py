@@ -74,8 +74,9 @@ DEFAULT_BOTS = ("casual", "casual", "casual")
 
 def parse_play_query(query: str) -> RoomRequest:
     """The table ``/play?QUERY`` asks for: ``rules`` (a preset), ``bots`` (levels, comma
-    separated), ``time_limit_ms``, ``pace`` and ``seed``, every one optional; checked as the
-    server checks ``POST /api/rooms`` (a `ProtocolError` names the field).
+    separated), ``time_limit_ms``, ``pace``, ``window_factor`` (the house rule "longer
+    windows", for a slower table) and ``seed``, every one optional; checked as the server checks
+    ``POST /api/rooms`` (a `ProtocolError` names the field).
 
     >>> request = parse_play_query("rules=classic&bots=casual,casual,casual&time_limit_ms=600000")
     >>> request.rules.name, request.seats, request.bots, request.time_limit_ms
@@ -93,7 +94,7 @@ def parse_play_query(query: str) -> RoomRequest:
         raise ProtocolError("bad_message", "room: bots: the offline table needs at least one bot")
     body: dict[str, Any] = {"rules": fields.get("rules", "classic"), "seats": len(bots) + 1,
                             "bots": bots, "judging": "first-packet"}
-    for name in ("time_limit_ms", "seed"):
+    for name in ("time_limit_ms", "seed", "window_factor"):
         if name in fields:
             try:
                 body[name] = int(fields[name])

@@ -46,6 +46,9 @@ MAX_SEED = 2**63 - 1
 """The largest deal seed accepted."""
 DEFAULT_TURN_TIMEOUT_MS = 5000
 """How long a human seat may sit on its turn before its card is played for it."""
+MAX_WINDOW_FACTOR = 4
+"""The most a room's ``window_factor`` lengthens the rules' windows by
+(`Ruleset.with_longer_windows`): four times the claim window is 12 seconds."""
 
 PACE_FACTORS: dict[str, float] = {"slow": 0.7, "normal": 1.0, "fast": 1.4}
 """How many times their level's usual card-playing speed the bots play at, by pace name."""
@@ -439,6 +442,8 @@ def parse_room_request(data: object) -> RoomRequest:
 
     >>> parse_room_request({"rules": "classic", "seats": 4, "bots": ["casual"], "seed": 42}).bots
     ('casual',)
+    >>> parse_room_request({"rules": "classic", "window_factor": 2}).rules.grace_ms
+    2000
     >>> parse_room_request({"seats": 9})
     Traceback (most recent call last):
     ...
@@ -447,8 +452,10 @@ def parse_room_request(data: object) -> RoomRequest:
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "the body must be a JSON object")
     f = _Fields("room", data, {"rules", "seats", "bots", "seed", "pace", "turn_timeout_ms", "judging",
-                               "time_limit_ms"})
+                               "time_limit_ms", "window_factor"})
     rules = load_rules(f.text("rules", required=False, limit=MAX_RULES_TEXT) or "classic")
+    # the house rule for a slower table: longer windows make other rules, played unrated
+    rules = rules.with_longer_windows(f.integer("window_factor", 1, MAX_WINDOW_FACTOR, required=False) or 1)
     seats = f.integer("seats", MIN_SEATS, MAX_SEATS, required=False) or 4
     if seats > rules.max_players:
         raise f.fail(f"seats: these rules allow at most {rules.max_players} players, not {seats}")

@@ -182,6 +182,7 @@ class StateMessage(TypedDict):
     version: int
     game: int
     settle_ms: int
+    slappable: str | None
     events: list[PublicEvent]
     lines: list[str]
     note_kinds: NotRequired[list[NoteKind]]
@@ -197,6 +198,11 @@ class StatePart(TypedDict):
     version: int
     game: int
     settle_ms: int
+    slappable: str | None
+    """The slap pattern the pile shows now, by the engine's own verdict
+    (`ratscrew.engine.Game.slap_pattern`, a name from `ratscrew.patterns.PATTERNS`: ``double``,
+    ``sandwich``, ...), ``None`` when it shows none or the game is over: worked out once per
+    state, so that a page can say "double: slap!" without knowing the rule."""
     events: list[PublicEvent]
     lines: list[str]
     note_kinds: NotRequired[list[NoteKind]]

@@ -2,13 +2,13 @@
 numbered history.
 
 Every step the engine accepted becomes one ``state`` with the next ``version``. Its public
-part (version, game, settling window, events and their words) is encoded once; so is the table
-as spectators see it (``game.observe(None)``), and each seat's view is that text with its seat
-(`seat_view`), joined to the public part; and the same text goes to every connection of an
-audience. The ``room`` message is encoded once
-too, but for the parts that say "you". The publisher also remembers when each recent version
-was shown (the room times a slap's reaction is measured from) and keeps the
-:class:`~ratscrew.server.history.History` a reloaded page redraws its log from.
+part (version, game, settling window, the slap pattern the pile shows by the engine's verdict,
+events and their words) is encoded once; so is the table as spectators see it
+(``game.observe(None)``), and each seat's view is that text with its seat (`seat_view`), joined
+to the public part; and the same text goes to every connection of an audience. The ``room``
+message is encoded once too, but for the parts that say "you". The publisher also remembers
+when each recent version was shown (the room times a slap's reaction is measured from) and
+keeps the :class:`~ratscrew.server.history.History` a reloaded page redraws its log from.
 
 It sends only what it is handed: the room decides what happened and stores it first (persist
 before publish), then asks the publisher to show it.
@@ -108,6 +108,22 @@ def seat_view(spectators: str, seat: int | None) -> str:
     return f'{{"observation":{{"seat":{int(seat)},{spectators[len(SPECTATORS_VIEW_START):]}'
 
 
+def slappable(game: Game) -> str | None:
+    """What a state says in ``slappable``: the pattern the pile shows under the game's rules
+    (the engine's verdict, `Game.slap_pattern`), or ``None`` when it shows none or the game is
+    over. Asked once per state, for every recipient.
+
+    >>> from ratscrew.ruleset import Ruleset
+    >>> game = Game(Ruleset.preset("classic"), hands=["7H 2C", "7S 3D"], leader=0)
+    >>> _ = game.play(0, at=0); _ = game.play(1, at=100)
+    >>> slappable(game)
+    'double'
+    >>> _ = game.play(0, at=200); slappable(game) is None
+    True
+    """
+    return None if game.over else game.slap_pattern()
+
+
 def version_after_restart(now_s: float | None = None) -> int:
     """Where a restored room's state versions go on from: the wall-clock time in milliseconds.
 
@@ -166,7 +182,8 @@ class Publisher:
         note_kinds = [kind for kind, _ in notes]
         self.history.add_state(game_number, self.version, event_dicts, lines, note_kinds)
         shared: StatePart = {"type": "state", "version": self.version, "game": game_number,
-                             "settle_ms": round(settle_ms), "events": event_dicts, "lines": lines}
+                             "settle_ms": round(settle_ms), "slappable": slappable(game),
+                             "events": event_dicts, "lines": lines}
         if note_kinds:
             shared["note_kinds"] = note_kinds
         self._on_published(self.version)
@@ -187,7 +204,8 @@ class Publisher:
         self._send_history(conn, self.history.message(None))
         # as every state, stamped with ``sent_at`` on the way out (a late joiner's clock)
         shared: StatePart = {"type": "state", "version": self.version, "game": game_number,
-                             "settle_ms": round(settle_ms), "events": [], "lines": []}
+                             "settle_ms": round(settle_ms), "slappable": slappable(game),
+                             "events": [], "lines": []}
         view: ViewPart = {"observation": game.observe(seat)}
         conn.send_state(self.version, join_objects(encode_message(shared), encode_message(view)))
         if over and self.game_over is not None:

@@ -3,9 +3,10 @@
  * announced through live regions the moment its message arrives, and keys answer questions
  * (lichess's blind mode is the model).
  *
- * - Assertive (interrupts): what needs an action from you now: your turn, a face card you must
- *   answer, a won challenge's pile you may collect or, once its claim window ends, anyone may
- *   slap for, your own misslap and its cost, a challenge you lost.
+ * - Assertive (interrupts): what needs an action from you now: a slappable pile ("double: slap!",
+ *   the pattern the state's `slappable` names: the engine's verdict, sent by the room), your
+ *   turn, a face card you must answer, a won challenge's pile you may collect or, once its claim
+ *   window ends, anyone may slap for, your own misslap and its cost, a challenge you lost.
  * - Polite (queued): everything else the server says happened (every state's lines, each
  *   judgement of a contested slap, notices, the end).
  * - The switch is the first thing in the tab order (a button seen only when focused).
@@ -41,6 +42,9 @@ export class Announcer {
     this.stateArrivedAt = 0;
     /** @type {number | null} */ this.seat = null;
     /** @type {string[]} */ this.lines = [];
+    /** the slappable pile last announced (game and cards), so that the states that follow with
+     * the same pile (a misslap's, a slap's judging) do not say it again @type {string | null} */
+    this.slappablePile = null;
     this.polite = this.region("polite", "announce-polite");
     this.assertive = this.region("assertive", "announce-assertive");
     this.button = this.toggle();
@@ -130,6 +134,7 @@ export class Announcer {
     this.stateArrivedAt = arrivedAt;
     const observation = message.observation;
     const you = this.seat;
+    this.heardSlappable(message, arrivedAt);
     message.lines.forEach((line, index) => {
       this.lines.push(line);
       const event = message.events[index];
@@ -146,6 +151,18 @@ export class Announcer {
       const challenge = observation.challenge;
       this.say(this.assertive, challenge ? "Your turn: answer the face card." : "Your turn.", message.version, arrivedAt);
     }
+  }
+
+  /** "double: slap!" the moment a state says its pile shows a pattern (once per pile): the
+   * server's word for it (`slappable`), never worked out here. @param {StateMessage} message
+   * @param {number} arrivedAt */
+  heardSlappable(message, arrivedAt) {
+    const pattern = message.slappable ?? null;  // a state from an older server has none
+    const pile = pattern === null ? null : `${message.game}:${message.observation.pile.join(" ")}`;
+    if (pattern !== null && pile !== this.slappablePile) {
+      this.say(this.assertive, `${pattern.replaceAll("_", " ")}: slap!`, message.version, arrivedAt);
+    }
+    this.slappablePile = pile;
   }
 
   /** @param {KeyboardEvent} event */

@@ -72,6 +72,7 @@ byId("create").addEventListener("submit", async (event) => {
     pace: byId("pace", HTMLSelectElement).value,
     turn_timeout_ms: Math.round(Number(byId("timeout", HTMLInputElement).value) * 1000),
     judging: byId("judging", HTMLSelectElement).value,
+    window_factor: Number(byId("window-factor", HTMLSelectElement).value),  // a house rule: unrated
   };
   byId("create-error").textContent = "";
   try {

@@ -72,6 +72,7 @@ export interface StateMessage {
   version: number;
   game: number;
   settle_ms: number;
+  slappable: string | null;
   events: PublicEvent[];
   lines: string[];
   note_kinds?: NoteKind[];
