@@ -254,3 +254,64 @@ def test_an_idle_worker_is_ended_and_the_next_job_starts_another() -> None:
             service.shutdown()
 
     assert asyncio.run(asyncio.wait_for(two_jobs_apart(), 120)) == "done"
+
+
+def test_estimates_count_against_the_address_across_its_rooms() -> None:
+    import asyncio
+
+    shown: list[str] = []
+
+    def room(name: str) -> Any:
+        return lambda: shown.append(name)
+
+    async def one_host_many_rooms() -> tuple[list[Any], Any, int]:
+        service = LabService(length_games=20, max_lengths_per_address=2)
+        try:
+            seats = ("casual", "casual")
+            base = Ruleset.preset("classic")
+            host = [service.expected_length(Ruleset.from_dict({**base.to_dict(), "grace_ms": 1000 + n}),
+                                            seats, on_ready=room(f"host {n}"), address="10.0.0.5")
+                    for n in range(5)]  # five rooms, each configured by the same host
+            waiting_from_host = len(service._waiting_lengths)
+            other = service.expected_length(Ruleset.from_dict({**base.to_dict(), "grace_ms": 9000}),
+                                            seats, on_ready=room("other"), address="10.0.0.6")
+            while len(shown) < 4:  # the host's three estimates and the other address's
+                await asyncio.sleep(0.2)
+            return [*host, other], waiting_from_host, len(service._waiting_lengths)
+        finally:
+            service.shutdown()
+
+    answers, waiting_from_host, left = asyncio.run(asyncio.wait_for(one_host_many_rooms(), 120))
+    assert answers == [None] * 6  # all computing (none known yet)
+    assert waiting_from_host == 2  # the first went to the worker; two more wait, two refused
+    # the other address was not refused, and went before the host's second and third; the
+    # host's fourth and fifth rooms were refused (nothing is left waiting for them)
+    assert shown == ["host 0", "other", "host 1", "host 2"] and left == 0
+
+
+def test_a_room_counts_its_estimates_against_the_address_that_configured_it() -> None:
+    from online import FakeConnection, make_room
+
+    from ratscrew.protocol.client_messages import Configure, SetSeat
+
+    class Asked:
+        def __init__(self) -> None:
+            self.by: list[str | None] = []
+
+        def expected_length(self, rules: object, bots: object, on_ready: object,
+                            address: str | None = None) -> None:
+            self.by.append(address)
+
+    room, _ = make_room(seats=3)
+    asked = Asked()
+    room.expected_lengths = asked  # type: ignore[assignment]
+    host = FakeConnection(room, address="10.0.0.7")
+    host.join("Ann")
+    host.do(Configure(pace="fast"))
+    assert asked.by[-1] == "10.0.0.7"
+    other = FakeConnection(room, address="10.0.0.8")
+    room.estimates_for = "10.0.0.9"  # as the server sets it for the room's creator
+    other.join("Bob")
+    assert asked.by[-1] == "10.0.0.9"  # a joiner's updates count against the one who set it
+    host.do(SetSeat(2, "expert"))
+    assert asked.by[-1] == "10.0.0.7"

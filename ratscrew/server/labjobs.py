@@ -16,7 +16,8 @@ unfinished jobs and :data:`JOBS_PER_HOUR` an hour (``429``), a job plays at most
 and says so). The worker takes one piece of work at a time, chosen when it is free: lab jobs
 first, the address that has started the fewest in the last hour first, and a lobby's estimate
 only when no lab job waits (a room has one estimate waiting at most, :data:`MAX_WAITING_LENGTHS`
-wait in all, and :data:`MAX_KNOWN_LENGTHS` are kept). A job not yet taken says ``queued``.
+wait in all, :data:`MAX_LENGTHS_PER_ADDRESS` from one address, the address served least
+recently goes first, and :data:`MAX_KNOWN_LENGTHS` are kept). A job not yet taken says ``queued``.
 Finished jobs are kept for :data:`KEEP_FINISHED_S`.
 
 The worker imports the compiled kernel itself (numba: about 187 MB); the server process never
@@ -73,6 +74,10 @@ games (a maximal job took 27-132 s, and held everyone else out meanwhile)."""
 MAX_WAITING_LENGTHS = 16
 """Expected-length estimates that may wait for the worker; a room has at most one waiting (its
 newest rules replace the one before), and past this many a room shows none until asked again."""
+MAX_LENGTHS_PER_ADDRESS = 2
+"""Expected-length estimates one address may have waiting, across all the rooms it configures
+(a room counts against the address that last set its rules or seats); past it, that room shows
+none until asked again."""
 MAX_KNOWN_LENGTHS = 256
 """Expected lengths kept (the least recently shown are forgotten first)."""
 DEFAULT_LEVEL = "casual"
@@ -235,6 +240,7 @@ class LabService:
     length_games: int = LENGTH_GAMES
     max_job_seconds: float = MAX_JOB_SECONDS
     max_waiting_lengths: int = MAX_WAITING_LENGTHS
+    max_lengths_per_address: int = MAX_LENGTHS_PER_ADDRESS
     max_known_lengths: int = MAX_KNOWN_LENGTHS
     worker_idle_s: float = WORKER_IDLE_S
     jobs: dict[str, LabJob] = field(default_factory=dict)
@@ -243,8 +249,12 @@ class LabService:
     _pool: ProcessPoolExecutor | None = None
     _progress: Any = None
     _length_waiters: dict[LengthKey, list[Callable[[], None]]] = field(default_factory=dict)
-    _waiting_lengths: OrderedDict[LengthKey, Any] = field(default_factory=OrderedDict)
-    """Estimates waiting for the worker, each with the room (its ``on_ready``) that asked."""
+    _waiting_lengths: OrderedDict[LengthKey, tuple[Any, str | None]] = field(
+        default_factory=OrderedDict)
+    """Estimates waiting for the worker, each with the room (its ``on_ready``) and the address
+    that asked."""
+    _lengths_served: OrderedDict[str | None, None] = field(default_factory=OrderedDict)
+    """Addresses whose estimates the worker took, the least recently served first."""
     _busy: Future[Any] | None = None
     """What the worker is doing now."""
     _running_length: LengthKey | None = None
@@ -316,7 +326,7 @@ class LabService:
                         self.max_job_seconds)
                     job.future = future
                 elif self._waiting_lengths:
-                    key, _ = self._waiting_lengths.popitem(last=False)
+                    key = self._next_length()
                     future = self._executor().submit(run_length_job, key[0], key[1],
                                                      self.length_games)
                     self._running_length = key
@@ -334,6 +344,19 @@ class LabService:
             self._busy = future
             self._busy_generation += 1
         future.add_done_callback(self._worker_free)
+
+    def _next_length(self) -> LengthKey:
+        """Take the waiting estimate to run next: the oldest of the address whose estimates the
+        worker took least recently (one that never had one first)."""
+        served = {address: n for n, address in enumerate(self._lengths_served)}
+        key = min(self._waiting_lengths,
+                  key=lambda waiting: served.get(self._waiting_lengths[waiting][1], -1))
+        _, address = self._waiting_lengths.pop(key)
+        self._lengths_served.pop(address, None)
+        self._lengths_served[address] = None
+        while len(self._lengths_served) > self.max_known_lengths:
+            self._lengths_served.popitem(last=False)
+        return key
 
     def _end_when_idle(self) -> None:
         """With nothing to do, end the worker once it has stayed idle `worker_idle_s`."""
@@ -436,14 +459,18 @@ class LabService:
     # ------------------------------------------------------------------ lobbies
 
     def expected_length(self, rules: Ruleset, seat_bots: Sequence[str | None],
-                        on_ready: Callable[[], None] | None = None) -> dict[str, float] | None:
+                        on_ready: Callable[[], None] | None = None,
+                        address: str | None = None) -> dict[str, float] | None:
         """``{median_minutes, p90_minutes}`` for these rules and seats (a bot level per seat,
         ``None`` for a person or an open seat, played as a casual bot), or ``None`` while it is
         being computed; ``on_ready`` is called (in the event loop) once it is known.
 
-        ``on_ready`` also stands for the room that asks: a room has at most one estimate
-        waiting (a newer one replaces it), at most :data:`MAX_WAITING_LENGTHS` wait in all, and
-        they run only when no lab job waits."""
+        ``on_ready`` also stands for the room that asks, and ``address`` for the client that
+        set its rules or seats (``None``, e.g. for a room restored at start, is not counted per
+        address): a room has at most one estimate waiting (a newer one replaces
+        it), an address at most :data:`MAX_LENGTHS_PER_ADDRESS` across its rooms, at most
+        :data:`MAX_WAITING_LENGTHS` wait in all, and they run only when no lab job waits (the
+        address served least recently first)."""
         key = (rules.to_toml(), tuple(sorted(level or DEFAULT_LEVEL for level in seat_bots)))
         known = self.lengths.get(key)
         if known is not None:
@@ -457,13 +484,16 @@ class LabService:
                 self._wait_for(key, on_ready)
             return None
         if on_ready is not None:  # this room's older estimate, not started yet, is not needed
-            for older, asker in list(self._waiting_lengths.items()):
+            for older, (asker, _) in list(self._waiting_lengths.items()):
                 if asker == on_ready:
                     del self._waiting_lengths[older]
                     self._drop_waiter(older, on_ready)
-        if len(self._waiting_lengths) >= self.max_waiting_lengths:
+        from_address = sum(1 for _, asker in self._waiting_lengths.values()
+                           if address is not None and asker == address)
+        if (len(self._waiting_lengths) >= self.max_waiting_lengths
+                or from_address >= self.max_lengths_per_address):
             return None  # asked again on the next room update
-        self._waiting_lengths[key] = on_ready
+        self._waiting_lengths[key] = (on_ready, address)
         if on_ready is not None:
             self._wait_for(key, on_ready)
         self._pump()

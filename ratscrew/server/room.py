@@ -160,6 +160,9 @@ class Room:
         self.lobby = Lobby(seats, members=_membership(seats, host_hash, members, kicked), phase=phase)
         self.expected_lengths: LabService | None = None
         """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
+        self.estimates_for: str | None = None
+        """The address that last set the rules or seats (the creator, then the host): the lab
+        counts the room's expected-length estimates against it."""
         self.absence_times = absence or AbsenceTimes()
         self.absence = AbsenceWatch(self.absence_times)
         """Who of the game's people is gone, and for whom a stand-in bot plays (issue 26); it
@@ -573,14 +576,17 @@ class Room:
         self._changed_by_host()
 
     def _configure(self, conn: Connection, member: Member, message: Configure) -> None:
+        self.estimates_for = conn.address
         self.lobby.configure(self.settings, message)
         self._changed_by_host()
 
     def _set_seat(self, conn: Connection, member: Member, message: SetSeat) -> None:
+        self.estimates_for = conn.address
         self.lobby.set_seat(message)
         self._changed_by_host()
 
     def _move_seat(self, conn: Connection, member: Member, message: MoveSeat) -> None:
+        self.estimates_for = conn.address
         self.lobby.move_seat(message)
         self._changed_by_host()
 
@@ -1100,7 +1106,7 @@ class Room:
         known = self.expected_lengths.expected_length(
             self.settings.rules, [seat.bot if seat.kind == "bot" and not is_agent_spec(seat.bot or "")
                                   else None for seat in self.seats],  # an agent: as a casual bot
-            on_ready=self._broadcast_room)
+            on_ready=self._broadcast_room, address=self.estimates_for)
         return None if known is None else {"median_minutes": known["median_minutes"],
                                            "p90_minutes": known["p90_minutes"]}
 
