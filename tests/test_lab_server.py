@@ -179,6 +179,49 @@ def test_a_job_past_its_time_stops_and_says_to_ask_for_fewer_games(client: TestC
     assert answer["done"] < answer["total"]
 
 
+def test_a_job_past_its_cards_stops_and_says_so(client: TestClient) -> None:
+    lab(client).max_job_cards = 5_000  # a few games of classic among four bots
+    job = client.post("/api/lab", json=LONG_JOB).json()
+    answer = wait_for(client, job["url"], lambda a: a["state"] in ("done", "failed"))
+    assert answer["state"] == "failed"
+    assert "stopped after 5,000 cards" in answer["error"] and "fewer games" in answer["error"]
+    assert 0 < answer["done"] < answer["total"]
+
+
+def test_a_job_within_its_cards_is_done() -> None:
+    from ratscrew.server.labjobs import JobBudget, JobTooLong
+
+    budget = JobBudget("job", seconds=3600, max_cards=1000)
+    budget.cards(600)
+    budget.cards(400)  # exactly the budget: still within it
+    with pytest.raises(JobTooLong, match="1,000 cards"):
+        budget.cards(1)
+
+
+def test_a_sixth_address_gets_a_place_in_the_queue_one_job_per_address() -> None:
+    import asyncio
+
+    from ratscrew.server.labjobs import LabBusy
+
+    async def six_addresses() -> tuple[list[dict[str, Any]], LabBusy]:
+        service = LabService()
+        try:
+            rules = Ruleset.preset("classic")
+            jobs = [service.submit(f"10.0.1.{n}", rules, ("casual",) * 4, 5000) for n in range(6)]
+            with pytest.raises(LabBusy) as again:  # an address has one job in the lab at most
+                service.submit("10.0.1.3", rules, ("casual",) * 2, 10)
+            return [service.status(job.id) or {} for job in jobs], again.value
+        finally:
+            service.shutdown()
+
+    answers, refusal = asyncio.run(six_addresses())
+    assert answers[0]["state"] == "running"
+    # the sixth address was not refused because five others had queued (before: 503 busy)
+    assert [(a["state"], a["position"]) for a in answers[1:]] == [
+        ("queued", n) for n in range(1, 6)]
+    assert refusal.status == 429 and "already have a simulation running" in str(refusal)
+
+
 def test_estimates_wait_behind_lab_jobs_one_per_room_and_are_capped() -> None:
     import asyncio
 

@@ -9,11 +9,12 @@ and the jobs given to it. Two kinds of job run there, one at a time:
   its rules, seats and bots (:meth:`LabService.expected_length`), computed once per
   combination with :data:`LENGTH_GAMES` games and cached.
 
-Limits keep it fair and bounded: at most :data:`MAX_WAITING` lab jobs wait behind the running
-one (then ``503 busy, try again``), one address has at most :data:`MAX_OPEN_PER_ADDRESS`
-unfinished jobs and :data:`JOBS_PER_HOUR` an hour (``429``), a job plays at most
-:data:`MAX_GAMES` games per figure set and runs at most :data:`MAX_JOB_SECONDS` (then it stops
-and says so). The worker takes one piece of work at a time, chosen when it is free: lab jobs
+Limits keep it fair and bounded: one address has at most :data:`MAX_OPEN_PER_ADDRESS`
+unfinished jobs and :data:`JOBS_PER_HOUR` an hour (``429``), so the queue holds one job per
+address, and at most :data:`MAX_WAITING` wait behind the running one (then ``503 busy, try
+again``); a job plays at most :data:`MAX_GAMES` games per figure set, and stops (saying so)
+once it has played :data:`MAX_JOB_CARDS` cards or taken :data:`MAX_JOB_SECONDS` of the
+worker. The worker takes one piece of work at a time, chosen when it is free: lab jobs
 first, the address that has started the fewest in the last hour first, and a lobby's estimate
 only when no lab job waits (a room has one estimate waiting at most, :data:`MAX_WAITING_LENGTHS`
 wait in all, :data:`MAX_LENGTHS_PER_ADDRESS` from one address, the address served least
@@ -51,8 +52,10 @@ from ratscrew.ruleset import Ruleset
 
 log = logging.getLogger("ratscrew.server.lab")
 
-MAX_WAITING = 4
-"""Lab jobs that may wait behind the running one; one more is refused as busy."""
+MAX_WAITING = 16
+"""Lab jobs that may wait behind the running one (one per address: `MAX_OPEN_PER_ADDRESS`);
+one more is refused as busy. At 4, five people's jobs closed the lab to everyone else; each
+job is bounded by `MAX_JOB_CARDS`, so the last of 16 waits a few minutes at most."""
 MAX_OPEN_PER_ADDRESS = 1
 """Unfinished lab jobs one address may have."""
 JOBS_PER_HOUR = 30
@@ -68,9 +71,16 @@ WORKER_IDLE_S = 60.0
 its caches, about 187 MB), which the server process never loads; the next job starts a new one."""
 KEEP_FINISHED_S = 600.0
 """How long a finished job's report can still be fetched."""
-MAX_JOB_SECONDS = 30.0
-"""The most worker time one lab job may take; past it the job stops and says to ask for fewer
-games (a maximal job took 27-132 s, and held everyone else out meanwhile)."""
+MAX_JOB_CARDS = 20_000_000
+"""The most cards one lab job may play, all its figure sets together; past it the job stops
+and says to ask for fewer games (a maximal job took 27-132 s, and held everyone else out
+meanwhile). The compiled kernel plays 0.4-1.8 million cards a second on one core of the
+development machine (more players, fewer a second), so this is 10-50 s of the worker; a job of
+the default 2,000 games is under it for every preset and up to 8 players."""
+MAX_JOB_SECONDS = 90.0
+"""The most worker time one lab job may take, a backstop behind `MAX_JOB_CARDS` for a machine
+much slower or busier than expected (a job stopped by cards always stops at the same point; one
+stopped by time depends on the load)."""
 MAX_WAITING_LENGTHS = 16
 """Expected-length estimates that may wait for the worker; a room has at most one waiting (its
 newest rules replace the one before), and past this many a room shows none until asked again."""
@@ -87,7 +97,9 @@ _progress: Any = None  # the worker's end of the progress queue
 
 
 class JobTooLong(Exception):
-    """A lab job ran past its `MAX_JOB_SECONDS`; raised in the worker, so the job ends."""
+    """A lab job played past its `MAX_JOB_CARDS` or ran past its `MAX_JOB_SECONDS`; raised in
+    the worker, so the job ends. The message says which share it used up ("30 s of the lab's
+    time", "20,000,000 cards")."""
 
 
 class LabBusy(Exception):
@@ -128,19 +140,35 @@ def _exit_with_server(server_pid: int) -> None:
     os._exit(0)
 
 
-def _report_progress(job_id: str, seconds: float = MAX_JOB_SECONDS) -> Callable[[int], None]:
-    deadline: list[float] = []
+class JobBudget:
+    """In the worker: a lab job's share of it, checked after every batch of (at most 100) games.
 
-    def advance(done: int) -> None:
+    `games` reports progress to the server and checks the time, counted from the end of the
+    first batch (which may include loading or compiling the kernel); `cards` adds up the cards
+    played. Either raises `JobTooLong` once the job is past its share."""
+
+    def __init__(self, job_id: str, seconds: float = MAX_JOB_SECONDS,
+                 max_cards: int = MAX_JOB_CARDS) -> None:
+        self.job_id = job_id
+        self.seconds = seconds
+        self.max_cards = max_cards
+        self.played = 0
+        self.deadline: float | None = None
+
+    def games(self, done: int) -> None:
+        """A batch of ``done`` games finished."""
         if _progress is not None:
-            _progress.put((job_id, done))
-        # counted from the first batch (of at most 100 games), which may include loading or
-        # compiling the kernel; checked after every batch
-        if not deadline:
-            deadline.append(time.monotonic() + seconds)
-        elif time.monotonic() > deadline[0]:
-            raise JobTooLong(f"{seconds:g}")
-    return advance
+            _progress.put((self.job_id, done))
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.seconds
+        elif time.monotonic() > self.deadline:
+            raise JobTooLong(f"{self.seconds:g} s of the lab's time")
+
+    def cards(self, played: int) -> None:
+        """That batch played ``played`` cards."""
+        self.played += played
+        if self.played > self.max_cards:
+            raise JobTooLong(f"{self.max_cards:,} cards")
 
 
 def _lab_run(rules_toml: str, bots: Sequence[str], games: int, seed: int) -> Any:
@@ -152,12 +180,15 @@ def _lab_run(rules_toml: str, bots: Sequence[str], games: int, seed: int) -> Any
 
 
 def run_lab_job(job_id: str, rules_toml: str, bots: Sequence[str], games: int,
-                seed: int, seconds: float = MAX_JOB_SECONDS) -> dict[str, Any]:
-    """In the worker: the lab report for these rules and bots (`JobTooLong` past ``seconds``)."""
+                seed: int, seconds: float = MAX_JOB_SECONDS,
+                max_cards: int = MAX_JOB_CARDS) -> dict[str, Any]:
+    """In the worker: the lab report for these rules and bots (`JobTooLong` past ``max_cards``
+    cards played or ``seconds`` of worker time)."""
     from ratscrew.sim.lab import run_lab
 
-    report: dict[str, Any] = run_lab(_lab_run(rules_toml, bots, games, seed),
-                                     _report_progress(job_id, seconds))
+    budget = JobBudget(job_id, seconds, max_cards)
+    report: dict[str, Any] = run_lab(_lab_run(rules_toml, bots, games, seed), budget.games,
+                                     budget.cards)
     return report
 
 
@@ -214,8 +245,8 @@ class LabJob:
         elif state == "failed":
             error = (self.future.exception()
                      if self.future is not None and not self.future.cancelled() else None)
-            answer["error"] = (f"the simulation was stopped after {error} s of the lab's time, so "
-                               "that others get their turn; ask for fewer games"
+            answer["error"] = (f"the simulation was stopped after {error}, so that others get "
+                               "their turn; ask for fewer games"
                                if isinstance(error, JobTooLong) else
                                "the simulation failed; try again with other settings")
         return answer
@@ -239,6 +270,7 @@ class LabService:
     max_games: int = MAX_GAMES
     length_games: int = LENGTH_GAMES
     max_job_seconds: float = MAX_JOB_SECONDS
+    max_job_cards: int = MAX_JOB_CARDS
     max_waiting_lengths: int = MAX_WAITING_LENGTHS
     max_lengths_per_address: int = MAX_LENGTHS_PER_ADDRESS
     max_known_lengths: int = MAX_KNOWN_LENGTHS
@@ -323,7 +355,7 @@ class LabService:
                 if job is not None:
                     future: Future[Any] = self._executor().submit(
                         run_lab_job, job.id, job.toml, job.bots, job.games, job.seed,
-                        self.max_job_seconds)
+                        self.max_job_seconds, self.max_job_cards)
                     job.future = future
                 elif self._waiting_lengths:
                     key = self._next_length()
