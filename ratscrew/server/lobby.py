@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from ratscrew.protocol.server_messages import (
+    LobbyChangeMessage,
     Phase,
     RoomMessage,
     RoomPeople,
@@ -30,6 +31,7 @@ from ratscrew.protocol.server_messages import (
     SeatInfo,
     SeatKind,
     Status,
+    YouInfo,
 )
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.link import SETTLING_INPUTS
@@ -173,6 +175,63 @@ class RoomSettings:
                    time_limit_ms=int(data.get("time_limit_ms", 0)))
 
 
+def _beyond_people(public: RoomMessage) -> dict[str, Any]:
+    """The ``room`` message but its people (``waiting``, ``spectators``) and its link figures
+    (``settle_ms``, the seats' ``ping_ms``: sent for themselves at most every 5 s anyway): what
+    must be as a connection was last shown for a ``lobby_change`` to be enough."""
+    rest: dict[str, Any] = {key: value for key, value in public.items()
+                            if key not in ("waiting", "spectators", "settle_ms", "seats")}
+    rest["seats"] = [{key: value for key, value in seat.items() if key != "ping_ms"}
+                     for seat in public["seats"]]
+    return rest
+
+
+@dataclass
+class ShownPeople:
+    """What the room's connections were last sent of it (every ``room`` message goes to all of
+    them), so that a change of its people alone goes out as a small ``lobby_change``.
+
+    Before, every join re-sent the whole ``room`` message, rules and waiting list included, to
+    every member: with 32 waiting and 200 watching, each newcomer cost the square of the room's
+    size in large messages (issue 47 item 3)."""
+
+    rest: dict[str, Any] | None = None
+    """`_beyond_people` of the last ``room`` message; ``None`` before the first."""
+    waiting: list[tuple[str, str]] = field(default_factory=list)
+    """The waiting list last shown: token hash and name, in order."""
+    spectators: int = 0
+    you: dict[Connection, YouInfo] = field(default_factory=dict)
+    """Each connection that was sent the last message, and its ``you`` then."""
+
+    def change(self, public: RoomMessage, waiting: list[str]) -> tuple[list[int], list[int]] | None:
+        """The ``left`` positions (in the list last shown) and the ``joined`` positions (in
+        ``waiting``, the token hashes now) that take what was last shown to ``public``; ``None``
+        when something beyond the people changed, the list was reordered or renamed, or nothing
+        changed at all (then a whole ``room`` message is sent, as before)."""
+        if self.rest is None or _beyond_people(public) != self.rest:
+            return None
+        now = list(zip(waiting, (entry["name"] for entry in public["waiting"]), strict=True))
+        current = set(waiting)
+        kept = [entry for entry in self.waiting if entry[0] in current]
+        before = {token_hash for token_hash, _ in self.waiting}
+        if now[:len(kept)] != kept or any(token_hash in before for token_hash, _ in now[len(kept):]):
+            return None
+        left = [n for n, (token_hash, _) in enumerate(self.waiting) if token_hash not in current]
+        joined = list(range(len(kept), len(now)))
+        if not left and not joined and public["spectators"] == self.spectators:
+            return None
+        return left, joined
+
+    def remember(self, public: RoomMessage, waiting: list[str],
+                 you: dict[Connection, YouInfo]) -> None:
+        """What every connection has been sent now."""
+        self.rest = _beyond_people(public)
+        self.waiting = list(zip(waiting, (entry["name"] for entry in public["waiting"]),
+                                strict=True))
+        self.spectators = public["spectators"]
+        self.you = you
+
+
 class Lobby:
     """The seats and the people of one room (see the module docstring)."""
 
@@ -191,6 +250,8 @@ class Lobby:
         """``lobby`` (no game yet), ``playing`` or ``over`` (a game ended; a rematch may follow)."""
         self.waiting: list[str] = []
         """Token hashes of people waiting to be dealt into the next game, first come first."""
+        self.shown = ShownPeople()
+        """What the connections were last sent of the room (`room_messages`)."""
 
     # ------------------------------------------------------------------ who is who
 
@@ -451,13 +512,51 @@ class Lobby:
             "open_seats": sum(1 for seat in self.seats if seat.kind == "open"),
         }
 
-    def for_member(self, public: RoomMessage, member: Member) -> RoomPersonal:
+    def for_member(self, public: RoomMessage, member: Member,
+                   you: YouInfo | None = None) -> RoomPersonal:
         """The parts of the ``room`` message that differ per member: ``you`` (seat, host,
         status, name), and ``you`` marked on their own seat and in the waiting list."""
         return {
             "seats": [{**entry, "you": entry["seat"] == member.seat} for entry in public["seats"]],
             "waiting": [{**entry, "you": member.token_hash == token_hash}
                         for entry, token_hash in zip(public["waiting"], self.waiting, strict=True)],
-            "you": {"seat": member.seat, "host": self.is_host(member.token_hash),
-                    "status": self.status(member), "name": member.name},
+            "you": you or self.you(member),
         }
+
+    def you(self, member: Member) -> YouInfo:
+        """The ``you`` of the member's ``room`` message."""
+        return {"seat": member.seat, "host": self.is_host(member.token_hash),
+                "status": self.status(member), "name": member.name}
+
+    def room_messages(self, public: RoomMessage) -> tuple[list[tuple[Connection, RoomPersonal]],
+                                                          list[tuple[Connection, LobbyChangeMessage]]]:
+        """What each connection is sent of the room now: the parts of a whole ``room`` message
+        that are its own, or a ``lobby_change`` when only the people changed since the last one
+        and its own ``you`` did not (a connection new to the room gets the whole message). The
+        ``lobby_change`` of everyone whose own entry is not among those joined is one object."""
+        change = self.shown.change(public, self.waiting)
+        shared: LobbyChangeMessage | None = None
+        joined: dict[str, int] = {}
+        arrived: list[int] = []
+        if change is not None:
+            left, arrived = change
+            joined = {self.waiting[n]: n for n in arrived}
+            shared = {"type": "lobby_change", "left": left,
+                      "joined": [{**public["waiting"][n], "you": False} for n in arrived],
+                      "spectators": public["spectators"]}
+        whole: list[tuple[Connection, RoomPersonal]] = []
+        changed: list[tuple[Connection, LobbyChangeMessage]] = []
+        shown: dict[Connection, YouInfo] = {}
+        for conn, member in list(self.connections.items()):
+            you = shown[conn] = self.you(member)
+            if shared is None or self.shown.you.get(conn) != you:
+                whole.append((conn, self.for_member(public, member, you)))
+            elif member.token_hash in joined:  # their own entry, marked
+                own = joined[member.token_hash]
+                changed.append((conn, {**shared, "joined": [
+                    {**entry, "you": n == own}
+                    for n, entry in zip(arrived, shared["joined"], strict=True)]}))
+            else:
+                changed.append((conn, shared))
+        self.shown.remember(public, self.waiting, shown)
+        return whole, changed

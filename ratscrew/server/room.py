@@ -44,6 +44,7 @@ from ratscrew.bots.spec import is_agent_spec
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, Event
 from ratscrew.narrate import refusal_text
+from ratscrew.protocol.codec import encode_message
 from ratscrew.protocol.server_messages import (
     ExpectedLength,
     KickedMessage,
@@ -1111,11 +1112,18 @@ class Room:
                                            "p90_minutes": known["p90_minutes"]}
 
     def _broadcast_room(self) -> None:
+        """The room to everyone: a whole ``room`` message, or to those for whom only the people
+        changed a small ``lobby_change`` (`Lobby.room_messages`, issue 47 item 3)."""
         public = self._public_summary()
         self._shown_links = self._link_figures()
         shared = {key: value for key, value in public.items() if key not in ("seats", "waiting")}
-        self.publisher.room(shared, [(conn, self.lobby.for_member(public, member))
-                                     for conn, member in list(self.connections.items())])
+        whole, changed = self.lobby.room_messages(public)
+        self.publisher.room(shared, whole)
+        encoded: dict[int, str] = {}  # one encoding of the change everyone else gets
+        for conn, change in changed:
+            if id(change) not in encoded:
+                encoded[id(change)] = encode_message(change)
+            conn.send_encoded(encoded[id(change)])
 
     def _maybe_update_room(self) -> None:
         """After a pong: a ``room`` message, if the last went out long enough ago and a seat's
