@@ -376,10 +376,19 @@ async def lobby_flood(server: Server, code: str) -> dict[str, Any]:
         room = (await client.post(server.url + "/api/rooms",
                                   json={"rules": "classic", "seats": 2})).json()["code"]
     open_sockets: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
-    received, outcome = 0, {"welcome": 0, "room_full": 0, "other_refusal": 0}
+    received, outcome = 0, {"welcome": 0, "room_full": 0, "other_refusal": 0, "room": 0,
+                            "lobby_change": 0}
+
+    def count(payload: bytes) -> None:
+        nonlocal received
+        received += len(payload)
+        for kind in ("welcome", "room", "lobby_change"):
+            if payload.startswith(b'{"type":"%s"' % kind.encode()):
+                outcome[kind] += 1
+        if b'"room_full"' in payload:
+            outcome["room_full"] += 1
 
     async def member(n: int, message: dict[str, Any], source: str) -> None:
-        nonlocal received
         try:
             _status, reader, writer = await raw_websocket(server.port, f"/ws/{room}", source=source)
         except (OSError, TimeoutError, IndexError, ValueError):
@@ -389,11 +398,7 @@ async def lobby_flood(server: Server, code: str) -> dict[str, Any]:
         await writer.drain()
         open_sockets.append((reader, writer))
         for _, payload in await read_frames(reader, 2.0):
-            received += len(payload)
-            if b'"type":"welcome"' in payload:
-                outcome["welcome"] += 1
-            elif b'"room_full"' in payload:
-                outcome["room_full"] += 1
+            count(payload)
 
     await asyncio.gather(*(member(n, {"type": "join", "name": f"P{n}"}, f"127.0.1.{n % 20 + 1}")
                            for n in range(520)))
@@ -401,7 +406,7 @@ async def lobby_flood(server: Server, code: str) -> dict[str, Any]:
                            for n in range(300)))
     for reader, _ in open_sockets:  # what arrived since
         for _, payload in await read_frames(reader, 0.01):
-            received += len(payload)
+            count(payload)
     for _, writer in open_sockets:
         writer.close()
     return {**outcome, "bytes_to_members": received}
