@@ -11,15 +11,21 @@ import os
 from pathlib import Path
 from typing import Any
 
-from online import FakeConnection, make_room
+from online import FakeConnection, FakeWall, make_room, pong_after
 
 from ratscrew.client.session import RoomSession
 from ratscrew.protocol.client_messages import Configure, Stand, Watch
+from ratscrew.server.lobby import PEOPLE_GAP_MS
 from ratscrew.server.room import Room
 
 RECORDED = Path(__file__).resolve().parent / "transcripts" / "crowded_lobby.json"
 """What the host of `crowded_room` was sent, and the room's own list at the end (the page's
 test replays it). ``RATSCREW_RECORD=1`` writes it again after a deliberate change."""
+
+
+def later(wall: FakeWall) -> None:
+    """The wall clock after the gap between two rounds of changes (`PEOPLE_GAP_MS`)."""
+    wall.t += PEOPLE_GAP_MS / 1000.0
 
 
 def people(room: Room, conn: FakeConnection) -> dict[str, Any]:
@@ -29,12 +35,13 @@ def people(room: Room, conn: FakeConnection) -> dict[str, Any]:
 
 
 def test_a_join_that_waits_sends_each_member_one_small_change_not_the_room() -> None:
-    room, _ = make_room(seats=2)
+    room, wall = make_room(seats=2)
     ann, bob = FakeConnection(room), FakeConnection(room)
     ann.join("Ann")
     bob.join("Bob")
     eve = FakeConnection(room)
     room.handle(eve, Watch())
+    later(wall)
     before = {conn: len(conn.sent) for conn in (ann, bob, eve)}
     cat = FakeConnection(room)
     assert cat.join("Cat")["status"] == "waiting"
@@ -48,17 +55,40 @@ def test_a_join_that_waits_sends_each_member_one_small_change_not_the_room() -> 
 
 
 def test_someone_who_stops_waiting_is_sent_the_room_and_the_others_a_change() -> None:
-    room, _ = make_room(seats=2)
+    room, wall = make_room(seats=2)
     ann, bob = FakeConnection(room), FakeConnection(room)
     ann.join("Ann")
     bob.join("Bob")
     cat, dan = FakeConnection(room), FakeConnection(room)
     cat.join("Cat")
+    later(wall)
     dan.join("Dan")
+    later(wall)
     cat.do(Stand())  # Cat would rather watch: their own status changed
     assert cat.sent[-1]["type"] == "room" and cat.last("room")["you"]["status"] == "watching"
     assert ann.sent[-1] == {"type": "lobby_change", "left": [0], "joined": [], "spectators": 1}
     assert dan.room_now()["waiting"] == [{"name": "Dan", "you": True}]  # marked as before
+
+
+def test_people_who_come_faster_than_the_gap_are_told_of_together_after_it() -> None:
+    room, wall = make_room(seats=2)
+    ann, bob = FakeConnection(room), FakeConnection(room)
+    ann.join("Ann")
+    bob.join("Bob")
+    FakeConnection(room).join("Cat")  # the first change goes out at once
+    assert [m["type"] for m in ann.sent[-1:]] == ["lobby_change"]
+    before = len(ann.sent)
+    for name in ("Dan", "Eve"):
+        FakeConnection(room).join(name)  # within the gap: held back
+    for _ in range(3):
+        room.handle(FakeConnection(room), Watch())
+    pong_after(bob, 10)  # a pong before the gap is over: still held back
+    assert len(ann.sent) == before
+    later(wall)
+    pong_after(bob, 10)  # after it: one change for the five of them
+    assert ann.sent[before:] == [{"type": "lobby_change", "left": [], "joined": [
+        {"name": "Dan", "you": False}, {"name": "Eve", "you": False}], "spectators": 3}]
+    assert ann.room_now()["waiting"] == people(room, ann)["waiting"]
 
 
 def test_a_change_beyond_the_people_sends_the_whole_room() -> None:
@@ -76,24 +106,32 @@ def test_a_change_beyond_the_people_sends_the_whole_room() -> None:
 
 def crowded_room() -> tuple[Room, FakeConnection, list[FakeConnection]]:
     """A two-seat room: Ann (host) and Bob seated, then people joining, watching, standing up,
-    a seat added and more joining, in an order that moves the waiting list every way."""
-    room, _ = make_room(seats=2)
+    a seat added and more joining, in an order that moves the waiting list every way; the
+    watchers come together (held back, then told of after a pong), the rest one by one."""
+    room, wall = make_room(seats=2)
     ann, bob = FakeConnection(room), FakeConnection(room)
     ann.join("Ann")
     bob.join("Bob")
     others: list[FakeConnection] = []
     for n in range(8):
+        later(wall)
         others.append(FakeConnection(room))
         others[-1].join(f"P{n}")
     for _ in range(3):
         room.handle(FakeConnection(room), Watch())
     for n in (1, 4, 7):
+        later(wall)
         others[n].do(Stand())
     ann.do(Configure(seats=3))  # the first still waiting takes the new seat
     for n in range(8, 11):
+        later(wall)
         others.append(FakeConnection(room))
         others[-1].join(f"P{n}")
+    later(wall)
     others[5].do(Stand())
+    room.handle(FakeConnection(room), Watch())  # at once after the one before: held back
+    later(wall)
+    pong_after(bob, 10)
     return room, ann, [bob, *others]
 
 
@@ -112,7 +150,7 @@ def test_applied_changes_end_with_the_rooms_own_list_for_everyone() -> None:
     assert session.room is not None
     # P0 took the new seat; P1, P4, P7 and later P5 stood up to watch; P8-P10 came last
     assert [w["name"] for w in session.room["waiting"]] == ["P2", "P3", "P6", "P8", "P9", "P10"]
-    assert session.room["spectators"] == 3 + 3 + 1
+    assert session.room["spectators"] == 3 + 3 + 1 + 1
     assert {"waiting": session.room["waiting"], "spectators": session.room["spectators"]} == \
         people(room, ann)
     recorded = {"messages": sent, "final": people(room, ann)}

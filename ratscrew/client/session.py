@@ -2,14 +2,14 @@
 page's ``js/logbook.js`` and of the state ``js/room.js`` keeps, with no screen in it.
 
 `RoomSession` takes every message a room sends (``welcome``, ``room``, ``lobby_change``,
-``state``, ``history``, ``judgement``, ``notice``, ``game_over``, ``kicked``, ``replaced``, ``error``; docs/protocol.md)
-and the (re)connections of the link, and keeps what a client shows: who this client is (seat,
-host, waiting or watching), the room, the latest state and when it arrived, the room clock, the
-results, the latest notice, and the log. Each message gives back an `Update`: the log items to
-draw (each with its event kind, so a screen colours by kind), whether to clear the log first,
-messages to send (a ``history`` request when states skipped versions), and what else changed.
-The terminal (:mod:`ratscrew.tui.online`) only draws a session; tests feed it recorded message
-transcripts (tests/transcripts/).
+``state``, ``history``, ``judgement``, ``notice``, ``game_over``, ``kicked``, ``replaced``,
+``error``; docs/protocol.md) and the (re)connections of the link, and keeps what a client shows:
+who this client is (seat, host, waiting or watching), the room, the latest state and when it
+arrived, the room clock, the results, the latest notice, and the log. Each message gives back an
+`Update`: the log items to draw (each with its event kind, so a screen colours by kind), whether
+to clear the log first, messages to send (a ``history`` request when states skipped versions),
+and what else changed. The terminal (:mod:`ratscrew.tui.online`) only draws a session; tests
+feed it recorded message transcripts (tests/transcripts/).
 
 `LogBook` keeps the log in step with the server's numbered history exactly as the page's
 ``LogBook`` does: each state's lines once, each judgement once, a divider where the game changes,

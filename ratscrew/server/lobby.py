@@ -18,6 +18,7 @@ nor sends anything: the room (:mod:`ratscrew.server.room`) asks it and tells the
 from __future__ import annotations
 
 import hmac
+import math
 import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, get_args
@@ -186,50 +187,63 @@ def _beyond_people(public: RoomMessage) -> dict[str, Any]:
     return rest
 
 
+PEOPLE_GAP_MS = 500.0
+"""The least time between two rounds of ``lobby_change`` messages in a room: people who arrive
+or leave faster than that are told of together, with the next message the room sends or after
+the next pong once the gap is over (a flood of watchers cost every member a message each)."""
+
+
+@dataclass(frozen=True)
+class People:
+    """A room's people as a connection was shown them: the waiting list (token hash and name,
+    in order) and the count of watchers."""
+
+    waiting: tuple[tuple[str, str], ...]
+    spectators: int
+
+    def change_to(self, now: People) -> tuple[list[int], list[tuple[str, str]]] | None:
+        """The ``left`` positions and the ``joined`` entries that make ``now`` of this, or
+        ``None`` when it is not a removal and an append (a reordering, a new name)."""
+        current = {token_hash for token_hash, _ in now.waiting}
+        kept = [entry for entry in self.waiting if entry[0] in current]
+        before = {token_hash for token_hash, _ in self.waiting}
+        joined = now.waiting[len(kept):]
+        if list(now.waiting[:len(kept)]) != kept or any(h in before for h, _ in joined):
+            return None
+        return [n for n, (h, _) in enumerate(self.waiting) if h not in current], list(joined)
+
+
 @dataclass
 class ShownPeople:
-    """What the room's connections were last sent of it (every ``room`` message goes to all of
-    them), so that a change of its people alone goes out as a small ``lobby_change``.
+    """What each of the room's connections was last sent of it, so that a change of its people
+    alone goes out as a small ``lobby_change`` (`Lobby.room_messages`).
 
     Before, every join re-sent the whole ``room`` message, rules and waiting list included, to
     every member: with 32 waiting and 200 watching, each newcomer cost the square of the room's
     size in large messages (issue 47 item 3)."""
 
     rest: dict[str, Any] | None = None
-    """`_beyond_people` of the last ``room`` message; ``None`` before the first."""
-    waiting: list[tuple[str, str]] = field(default_factory=list)
-    """The waiting list last shown: token hash and name, in order."""
-    spectators: int = 0
-    you: dict[Connection, YouInfo] = field(default_factory=dict)
-    """Each connection that was sent the last message, and its ``you`` then."""
+    """`_beyond_people` of the last ``room`` message (the same for every connection)."""
+    seen: dict[Connection, tuple[People, YouInfo]] = field(default_factory=dict)
+    """Each connection that was sent the room: the people it was shown, and its ``you``."""
+    changed_at: float = -math.inf
+    """When (wall clock ms) ``lobby_change`` messages last went out."""
+    behind: bool = False
+    """Some connection was not yet told of the people's latest change (`PEOPLE_GAP_MS`)."""
 
-    def change(self, public: RoomMessage, waiting: list[str]) -> tuple[list[int], list[int]] | None:
-        """The ``left`` positions (in the list last shown) and the ``joined`` positions (in
-        ``waiting``, the token hashes now) that take what was last shown to ``public``; ``None``
-        when something beyond the people changed, the list was reordered or renamed, or nothing
-        changed at all (then a whole ``room`` message is sent, as before)."""
-        if self.rest is None or _beyond_people(public) != self.rest:
-            return None
-        now = list(zip(waiting, (entry["name"] for entry in public["waiting"]), strict=True))
-        current = set(waiting)
-        kept = [entry for entry in self.waiting if entry[0] in current]
-        before = {token_hash for token_hash, _ in self.waiting}
-        if now[:len(kept)] != kept or any(token_hash in before for token_hash, _ in now[len(kept):]):
-            return None
-        left = [n for n, (token_hash, _) in enumerate(self.waiting) if token_hash not in current]
-        joined = list(range(len(kept), len(now)))
-        if not left and not joined and public["spectators"] == self.spectators:
-            return None
-        return left, joined
+    def due(self, wall_ms: float) -> bool:
+        """Whether connections wait to be told of a change and the gap is over."""
+        return self.behind and wall_ms - self.changed_at >= PEOPLE_GAP_MS
 
-    def remember(self, public: RoomMessage, waiting: list[str],
-                 you: dict[Connection, YouInfo]) -> None:
-        """What every connection has been sent now."""
-        self.rest = _beyond_people(public)
-        self.waiting = list(zip(waiting, (entry["name"] for entry in public["waiting"]),
-                                strict=True))
-        self.spectators = public["spectators"]
-        self.you = you
+
+def _change_message(diff: tuple[list[int], list[tuple[str, str]]], now: People,
+                    you: str | None) -> LobbyChangeMessage:
+    """The ``lobby_change`` of a `People.change_to` difference, with ``you`` marked on the
+    joined entry of the token hash ``you``."""
+    left, joined = diff
+    return {"type": "lobby_change", "left": left,
+            "joined": [{"name": name, "you": token_hash == you} for token_hash, name in joined],
+            "spectators": now.spectators}
 
 
 class Lobby:
@@ -528,35 +542,55 @@ class Lobby:
         return {"seat": member.seat, "host": self.is_host(member.token_hash),
                 "status": self.status(member), "name": member.name}
 
-    def room_messages(self, public: RoomMessage) -> tuple[list[tuple[Connection, RoomPersonal]],
-                                                          list[tuple[Connection, LobbyChangeMessage]]]:
-        """What each connection is sent of the room now: the parts of a whole ``room`` message
-        that are its own, or a ``lobby_change`` when only the people changed since the last one
-        and its own ``you`` did not (a connection new to the room gets the whole message). The
-        ``lobby_change`` of everyone whose own entry is not among those joined is one object."""
-        change = self.shown.change(public, self.waiting)
-        shared: LobbyChangeMessage | None = None
-        joined: dict[str, int] = {}
-        arrived: list[int] = []
-        if change is not None:
-            left, arrived = change
-            joined = {self.waiting[n]: n for n in arrived}
-            shared = {"type": "lobby_change", "left": left,
-                      "joined": [{**public["waiting"][n], "you": False} for n in arrived],
-                      "spectators": public["spectators"]}
+    def room_messages(self, public: RoomMessage, wall_ms: float
+                      ) -> tuple[list[tuple[Connection, RoomPersonal]],
+                                 list[tuple[Connection, LobbyChangeMessage]]]:
+        """What each connection is sent of the room at ``wall_ms`` (the wall clock's
+        milliseconds; the room's own clock starts again with each game): the parts of a
+        whole ``room`` message that are its own, or a ``lobby_change`` when only the people
+        changed since it was last sent the room and its own ``you`` did not. A connection new
+        to the room gets the whole message, and so does everyone when something beyond the
+        people changed, or nothing did (as before ``lobby_change``). Changes less than
+        `PEOPLE_GAP_MS` after the last round wait (`ShownPeople.due`). Everyone whose own entry
+        is not among the ``joined`` of the same change shares one message object."""
+        shown = self.shown
+        names = (entry["name"] for entry in public["waiting"])
+        now = People(tuple(zip(self.waiting, names, strict=True)), public["spectators"])
+        rest = _beyond_people(public)
+        yours = {conn: self.you(member) for conn, member in self.connections.items()}
+        people_only = rest == shown.rest and any(
+            shown.seen.get(conn) != (now, you) for conn, you in yours.items())
+        may_wait = wall_ms - shown.changed_at < PEOPLE_GAP_MS
         whole: list[tuple[Connection, RoomPersonal]] = []
         changed: list[tuple[Connection, LobbyChangeMessage]] = []
-        shown: dict[Connection, YouInfo] = {}
+        diffs: dict[People, tuple[list[int], list[tuple[str, str]]] | None] = {}
+        shared: dict[People, LobbyChangeMessage] = {}
+        seen: dict[Connection, tuple[People, YouInfo]] = {}
+        behind = False
         for conn, member in list(self.connections.items()):
-            you = shown[conn] = self.you(member)
-            if shared is None or self.shown.you.get(conn) != you:
+            you = yours[conn]
+            before = shown.seen.get(conn)
+            seen[conn] = (now, you)
+            if not people_only or before is None or before[1] != you:
                 whole.append((conn, self.for_member(public, member, you)))
-            elif member.token_hash in joined:  # their own entry, marked
-                own = joined[member.token_hash]
-                changed.append((conn, {**shared, "joined": [
-                    {**entry, "you": n == own}
-                    for n, entry in zip(arrived, shared["joined"], strict=True)]}))
+                continue
+            if before[0] == now:
+                continue
+            if may_wait:
+                seen[conn], behind = before, True
+                continue
+            if before[0] not in diffs:
+                diffs[before[0]] = before[0].change_to(now)
+            diff = diffs[before[0]]
+            if diff is None:
+                whole.append((conn, self.for_member(public, member, you)))
+            elif any(token_hash == member.token_hash for token_hash, _ in diff[1]):
+                changed.append((conn, _change_message(diff, now, member.token_hash)))
             else:
-                changed.append((conn, shared))
-        self.shown.remember(public, self.waiting, shown)
+                if before[0] not in shared:
+                    shared[before[0]] = _change_message(diff, now, None)
+                changed.append((conn, shared[before[0]]))
+        if changed:
+            shown.changed_at = wall_ms
+        shown.rest, shown.seen, shown.behind = rest, seen, behind
         return whole, changed

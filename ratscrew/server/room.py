@@ -1117,7 +1117,7 @@ class Room:
         public = self._public_summary()
         self._shown_links = self._link_figures()
         shared = {key: value for key, value in public.items() if key not in ("seats", "waiting")}
-        whole, changed = self.lobby.room_messages(public)
+        whole, changed = self.lobby.room_messages(public, self.clock.wall() * 1000.0)
         self.publisher.room(shared, whole)
         encoded: dict[int, str] = {}  # one encoding of the change everyone else gets
         for conn, change in changed:
@@ -1130,8 +1130,11 @@ class Room:
         ping or the settling window has since moved enough to notice (`link.noticeably_changed`).
         A steady link costs its room no message (in a 500-room load profile, ``room`` messages
         sent after pongs took 5.8% of the server's samples, most showing the same figures give
-        or take a millisecond)."""
-        if self.publisher.room_update_due() and noticeably_changed(self._shown_links, self._link_figures()):
+        or take a millisecond). Also the people's changes held back by `PEOPLE_GAP_MS`, once it
+        is over."""
+        if self.lobby.shown.due(self.clock.wall() * 1000.0) or (  # people told of together
+                self.publisher.room_update_due()
+                and noticeably_changed(self._shown_links, self._link_figures())):
             self._broadcast_room()
 
     def _link_figures(self) -> list[int | None]:
