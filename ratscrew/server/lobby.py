@@ -20,6 +20,7 @@ from __future__ import annotations
 import hmac
 import math
 import secrets
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
@@ -224,8 +225,10 @@ class ShownPeople:
 
     rest: dict[str, Any] | None = None
     """`_beyond_people` of the last ``room`` message (the same for every connection)."""
-    seen: dict[Connection, tuple[People, YouInfo]] = field(default_factory=dict)
-    """Each connection that was sent the room: the people it was shown, and its ``you``."""
+    seen: weakref.WeakKeyDictionary[Connection, tuple[People, YouInfo]] = field(
+        default_factory=weakref.WeakKeyDictionary)
+    """Each connection that was sent the room: the people it was shown, and its ``you`` (held
+    weakly: a connection gone from the room is forgotten with it, even before the next round)."""
     changed_at: float = -math.inf
     """When (wall clock ms) ``lobby_change`` messages last went out."""
     behind: bool = False
@@ -388,6 +391,7 @@ class Lobby:
 
     def leave(self, conn: Connection) -> bool:
         """A connection went away (its seat stays its player's); whether it held a seat."""
+        self.shown.seen.pop(conn, None)
         member = self.members.release(conn)
         if member is None or member.seat is None or self.seats[member.seat].conn is not conn:
             return False
@@ -565,7 +569,8 @@ class Lobby:
         changed: list[tuple[Connection, LobbyChangeMessage]] = []
         diffs: dict[People, tuple[list[int], list[tuple[str, str]]] | None] = {}
         shared: dict[People, LobbyChangeMessage] = {}
-        seen: dict[Connection, tuple[People, YouInfo]] = {}
+        seen: weakref.WeakKeyDictionary[Connection, tuple[People, YouInfo]] = (
+            weakref.WeakKeyDictionary())
         behind = False
         for conn, member in list(self.connections.items()):
             you = yours[conn]
