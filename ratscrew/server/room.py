@@ -1118,7 +1118,8 @@ class Room:
         self._shown_links = self._link_figures()
         shared = {key: value for key, value in public.items() if key not in ("seats", "waiting")}
         whole, changed = self.lobby.room_messages(public, self.clock.wall() * 1000.0)
-        self.publisher.room(shared, whole)
+        if whole:  # (the shared part is encoded only for someone)
+            self.publisher.room(shared, whole)
         encoded: dict[int, str] = {}  # one encoding of the change everyone else gets
         for conn, change in changed:
             if id(change) not in encoded:
