@@ -159,3 +159,13 @@ def test_applied_changes_end_with_the_rooms_own_list_for_everyone() -> None:
     assert json.loads(RECORDED.read_text(encoding="utf-8")) == recorded, (
         "tests/transcripts/crowded_lobby.json is not what the room sends now: after a deliberate "
         "change, RATSCREW_RECORD=1 .venv/bin/pytest tests/test_lobby_change.py")
+
+
+def test_a_connection_that_leaves_is_forgotten_at_once() -> None:
+    room, _ = make_room(seats=2)
+    ann, eve = FakeConnection(room), FakeConnection(room)
+    ann.join("Ann")
+    room.handle(eve, Watch())
+    assert eve in room.lobby.shown.seen
+    room.disconnect(eve)  # a watcher leaving sends nothing, so no round would forget it
+    assert eve not in room.lobby.shown.seen and ann in room.lobby.shown.seen
