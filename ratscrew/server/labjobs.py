@@ -54,8 +54,9 @@ log = logging.getLogger("ratscrew.server.lab")
 
 MAX_WAITING = 16
 """Lab jobs that may wait behind the running one (one per address: `MAX_OPEN_PER_ADDRESS`);
-one more is refused as busy. At 4, five people's jobs closed the lab to everyone else; each
-job is bounded by `MAX_JOB_CARDS`, so the last of 16 waits a few minutes at most."""
+one more is refused as busy. At 4, five people's jobs closed the lab to everyone else. Each
+job is bounded by `MAX_JOB_CARDS` (10-50 s of the worker on the development machine), so the
+last of 16 waits for 16 bounded jobs at most; its ``position`` says how many are ahead."""
 MAX_OPEN_PER_ADDRESS = 1
 """Unfinished lab jobs one address may have."""
 JOBS_PER_HOUR = 30
