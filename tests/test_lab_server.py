@@ -336,6 +336,7 @@ def test_a_room_counts_its_estimates_against_the_address_that_configured_it() ->
     from online import FakeConnection, make_room
 
     from ratscrew.protocol.client_messages import Configure, SetSeat
+    from ratscrew.protocol.codec import ProtocolError
 
     class Asked:
         def __init__(self) -> None:
@@ -358,3 +359,7 @@ def test_a_room_counts_its_estimates_against_the_address_that_configured_it() ->
     assert asked.by[-1] == "10.0.0.9"  # a joiner's updates count against the one who set it
     host.do(SetSeat(2, "expert"))
     assert asked.by[-1] == "10.0.0.7"
+    room.estimates_for = "10.0.0.9"
+    with pytest.raises(ProtocolError):
+        host.do(Configure(seats=9))  # refused: it changes nothing, the address included
+    assert room.estimates_for == "10.0.0.9"

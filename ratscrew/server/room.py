@@ -577,18 +577,18 @@ class Room:
         self._changed_by_host()
 
     def _configure(self, conn: Connection, member: Member, message: Configure) -> None:
-        self.estimates_for = conn.address
         self.lobby.configure(self.settings, message)
+        self.estimates_for = conn.address  # (a refused command changes nothing)
         self._changed_by_host()
 
     def _set_seat(self, conn: Connection, member: Member, message: SetSeat) -> None:
-        self.estimates_for = conn.address
         self.lobby.set_seat(message)
+        self.estimates_for = conn.address  # (a refused command changes nothing)
         self._changed_by_host()
 
     def _move_seat(self, conn: Connection, member: Member, message: MoveSeat) -> None:
-        self.estimates_for = conn.address
         self.lobby.move_seat(message)
+        self.estimates_for = conn.address  # (a refused command changes nothing)
         self._changed_by_host()
 
     def _kick_command(self, conn: Connection, member: Member, message: Kick) -> None:
