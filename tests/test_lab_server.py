@@ -229,23 +229,28 @@ def test_estimates_wait_behind_lab_jobs_one_per_room_and_are_capped() -> None:
 
     shown: list[tuple[int, bool]] = []  # (room, whether the lab job was done when it showed)
     jobs: list[LabJob] = []
+    seats = ("casual", "casual")
+    rules_of: dict[int, Ruleset] = {}
 
-    def room(n: int) -> Any:
-        return lambda: shown.append((n, bool(jobs and jobs[0].future and jobs[0].future.done())))
+    def room(service: LabService, n: int) -> Any:
+        """A room as the server's: when called it asks again, and shows the length if known."""
+        def update() -> None:
+            if service.expected_length(rules_of[n], seats, on_ready=update) is not None:
+                shown.append((n, bool(jobs and jobs[0].future and jobs[0].future.done())))
+        return update
 
     async def flood() -> tuple[int, int, str, str]:
         service = LabService(max_waiting_lengths=4)
         try:
-            seats = ("casual", "casual")
-            rooms = [room(n) for n in range(10)]
+            rooms = [room(service, n) for n in range(10)]
             base = Ruleset.preset("classic")
             for grace in range(30):  # one host configuring again and again
-                rules = Ruleset.from_dict({**base.to_dict(), "grace_ms": 1000 + grace})
-                service.expected_length(rules, seats, on_ready=rooms[0])
+                rules_of[0] = Ruleset.from_dict({**base.to_dict(), "grace_ms": 1000 + grace})
+                service.expected_length(rules_of[0], seats, on_ready=rooms[0])
             one_room = len(service._waiting_lengths)
-            for n, other in enumerate(rooms[1:]):
-                rules = Ruleset.from_dict({**base.to_dict(), "grace_ms": 5000 + n})
-                service.expected_length(rules, seats, on_ready=other)
+            for n, other in enumerate(rooms[1:], start=1):
+                rules_of[n] = Ruleset.from_dict({**base.to_dict(), "grace_ms": 5000 + n})
+                service.expected_length(rules_of[n], seats, on_ready=other)
             all_rooms = len(service._waiting_lengths)
             jobs.append(service.submit("10.0.0.3", base, ("casual",) * 2, 20))
             queued = (service.status(jobs[0].id) or {})["state"]
@@ -303,22 +308,28 @@ def test_estimates_count_against_the_address_across_its_rooms() -> None:
     import asyncio
 
     shown: list[str] = []
+    seats = ("casual", "casual")
+    base = Ruleset.preset("classic")
 
-    def room(name: str) -> Any:
-        return lambda: shown.append(name)
+    def room(service: LabService, name: str, grace: int, address: str) -> Any:
+        """A room as the server's: when called it asks again, and shows the length if known."""
+        rules = Ruleset.from_dict({**base.to_dict(), "grace_ms": grace})
 
-    async def one_host_many_rooms() -> tuple[list[Any], Any, int]:
+        def update() -> Any:
+            known = service.expected_length(rules, seats, on_ready=update, address=address)
+            if known is not None:
+                shown.append(name)
+            return known
+        return update
+
+    async def one_host_many_rooms() -> tuple[list[Any], int, int]:
         service = LabService(length_games=20, max_lengths_per_address=2)
         try:
-            seats = ("casual", "casual")
-            base = Ruleset.preset("classic")
-            host = [service.expected_length(Ruleset.from_dict({**base.to_dict(), "grace_ms": 1000 + n}),
-                                            seats, on_ready=room(f"host {n}"), address="10.0.0.5")
+            host = [room(service, f"host {n}", 1000 + n, "10.0.0.5")()
                     for n in range(5)]  # five rooms, each configured by the same host
             waiting_from_host = len(service._waiting_lengths)
-            other = service.expected_length(Ruleset.from_dict({**base.to_dict(), "grace_ms": 9000}),
-                                            seats, on_ready=room("other"), address="10.0.0.6")
-            while len(shown) < 4:  # the host's three estimates and the other address's
+            other = room(service, "other", 9000, "10.0.0.6")()
+            while len(shown) < 6:  # every room's, the refused ones asking again in turn
                 await asyncio.sleep(0.2)
             return [*host, other], waiting_from_host, len(service._waiting_lengths)
         finally:
@@ -328,8 +339,8 @@ def test_estimates_count_against_the_address_across_its_rooms() -> None:
     assert answers == [None] * 6  # all computing (none known yet)
     assert waiting_from_host == 2  # the first went to the worker; two more wait, two refused
     # the other address was not refused, and went before the host's second and third; the
-    # host's fourth and fifth rooms were refused (nothing is left waiting for them)
-    assert shown == ["host 0", "other", "host 1", "host 2"] and left == 0
+    # host's fourth and fifth rooms, refused, asked again as places came free
+    assert shown == ["host 0", "other", "host 1", "host 2", "host 3", "host 4"] and left == 0
 
 
 def test_a_room_counts_its_estimates_against_the_address_that_configured_it() -> None:

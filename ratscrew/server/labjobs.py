@@ -84,11 +84,12 @@ much slower or busier than expected (a job stopped by cards always stops at the 
 stopped by time depends on the load)."""
 MAX_WAITING_LENGTHS = 16
 """Expected-length estimates that may wait for the worker; a room has at most one waiting (its
-newest rules replace the one before), and past this many a room shows none until asked again."""
+newest rules replace the one before), and past this many a room shows none for now: it asks
+again once an estimate is done (the last :data:`MAX_WAITING_LENGTHS` rooms refused are kept)."""
 MAX_LENGTHS_PER_ADDRESS = 2
 """Expected-length estimates one address may have waiting, across all the rooms it configures
 (a room counts against the address that last set its rules or seats); past it, that room shows
-none until asked again."""
+none for now and asks again once an estimate is done."""
 MAX_KNOWN_LENGTHS = 256
 """Expected lengths kept (the least recently shown are forgotten first)."""
 DEFAULT_LEVEL = "casual"
@@ -288,6 +289,8 @@ class LabService:
     that asked."""
     _lengths_served: OrderedDict[str | None, None] = field(default_factory=OrderedDict)
     """Addresses whose estimates the worker took, the least recently served first."""
+    _refused_lengths: OrderedDict[Callable[[], None], None] = field(default_factory=OrderedDict)
+    """Rooms (their ``on_ready``) refused an estimate by a cap, to ask again once one is done."""
     _busy: Future[Any] | None = None
     """What the worker is doing now."""
     _running_length: LengthKey | None = None
@@ -525,7 +528,14 @@ class LabService:
                            if address is not None and asker == address)
         if (len(self._waiting_lengths) >= self.max_waiting_lengths
                 or from_address >= self.max_lengths_per_address):
-            return None  # asked again on the next room update
+            if on_ready is not None:  # it asks again once an estimate is done
+                self._refused_lengths.pop(on_ready, None)
+                self._refused_lengths[on_ready] = None
+                while len(self._refused_lengths) > self.max_waiting_lengths:
+                    self._refused_lengths.popitem(last=False)
+            return None
+        if on_ready is not None:
+            self._refused_lengths.pop(on_ready, None)
         self._waiting_lengths[key] = (on_ready, address)
         if on_ready is not None:
             self._wait_for(key, on_ready)
@@ -560,11 +570,18 @@ class LabService:
             log.warning("could not estimate a game's length: %s",
                         "cancelled" if done.cancelled() else done.exception())
             self._length_waiters.pop(key, None)
-            return
-        self.lengths[key] = done.result()
-        while len(self.lengths) > self.max_known_lengths:
-            self.lengths.popitem(last=False)
-        for callback in self._length_waiters.pop(key, []):
+        else:
+            self.lengths[key] = done.result()
+            while len(self.lengths) > self.max_known_lengths:
+                self.lengths.popitem(last=False)
+            self._call(self._length_waiters.pop(key, []))
+        # a place is free: the rooms a cap refused ask again (and may be refused again)
+        refused, self._refused_lengths = list(self._refused_lengths), OrderedDict()
+        self._call(refused)
+
+    @staticmethod
+    def _call(rooms: list[Callable[[], None]]) -> None:
+        for callback in rooms:
             try:
                 callback()
             except Exception:  # a room that went away must not stop the others
