@@ -25,7 +25,12 @@ For each it prints the server's memory (RSS from /proc: before, peak, after), th
 round trips (median and worst) during the flood and its median in the 2 s after, and what the
 server closed or refused. Every flood is bounded in count and time, stays on loopback and stops by itself.
 
-Usage: ``.venv/bin/python benchmarks/hostile.py [--only NAME ...] [--json]``.
+With ``--profile DIR`` each flood is sampled by py-spy (``pip install py-spy``; 100 samples a
+second on the server process, with idle samples left out) into ``DIR/NAME.txt``, one collapsed
+stack a line with its count, and the functions where the samples were (own time and with the
+functions they call) are printed after the flood.
+
+Usage: ``.venv/bin/python benchmarks/hostile.py [--only NAME ...] [--json] [--profile DIR]``.
 """
 
 from __future__ import annotations
@@ -371,10 +376,19 @@ async def lobby_flood(server: Server, code: str) -> dict[str, Any]:
         room = (await client.post(server.url + "/api/rooms",
                                   json={"rules": "classic", "seats": 2})).json()["code"]
     open_sockets: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
-    received, outcome = 0, {"welcome": 0, "room_full": 0, "other_refusal": 0}
+    received, outcome = 0, {"welcome": 0, "room_full": 0, "other_refusal": 0, "room": 0,
+                            "lobby_change": 0}
+
+    def count(payload: bytes) -> None:
+        nonlocal received
+        received += len(payload)
+        for kind in ("welcome", "room", "lobby_change"):
+            if payload.startswith(b'{"type":"%s"' % kind.encode()):
+                outcome[kind] += 1
+        if b'"room_full"' in payload:
+            outcome["room_full"] += 1
 
     async def member(n: int, message: dict[str, Any], source: str) -> None:
-        nonlocal received
         try:
             _status, reader, writer = await raw_websocket(server.port, f"/ws/{room}", source=source)
         except (OSError, TimeoutError, IndexError, ValueError):
@@ -384,11 +398,7 @@ async def lobby_flood(server: Server, code: str) -> dict[str, Any]:
         await writer.drain()
         open_sockets.append((reader, writer))
         for _, payload in await read_frames(reader, 2.0):
-            received += len(payload)
-            if b'"type":"welcome"' in payload:
-                outcome["welcome"] += 1
-            elif b'"room_full"' in payload:
-                outcome["room_full"] += 1
+            count(payload)
 
     await asyncio.gather(*(member(n, {"type": "join", "name": f"P{n}"}, f"127.0.1.{n % 20 + 1}")
                            for n in range(520)))
@@ -396,7 +406,7 @@ async def lobby_flood(server: Server, code: str) -> dict[str, Any]:
                            for n in range(300)))
     for reader, _ in open_sockets:  # what arrived since
         for _, payload in await read_frames(reader, 0.01):
-            received += len(payload)
+            count(payload)
     for _, writer in open_sockets:
         writer.close()
     return {**outcome, "bytes_to_members": received}
@@ -469,7 +479,57 @@ def game_room(server: Server) -> str:
     return code
 
 
-def run(names: list[str], server_files: int) -> list[Report]:
+ENTRY_FRAMES = ("ratscrew/__main__.py", "ratscrew/cli.py", "ratscrew/commands/serve.py")
+"""Frames under which every sample of the server is: left out of the table with callees."""
+
+
+def _frame_name(frame: str) -> str:
+    """``function (path/file.py:line)`` as ``function file.py`` (a function's lines together)."""
+    name, _, where = frame.partition(" (")
+    return f"{name} {where.rstrip(')').rsplit('/', 1)[-1].split(':')[0]}"
+
+
+class Profiler:
+    """py-spy sampling the server for one flood (``--profile``): collapsed stacks in a file."""
+
+    def __init__(self, pid: int, path: Path) -> None:
+        self.path = path
+        self.process = subprocess.Popen(
+            ["py-spy", "record", "--pid", str(pid), "--rate", "100", "--format", "raw",
+             "--output", str(path), "--nonblocking"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+        time.sleep(0.5)  # attached
+
+    def stop(self) -> str:
+        """Stop sampling; the heaviest functions, by own samples and by samples under them."""
+        self.process.send_signal(2)  # SIGINT: py-spy writes its file and exits
+        self.process.wait(timeout=30)
+        own: dict[str, int] = {}
+        under: dict[str, int] = {}
+        total = 0
+        for line in self.path.read_text().splitlines():
+            stack, _, count_text = line.rpartition(" ")
+            if not count_text.isdigit():
+                continue
+            count = int(count_text)
+            total += count
+            frames = stack.split(";")
+            own[_frame_name(frames[-1])] = own.get(_frame_name(frames[-1]), 0) + count
+            for frame in {_frame_name(f) for f in frames if "ratscrew/" in f
+                          and not any(start in f for start in ENTRY_FRAMES)}:
+                under[frame] = under.get(frame, 0) + count
+        if not total:
+            return "  profile: no samples"
+        lines = [f"  profile: {total} samples ({self.path})"]
+        for title, table in (("own", own), ("ratscrew's, with their callees", under)):
+            lines.append(f"  heaviest ({title}):")
+            lines += [f"    {100 * n / total:5.1f}%  {name}"
+                      for name, n in sorted(table.items(), key=lambda item: -item[1])[:12]]
+        return "\n".join(lines)
+
+
+def run(names: list[str], server_files: int, profile: Path | None = None) -> list[Report]:
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # this process holds 1,500 sockets
     reports = []
@@ -487,11 +547,14 @@ def run(names: list[str], server_files: int) -> list[Report]:
             what, flood = FLOODS[name]
             report = Report(name, what, rss_before_mb=rss_mb(server.pid))
             code = game_room(server)
+            profiler = Profiler(server.pid, profile / f"{name}.txt") if profile else None
             memory = MemoryWatch(server.pid)
             started = time.time()
             report.outcome = asyncio.run(flood(server, code))
             ended = time.time()
             report.rss_peak_mb = memory.stop()
+            if profiler is not None:
+                print(f"{name}:\n{profiler.stop()}", file=sys.stderr)
             report.seconds = round(ended - started, 1)
             time.sleep(2.0)  # the bystander's round trips after it (issue 47)
             report.rss_after_mb = rss_mb(server.pid)
@@ -525,9 +588,13 @@ def main() -> int:
     parser.add_argument("--server-files", type=int, default=1024, metavar="N",
                         help="the server's limit on open files, as in the issue (default: 1024)")
     parser.add_argument("--json", action="store_true", help="print one JSON object per flood")
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="sample the server with py-spy during each flood, into DIR/NAME.txt")
     args = parser.parse_args()
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
-    for report in run(args.only, args.server_files):
+    if args.profile is not None:
+        args.profile.mkdir(parents=True, exist_ok=True)
+    for report in run(args.only, args.server_files, args.profile):
         if args.json:
             print(json.dumps(report.__dict__))
             continue

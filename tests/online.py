@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ratscrew.cards import Card
+from ratscrew.client.session import with_lobby_change
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, CardsBurned, ChallengeStarted, Event, Misslap, SlapWon
 from ratscrew.ruleset import Ruleset
@@ -80,6 +81,16 @@ class FakeConnection:
         found = self.of(kind)
         assert found, f"no {kind} message among {[m['type'] for m in self.sent]}"
         return found[-1]
+
+    def room_now(self) -> dict[str, Any]:
+        """The room as this client knows it: the latest ``room`` message with the
+        ``lobby_change`` messages since applied, as ``ratscrew join`` applies them."""
+        last = max(n for n, m in enumerate(self.sent) if m["type"] == "room")
+        room = self.sent[last]
+        for message in self.sent[last + 1:]:
+            if message["type"] == "lobby_change":
+                room = with_lobby_change(room, message)
+        return room
 
     @property
     def version(self) -> int:

@@ -179,6 +179,49 @@ def test_a_job_past_its_time_stops_and_says_to_ask_for_fewer_games(client: TestC
     assert answer["done"] < answer["total"]
 
 
+def test_a_job_past_its_cards_stops_and_says_so(client: TestClient) -> None:
+    lab(client).max_job_cards = 5_000  # a few games of classic among four bots
+    job = client.post("/api/lab", json=LONG_JOB).json()
+    answer = wait_for(client, job["url"], lambda a: a["state"] in ("done", "failed"))
+    assert answer["state"] == "failed"
+    assert "stopped after 5,000 cards" in answer["error"] and "fewer games" in answer["error"]
+    assert 0 < answer["done"] < answer["total"]
+
+
+def test_a_job_within_its_cards_is_done() -> None:
+    from ratscrew.server.labjobs import JobBudget, JobTooLong
+
+    budget = JobBudget("job", seconds=3600, max_cards=1000)
+    budget.cards(600)
+    budget.cards(400)  # exactly the budget: still within it
+    with pytest.raises(JobTooLong, match="1,000 cards"):
+        budget.cards(1)
+
+
+def test_a_sixth_address_gets_a_place_in_the_queue_one_job_per_address() -> None:
+    import asyncio
+
+    from ratscrew.server.labjobs import LabBusy
+
+    async def six_addresses() -> tuple[list[dict[str, Any]], LabBusy]:
+        service = LabService()
+        try:
+            rules = Ruleset.preset("classic")
+            jobs = [service.submit(f"10.0.1.{n}", rules, ("casual",) * 4, 5000) for n in range(6)]
+            with pytest.raises(LabBusy) as again:  # an address has one job in the lab at most
+                service.submit("10.0.1.3", rules, ("casual",) * 2, 10)
+            return [service.status(job.id) or {} for job in jobs], again.value
+        finally:
+            service.shutdown()
+
+    answers, refusal = asyncio.run(six_addresses())
+    assert answers[0]["state"] == "running"
+    # the sixth address was not refused because five others had queued (before: 503 busy)
+    assert [(a["state"], a["position"]) for a in answers[1:]] == [
+        ("queued", n) for n in range(1, 6)]
+    assert refusal.status == 429 and "already have a simulation running" in str(refusal)
+
+
 def test_estimates_wait_behind_lab_jobs_one_per_room_and_are_capped() -> None:
     import asyncio
 
@@ -186,23 +229,28 @@ def test_estimates_wait_behind_lab_jobs_one_per_room_and_are_capped() -> None:
 
     shown: list[tuple[int, bool]] = []  # (room, whether the lab job was done when it showed)
     jobs: list[LabJob] = []
+    seats = ("casual", "casual")
+    rules_of: dict[int, Ruleset] = {}
 
-    def room(n: int) -> Any:
-        return lambda: shown.append((n, bool(jobs and jobs[0].future and jobs[0].future.done())))
+    def room(service: LabService, n: int) -> Any:
+        """A room as the server's: when called it asks again, and shows the length if known."""
+        def update() -> None:
+            if service.expected_length(rules_of[n], seats, on_ready=update) is not None:
+                shown.append((n, bool(jobs and jobs[0].future and jobs[0].future.done())))
+        return update
 
     async def flood() -> tuple[int, int, str, str]:
         service = LabService(max_waiting_lengths=4)
         try:
-            seats = ("casual", "casual")
-            rooms = [room(n) for n in range(10)]
+            rooms = [room(service, n) for n in range(10)]
             base = Ruleset.preset("classic")
             for grace in range(30):  # one host configuring again and again
-                rules = Ruleset.from_dict({**base.to_dict(), "grace_ms": 1000 + grace})
-                service.expected_length(rules, seats, on_ready=rooms[0])
+                rules_of[0] = Ruleset.from_dict({**base.to_dict(), "grace_ms": 1000 + grace})
+                service.expected_length(rules_of[0], seats, on_ready=rooms[0])
             one_room = len(service._waiting_lengths)
-            for n, other in enumerate(rooms[1:]):
-                rules = Ruleset.from_dict({**base.to_dict(), "grace_ms": 5000 + n})
-                service.expected_length(rules, seats, on_ready=other)
+            for n, other in enumerate(rooms[1:], start=1):
+                rules_of[n] = Ruleset.from_dict({**base.to_dict(), "grace_ms": 5000 + n})
+                service.expected_length(rules_of[n], seats, on_ready=other)
             all_rooms = len(service._waiting_lengths)
             jobs.append(service.submit("10.0.0.3", base, ("casual",) * 2, 20))
             queued = (service.status(jobs[0].id) or {})["state"]
@@ -254,3 +302,75 @@ def test_an_idle_worker_is_ended_and_the_next_job_starts_another() -> None:
             service.shutdown()
 
     assert asyncio.run(asyncio.wait_for(two_jobs_apart(), 120)) == "done"
+
+
+def test_estimates_count_against_the_address_across_its_rooms() -> None:
+    import asyncio
+
+    shown: list[str] = []
+    seats = ("casual", "casual")
+    base = Ruleset.preset("classic")
+
+    def room(service: LabService, name: str, grace: int, address: str) -> Any:
+        """A room as the server's: when called it asks again, and shows the length if known."""
+        rules = Ruleset.from_dict({**base.to_dict(), "grace_ms": grace})
+
+        def update() -> Any:
+            known = service.expected_length(rules, seats, on_ready=update, address=address)
+            if known is not None:
+                shown.append(name)
+            return known
+        return update
+
+    async def one_host_many_rooms() -> tuple[list[Any], int, int]:
+        service = LabService(length_games=20, max_lengths_per_address=2)
+        try:
+            host = [room(service, f"host {n}", 1000 + n, "10.0.0.5")()
+                    for n in range(5)]  # five rooms, each configured by the same host
+            waiting_from_host = len(service._waiting_lengths)
+            other = room(service, "other", 9000, "10.0.0.6")()
+            while len(shown) < 6:  # every room's, the refused ones asking again in turn
+                await asyncio.sleep(0.2)
+            return [*host, other], waiting_from_host, len(service._waiting_lengths)
+        finally:
+            service.shutdown()
+
+    answers, waiting_from_host, left = asyncio.run(asyncio.wait_for(one_host_many_rooms(), 120))
+    assert answers == [None] * 6  # all computing (none known yet)
+    assert waiting_from_host == 2  # the first went to the worker; two more wait, two refused
+    # the other address was not refused, and went before the host's second and third; the
+    # host's fourth and fifth rooms, refused, asked again as places came free
+    assert shown == ["host 0", "other", "host 1", "host 2", "host 3", "host 4"] and left == 0
+
+
+def test_a_room_counts_its_estimates_against_the_address_that_configured_it() -> None:
+    from online import FakeConnection, make_room
+
+    from ratscrew.protocol.client_messages import Configure, SetSeat
+    from ratscrew.protocol.codec import ProtocolError
+
+    class Asked:
+        def __init__(self) -> None:
+            self.by: list[str | None] = []
+
+        def expected_length(self, rules: object, bots: object, on_ready: object,
+                            address: str | None = None) -> None:
+            self.by.append(address)
+
+    room, _ = make_room(seats=3)
+    asked = Asked()
+    room.expected_lengths = asked  # type: ignore[assignment]
+    host = FakeConnection(room, address="10.0.0.7")
+    host.join("Ann")
+    host.do(Configure(pace="fast"))
+    assert asked.by[-1] == "10.0.0.7"
+    other = FakeConnection(room, address="10.0.0.8")
+    room.estimates_for = "10.0.0.9"  # as the server sets it for the room's creator
+    other.join("Bob")
+    assert asked.by[-1] == "10.0.0.9"  # a joiner's updates count against the one who set it
+    host.do(SetSeat(2, "expert"))
+    assert asked.by[-1] == "10.0.0.7"
+    room.estimates_for = "10.0.0.9"
+    with pytest.raises(ProtocolError):
+        host.do(Configure(seats=9))  # refused: it changes nothing, the address included
+    assert room.estimates_for == "10.0.0.9"

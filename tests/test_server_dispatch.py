@@ -168,7 +168,8 @@ def test_a_kicked_token_cannot_rejoin_and_its_holder_only_watches() -> None:
 class FixedLengths:
     """The lab's expected game length, already computed (`ratscrew.server.labjobs.LabService`)."""
 
-    def expected_length(self, rules: object, bots: object, on_ready: object) -> dict[str, float]:
+    def expected_length(self, rules: object, bots: object, on_ready: object,
+                        address: object = None) -> dict[str, float]:
         return {"median_minutes": 6.0, "p90_minutes": 11.0}
 
 

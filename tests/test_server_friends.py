@@ -54,7 +54,7 @@ def test_someone_who_comes_during_a_game_waits_and_is_dealt_into_the_rematch() -
     welcome = late.join("Cat")
     assert (welcome["seat"], welcome["status"]) == (None, "waiting")
     assert late.last("room")["you"]["status"] == "waiting"
-    assert host.last("room")["waiting"] == [{"name": "Cat", "you": False}]
+    assert host.room_now()["waiting"] == [{"name": "Cat", "you": False}]
     assert late.last("state")["observation"]["seat"] is None  # Cat sees the game as it goes on
     with pytest.raises(ProtocolError, match="only a seated player"):
         late.do(Act("slap"))  # nobody waiting can act in the game

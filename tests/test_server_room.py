@@ -38,7 +38,7 @@ def test_the_first_to_join_is_host_and_later_joiners_sit_in_open_seats_then_bot_
     assert ann.last("room")["you"] == {"seat": 0, "host": True, "status": "player", "name": "Ann"}
     welcome = dan.join("Dan")
     assert welcome["seat"] is None and welcome["token"] and welcome["status"] == "waiting"
-    assert ann.last("room")["waiting"] == [{"name": "Dan", "you": False}]
+    assert ann.room_now()["waiting"] == [{"name": "Dan", "you": False}]
     assert dan.last("room")["waiting"] == [{"name": "Dan", "you": True}]
     assert dan.last("room")["spectators"] == 0  # waiting to play is not watching
 

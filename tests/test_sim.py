@@ -42,6 +42,25 @@ def test_a_game_depends_only_on_its_index_not_on_how_many_games_run() -> None:
     assert other != short
 
 
+@pytest.mark.parametrize("engine", ["reference", "kernel"])
+def test_each_batch_reports_the_cards_it_played(engine: runner.EngineChoice) -> None:
+    played: list[int] = []
+    games: list[int] = []
+    summaries, used = simulate(CLASSIC, EXPERTS, games=5, seed=3, workers=1, engine=engine,
+                               progress=games.append, cards=played.append)
+    assert used == engine
+    assert len(played) == len(games) >= 1  # one report per batch, beside its progress
+    assert sum(played) == sum(summary.cards_played for summary in summaries) > 0
+
+
+def test_a_cards_report_that_raises_stops_the_run() -> None:
+    def budget(played: int) -> None:
+        raise RuntimeError(f"past the budget after {played} cards")
+
+    with pytest.raises(RuntimeError, match="past the budget"):
+        simulate(CLASSIC, EXPERTS, games=3, seed=3, workers=1, engine="reference", cards=budget)
+
+
 def test_batches_cover_every_game_once() -> None:
     parts = batches(1001, workers=2)
     covered = [i for b in parts for i in range(b.start, b.stop)]

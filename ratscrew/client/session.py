@@ -1,15 +1,15 @@
 """One client's view of an online room, kept from the server's messages: the Python twin of the
 page's ``js/logbook.js`` and of the state ``js/room.js`` keeps, with no screen in it.
 
-`RoomSession` takes every message a room sends (``welcome``, ``room``, ``state``, ``history``,
-``judgement``, ``notice``, ``game_over``, ``kicked``, ``replaced``, ``error``; docs/protocol.md)
-and the (re)connections of the link, and keeps what a client shows: who this client is (seat,
-host, waiting or watching), the room, the latest state and when it arrived, the room clock, the
-results, the latest notice, and the log. Each message gives back an `Update`: the log items to
-draw (each with its event kind, so a screen colours by kind), whether to clear the log first,
-messages to send (a ``history`` request when states skipped versions), and what else changed.
-The terminal (:mod:`ratscrew.tui.online`) only draws a session; tests feed it recorded message
-transcripts (tests/transcripts/).
+`RoomSession` takes every message a room sends (``welcome``, ``room``, ``lobby_change``,
+``state``, ``history``, ``judgement``, ``notice``, ``game_over``, ``kicked``, ``replaced``,
+``error``; docs/protocol.md) and the (re)connections of the link, and keeps what a client shows:
+who this client is (seat, host, waiting or watching), the room, the latest state and when it
+arrived, the room clock, the results, the latest notice, and the log. Each message gives back an
+`Update`: the log items to draw (each with its event kind, so a screen colours by kind), whether
+to clear the log first, messages to send (a ``history`` request when states skipped versions),
+and what else changed. The terminal (:mod:`ratscrew.tui.online`) only draws a session; tests
+feed it recorded message transcripts (tests/transcripts/).
 
 `LogBook` keeps the log in step with the server's numbered history exactly as the page's
 ``LogBook`` does: each state's lines once, each judgement once, a divider where the game changes,
@@ -30,6 +30,27 @@ from ratscrew.protocol import PROTOCOL_VERSION
 ItemKind = Literal["line", "judgement", "divider", "notice"]
 Tone = Literal["info", "warning", "error", "judgement"]
 Status = Literal["player", "waiting", "watching"]
+
+
+def with_lobby_change(room: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``room`` message as a ``lobby_change`` leaves it: the waiting list without the
+    positions ``left`` and with ``joined`` after the rest, and the new ``spectators`` count
+    (docs/protocol.md; the page's ``js/lobby.js`` does the same).
+
+    >>> room = {"type": "room", "waiting": [{"name": "Cat"}, {"name": "Dan"}], "spectators": 0}
+    >>> with_lobby_change(room, {"type": "lobby_change", "left": [0],
+    ...                          "joined": [{"name": "Eve", "you": False}], "spectators": 2})
+    {'type': 'room', 'waiting': [{'name': 'Dan'}, {'name': 'Eve', 'you': False}], 'spectators': 2}
+    """
+    waiting = room.get("waiting")
+    left = {n for n in change.get("left", []) if isinstance(n, int)}
+    kept = [entry for n, entry in enumerate(waiting if isinstance(waiting, list) else [])
+            if n not in left]
+    joined = change.get("joined")
+    spectators = change.get("spectators")
+    return {**room, "waiting": kept + [entry for entry in (joined if isinstance(joined, list) else [])
+                                       if isinstance(entry, dict)],
+            "spectators": spectators if isinstance(spectators, int) else room.get("spectators", 0)}
 
 
 @dataclass(frozen=True)
@@ -311,6 +332,9 @@ class RoomSession:
             self._welcome(message, update)
         elif kind == "room":
             self._room(message, update)
+        elif kind == "lobby_change":
+            if self.room is not None:  # a room message always comes first; an open room
+                self.room = with_lobby_change(self.room, message)  # screen redraws with it
         elif kind == "state":
             self._state(message, arrived, update)
         elif kind == "history":

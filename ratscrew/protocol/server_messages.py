@@ -170,6 +170,18 @@ class RoomPersonal(TypedDict):
     you: YouInfo
 
 
+class LobbyChangeMessage(TypedDict):
+    """A change of the room's people alone, sent instead of a ``room`` message to a connection
+    that was sent the room before and for which nothing else changed: ``left`` are positions in
+    the waiting list as it last had it (in increasing order; remove them), ``joined`` the people
+    who now wait after the others (append them), ``spectators`` the count now."""
+
+    type: Literal["lobby_change"]
+    left: list[int]
+    joined: list[WaitingPerson]
+    spectators: int
+
+
 # ---------------------------------------------------------------------------------- the game
 
 
@@ -345,9 +357,9 @@ class NoticeMessage(TypedDict):
     message: str
 
 
-ServerMessage = (WelcomeMessage | RoomMessage | StateMessage | JudgementMessage | GameOverMessage
-                 | HistoryMessage | PingMessage | KickedMessage | ReplacedMessage | ErrorMessage
-                 | NoticeMessage)
+ServerMessage = (WelcomeMessage | RoomMessage | LobbyChangeMessage | StateMessage | JudgementMessage
+                 | GameOverMessage | HistoryMessage | PingMessage | KickedMessage | ReplacedMessage
+                 | ErrorMessage | NoticeMessage)
 """Every message the server sends on a room's websocket."""
 
 SERVER_MESSAGES: tuple[type, ...] = get_args(ServerMessage)

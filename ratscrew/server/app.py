@@ -612,6 +612,7 @@ async def create_room(request: Request) -> JSONResponse:
     code = await new_room_code_async(server.store, server.shard)
     room = await Room.create_async(request_data, server.store, code, absence=server.absence,
                                    writer=server.writer)
+    room.estimates_for = address
     server.add_room(room)
     return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
 

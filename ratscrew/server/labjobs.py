@@ -9,14 +9,16 @@ and the jobs given to it. Two kinds of job run there, one at a time:
   its rules, seats and bots (:meth:`LabService.expected_length`), computed once per
   combination with :data:`LENGTH_GAMES` games and cached.
 
-Limits keep it fair and bounded: at most :data:`MAX_WAITING` lab jobs wait behind the running
-one (then ``503 busy, try again``), one address has at most :data:`MAX_OPEN_PER_ADDRESS`
-unfinished jobs and :data:`JOBS_PER_HOUR` an hour (``429``), a job plays at most
-:data:`MAX_GAMES` games per figure set and runs at most :data:`MAX_JOB_SECONDS` (then it stops
-and says so). The worker takes one piece of work at a time, chosen when it is free: lab jobs
+Limits keep it fair and bounded: one address has at most :data:`MAX_OPEN_PER_ADDRESS`
+unfinished jobs and :data:`JOBS_PER_HOUR` an hour (``429``), so the queue holds one job per
+address, and at most :data:`MAX_WAITING` wait behind the running one (then ``503 busy, try
+again``); a job plays at most :data:`MAX_GAMES` games per figure set, and stops (saying so)
+once it has played :data:`MAX_JOB_CARDS` cards or taken :data:`MAX_JOB_SECONDS` of the
+worker. The worker takes one piece of work at a time, chosen when it is free: lab jobs
 first, the address that has started the fewest in the last hour first, and a lobby's estimate
 only when no lab job waits (a room has one estimate waiting at most, :data:`MAX_WAITING_LENGTHS`
-wait in all, and :data:`MAX_KNOWN_LENGTHS` are kept). A job not yet taken says ``queued``.
+wait in all, :data:`MAX_LENGTHS_PER_ADDRESS` from one address, the address served least
+recently goes first, and :data:`MAX_KNOWN_LENGTHS` are kept). A job not yet taken says ``queued``.
 Finished jobs are kept for :data:`KEEP_FINISHED_S`.
 
 The worker imports the compiled kernel itself (numba: about 187 MB); the server process never
@@ -50,8 +52,11 @@ from ratscrew.ruleset import Ruleset
 
 log = logging.getLogger("ratscrew.server.lab")
 
-MAX_WAITING = 4
-"""Lab jobs that may wait behind the running one; one more is refused as busy."""
+MAX_WAITING = 16
+"""Lab jobs that may wait behind the running one (one per address: `MAX_OPEN_PER_ADDRESS`);
+one more is refused as busy. At 4, five people's jobs closed the lab to everyone else. Each
+job is bounded by `MAX_JOB_CARDS` (10-50 s of the worker on the development machine), so the
+last of 16 waits for 16 bounded jobs at most; its ``position`` says how many are ahead."""
 MAX_OPEN_PER_ADDRESS = 1
 """Unfinished lab jobs one address may have."""
 JOBS_PER_HOUR = 30
@@ -67,12 +72,24 @@ WORKER_IDLE_S = 60.0
 its caches, about 187 MB), which the server process never loads; the next job starts a new one."""
 KEEP_FINISHED_S = 600.0
 """How long a finished job's report can still be fetched."""
-MAX_JOB_SECONDS = 30.0
-"""The most worker time one lab job may take; past it the job stops and says to ask for fewer
-games (a maximal job took 27-132 s, and held everyone else out meanwhile)."""
+MAX_JOB_CARDS = 20_000_000
+"""The most cards one lab job may play, all its figure sets together; past it the job stops
+and says to ask for fewer games (a maximal job took 27-132 s, and held everyone else out
+meanwhile). The compiled kernel plays 0.4-1.8 million cards a second on one core of the
+development machine (more players, fewer a second), so this is 10-50 s of the worker; a job of
+the default 2,000 games is under it for every preset and up to 8 players."""
+MAX_JOB_SECONDS = 90.0
+"""The most worker time one lab job may take, a backstop behind `MAX_JOB_CARDS` for a machine
+much slower or busier than expected (a job stopped by cards always stops at the same point; one
+stopped by time depends on the load)."""
 MAX_WAITING_LENGTHS = 16
 """Expected-length estimates that may wait for the worker; a room has at most one waiting (its
-newest rules replace the one before), and past this many a room shows none until asked again."""
+newest rules replace the one before), and past this many a room shows none for now: it asks
+again once an estimate is done (the last :data:`MAX_WAITING_LENGTHS` rooms refused are kept)."""
+MAX_LENGTHS_PER_ADDRESS = 2
+"""Expected-length estimates one address may have waiting, across all the rooms it configures
+(a room counts against the address that last set its rules or seats); past it, that room shows
+none for now and asks again once an estimate is done."""
 MAX_KNOWN_LENGTHS = 256
 """Expected lengths kept (the least recently shown are forgotten first)."""
 DEFAULT_LEVEL = "casual"
@@ -82,7 +99,9 @@ _progress: Any = None  # the worker's end of the progress queue
 
 
 class JobTooLong(Exception):
-    """A lab job ran past its `MAX_JOB_SECONDS`; raised in the worker, so the job ends."""
+    """A lab job played past its `MAX_JOB_CARDS` or ran past its `MAX_JOB_SECONDS`; raised in
+    the worker, so the job ends. The message says which share it used up ("30 s of the lab's
+    time", "20,000,000 cards")."""
 
 
 class LabBusy(Exception):
@@ -123,19 +142,35 @@ def _exit_with_server(server_pid: int) -> None:
     os._exit(0)
 
 
-def _report_progress(job_id: str, seconds: float = MAX_JOB_SECONDS) -> Callable[[int], None]:
-    deadline: list[float] = []
+class JobBudget:
+    """In the worker: a lab job's share of it, checked after every batch of (at most 100) games.
 
-    def advance(done: int) -> None:
+    `games` reports progress to the server and checks the time, counted from the end of the
+    first batch (which may include loading or compiling the kernel); `cards` adds up the cards
+    played. Either raises `JobTooLong` once the job is past its share."""
+
+    def __init__(self, job_id: str, seconds: float = MAX_JOB_SECONDS,
+                 max_cards: int = MAX_JOB_CARDS) -> None:
+        self.job_id = job_id
+        self.seconds = seconds
+        self.max_cards = max_cards
+        self.played = 0
+        self.deadline: float | None = None
+
+    def games(self, done: int) -> None:
+        """A batch of ``done`` games finished."""
         if _progress is not None:
-            _progress.put((job_id, done))
-        # counted from the first batch (of at most 100 games), which may include loading or
-        # compiling the kernel; checked after every batch
-        if not deadline:
-            deadline.append(time.monotonic() + seconds)
-        elif time.monotonic() > deadline[0]:
-            raise JobTooLong(f"{seconds:g}")
-    return advance
+            _progress.put((self.job_id, done))
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.seconds
+        elif time.monotonic() > self.deadline:
+            raise JobTooLong(f"{self.seconds:g} s of the lab's time")
+
+    def cards(self, played: int) -> None:
+        """That batch played ``played`` cards."""
+        self.played += played
+        if self.played > self.max_cards:
+            raise JobTooLong(f"{self.max_cards:,} cards")
 
 
 def _lab_run(rules_toml: str, bots: Sequence[str], games: int, seed: int) -> Any:
@@ -147,12 +182,15 @@ def _lab_run(rules_toml: str, bots: Sequence[str], games: int, seed: int) -> Any
 
 
 def run_lab_job(job_id: str, rules_toml: str, bots: Sequence[str], games: int,
-                seed: int, seconds: float = MAX_JOB_SECONDS) -> dict[str, Any]:
-    """In the worker: the lab report for these rules and bots (`JobTooLong` past ``seconds``)."""
+                seed: int, seconds: float = MAX_JOB_SECONDS,
+                max_cards: int = MAX_JOB_CARDS) -> dict[str, Any]:
+    """In the worker: the lab report for these rules and bots (`JobTooLong` past ``max_cards``
+    cards played or ``seconds`` of worker time)."""
     from ratscrew.sim.lab import run_lab
 
-    report: dict[str, Any] = run_lab(_lab_run(rules_toml, bots, games, seed),
-                                     _report_progress(job_id, seconds))
+    budget = JobBudget(job_id, seconds, max_cards)
+    report: dict[str, Any] = run_lab(_lab_run(rules_toml, bots, games, seed), budget.games,
+                                     budget.cards)
     return report
 
 
@@ -209,8 +247,8 @@ class LabJob:
         elif state == "failed":
             error = (self.future.exception()
                      if self.future is not None and not self.future.cancelled() else None)
-            answer["error"] = (f"the simulation was stopped after {error} s of the lab's time, so "
-                               "that others get their turn; ask for fewer games"
+            answer["error"] = (f"the simulation was stopped after {error}, so that others get "
+                               "their turn; ask for fewer games"
                                if isinstance(error, JobTooLong) else
                                "the simulation failed; try again with other settings")
         return answer
@@ -234,7 +272,9 @@ class LabService:
     max_games: int = MAX_GAMES
     length_games: int = LENGTH_GAMES
     max_job_seconds: float = MAX_JOB_SECONDS
+    max_job_cards: int = MAX_JOB_CARDS
     max_waiting_lengths: int = MAX_WAITING_LENGTHS
+    max_lengths_per_address: int = MAX_LENGTHS_PER_ADDRESS
     max_known_lengths: int = MAX_KNOWN_LENGTHS
     worker_idle_s: float = WORKER_IDLE_S
     jobs: dict[str, LabJob] = field(default_factory=dict)
@@ -243,8 +283,14 @@ class LabService:
     _pool: ProcessPoolExecutor | None = None
     _progress: Any = None
     _length_waiters: dict[LengthKey, list[Callable[[], None]]] = field(default_factory=dict)
-    _waiting_lengths: OrderedDict[LengthKey, Any] = field(default_factory=OrderedDict)
-    """Estimates waiting for the worker, each with the room (its ``on_ready``) that asked."""
+    _waiting_lengths: OrderedDict[LengthKey, tuple[Any, str | None]] = field(
+        default_factory=OrderedDict)
+    """Estimates waiting for the worker, each with the room (its ``on_ready``) and the address
+    that asked."""
+    _lengths_served: OrderedDict[str | None, None] = field(default_factory=OrderedDict)
+    """Addresses whose estimates the worker took, the least recently served first."""
+    _refused_lengths: OrderedDict[Callable[[], None], None] = field(default_factory=OrderedDict)
+    """Rooms (their ``on_ready``) refused an estimate by a cap, to ask again once one is done."""
     _busy: Future[Any] | None = None
     """What the worker is doing now."""
     _running_length: LengthKey | None = None
@@ -313,10 +359,10 @@ class LabService:
                 if job is not None:
                     future: Future[Any] = self._executor().submit(
                         run_lab_job, job.id, job.toml, job.bots, job.games, job.seed,
-                        self.max_job_seconds)
+                        self.max_job_seconds, self.max_job_cards)
                     job.future = future
                 elif self._waiting_lengths:
-                    key, _ = self._waiting_lengths.popitem(last=False)
+                    key = self._next_length()
                     future = self._executor().submit(run_length_job, key[0], key[1],
                                                      self.length_games)
                     self._running_length = key
@@ -334,6 +380,19 @@ class LabService:
             self._busy = future
             self._busy_generation += 1
         future.add_done_callback(self._worker_free)
+
+    def _next_length(self) -> LengthKey:
+        """Take the waiting estimate to run next: the oldest of the address whose estimates the
+        worker took least recently (one that never had one first)."""
+        served = {address: n for n, address in enumerate(self._lengths_served)}
+        key = min(self._waiting_lengths,
+                  key=lambda waiting: served.get(self._waiting_lengths[waiting][1], -1))
+        _, address = self._waiting_lengths.pop(key)
+        self._lengths_served.pop(address, None)
+        self._lengths_served[address] = None
+        while len(self._lengths_served) > self.max_known_lengths:
+            self._lengths_served.popitem(last=False)
+        return key
 
     def _end_when_idle(self) -> None:
         """With nothing to do, end the worker once it has stayed idle `worker_idle_s`."""
@@ -436,14 +495,18 @@ class LabService:
     # ------------------------------------------------------------------ lobbies
 
     def expected_length(self, rules: Ruleset, seat_bots: Sequence[str | None],
-                        on_ready: Callable[[], None] | None = None) -> dict[str, float] | None:
+                        on_ready: Callable[[], None] | None = None,
+                        address: str | None = None) -> dict[str, float] | None:
         """``{median_minutes, p90_minutes}`` for these rules and seats (a bot level per seat,
         ``None`` for a person or an open seat, played as a casual bot), or ``None`` while it is
         being computed; ``on_ready`` is called (in the event loop) once it is known.
 
-        ``on_ready`` also stands for the room that asks: a room has at most one estimate
-        waiting (a newer one replaces it), at most :data:`MAX_WAITING_LENGTHS` wait in all, and
-        they run only when no lab job waits."""
+        ``on_ready`` also stands for the room that asks, and ``address`` for the client that
+        set its rules or seats (``None``, e.g. for a room restored at start, is not counted per
+        address): a room has at most one estimate waiting (a newer one replaces
+        it), an address at most :data:`MAX_LENGTHS_PER_ADDRESS` across its rooms, at most
+        :data:`MAX_WAITING_LENGTHS` wait in all, and they run only when no lab job waits (the
+        address served least recently first)."""
         key = (rules.to_toml(), tuple(sorted(level or DEFAULT_LEVEL for level in seat_bots)))
         known = self.lengths.get(key)
         if known is not None:
@@ -457,13 +520,23 @@ class LabService:
                 self._wait_for(key, on_ready)
             return None
         if on_ready is not None:  # this room's older estimate, not started yet, is not needed
-            for older, asker in list(self._waiting_lengths.items()):
+            for older, (asker, _) in list(self._waiting_lengths.items()):
                 if asker == on_ready:
                     del self._waiting_lengths[older]
                     self._drop_waiter(older, on_ready)
-        if len(self._waiting_lengths) >= self.max_waiting_lengths:
-            return None  # asked again on the next room update
-        self._waiting_lengths[key] = on_ready
+        from_address = sum(1 for _, asker in self._waiting_lengths.values()
+                           if address is not None and asker == address)
+        if (len(self._waiting_lengths) >= self.max_waiting_lengths
+                or from_address >= self.max_lengths_per_address):
+            if on_ready is not None:  # it asks again once an estimate is done
+                self._refused_lengths.pop(on_ready, None)
+                self._refused_lengths[on_ready] = None
+                while len(self._refused_lengths) > self.max_waiting_lengths:
+                    self._refused_lengths.popitem(last=False)
+            return None
+        if on_ready is not None:
+            self._refused_lengths.pop(on_ready, None)
+        self._waiting_lengths[key] = (on_ready, address)
         if on_ready is not None:
             self._wait_for(key, on_ready)
         self._pump()
@@ -497,11 +570,18 @@ class LabService:
             log.warning("could not estimate a game's length: %s",
                         "cancelled" if done.cancelled() else done.exception())
             self._length_waiters.pop(key, None)
-            return
-        self.lengths[key] = done.result()
-        while len(self.lengths) > self.max_known_lengths:
-            self.lengths.popitem(last=False)
-        for callback in self._length_waiters.pop(key, []):
+        else:
+            self.lengths[key] = done.result()
+            while len(self.lengths) > self.max_known_lengths:
+                self.lengths.popitem(last=False)
+            self._call(self._length_waiters.pop(key, []))
+        # a place is free: the rooms a cap refused ask again (and may be refused again)
+        refused, self._refused_lengths = list(self._refused_lengths), OrderedDict()
+        self._call(refused)
+
+    @staticmethod
+    def _call(rooms: list[Callable[[], None]]) -> None:
+        for callback in rooms:
             try:
                 callback()
             except Exception:  # a room that went away must not stop the others

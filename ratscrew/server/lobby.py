@@ -18,11 +18,14 @@ nor sends anything: the room (:mod:`ratscrew.server.room`) asks it and tells the
 from __future__ import annotations
 
 import hmac
+import math
 import secrets
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from ratscrew.protocol.server_messages import (
+    LobbyChangeMessage,
     Phase,
     RoomMessage,
     RoomPeople,
@@ -30,6 +33,7 @@ from ratscrew.protocol.server_messages import (
     SeatInfo,
     SeatKind,
     Status,
+    YouInfo,
 )
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.link import SETTLING_INPUTS
@@ -173,6 +177,78 @@ class RoomSettings:
                    time_limit_ms=int(data.get("time_limit_ms", 0)))
 
 
+def _beyond_people(public: RoomMessage) -> dict[str, Any]:
+    """The ``room`` message but its people (``waiting``, ``spectators``) and its link figures
+    (``settle_ms``, the seats' ``ping_ms``: sent for themselves at most every 5 s anyway): what
+    must be as a connection was last shown for a ``lobby_change`` to be enough."""
+    rest: dict[str, Any] = {key: value for key, value in public.items()
+                            if key not in ("waiting", "spectators", "settle_ms", "seats")}
+    rest["seats"] = [{key: value for key, value in seat.items() if key != "ping_ms"}
+                     for seat in public["seats"]]
+    return rest
+
+
+PEOPLE_GAP_MS = 500.0
+"""The least time between two rounds of ``lobby_change`` messages in a room: people who arrive
+or leave faster than that are told of together, with the next message the room sends or after
+the next pong once the gap is over (a flood of watchers cost every member a message each)."""
+
+
+@dataclass(frozen=True)
+class People:
+    """A room's people as a connection was shown them: the waiting list (token hash and name,
+    in order) and the count of watchers."""
+
+    waiting: tuple[tuple[str, str], ...]
+    spectators: int
+
+    def change_to(self, now: People) -> tuple[list[int], list[tuple[str, str]]] | None:
+        """The ``left`` positions and the ``joined`` entries that make ``now`` of this, or
+        ``None`` when it is not a removal and an append (a reordering, a new name)."""
+        current = {token_hash for token_hash, _ in now.waiting}
+        kept = [entry for entry in self.waiting if entry[0] in current]
+        before = {token_hash for token_hash, _ in self.waiting}
+        joined = now.waiting[len(kept):]
+        if list(now.waiting[:len(kept)]) != kept or any(h in before for h, _ in joined):
+            return None
+        return [n for n, (h, _) in enumerate(self.waiting) if h not in current], list(joined)
+
+
+@dataclass
+class ShownPeople:
+    """What each of the room's connections was last sent of it, so that a change of its people
+    alone goes out as a small ``lobby_change`` (`Lobby.room_messages`).
+
+    Before, every join re-sent the whole ``room`` message, rules and waiting list included, to
+    every member: with 32 waiting and 200 watching, each newcomer cost the square of the room's
+    size in large messages (issue 47 item 3)."""
+
+    rest: dict[str, Any] | None = None
+    """`_beyond_people` of the last ``room`` message (the same for every connection)."""
+    seen: weakref.WeakKeyDictionary[Connection, tuple[People, YouInfo]] = field(
+        default_factory=weakref.WeakKeyDictionary)
+    """Each connection that was sent the room: the people it was shown, and its ``you`` (held
+    weakly: a connection gone from the room is forgotten with it, even before the next round)."""
+    changed_at: float = -math.inf
+    """When (wall clock ms) ``lobby_change`` messages last went out."""
+    behind: bool = False
+    """Some connection was not yet told of the people's latest change (`PEOPLE_GAP_MS`)."""
+
+    def due(self, wall_ms: float) -> bool:
+        """Whether connections wait to be told of a change and the gap is over."""
+        return self.behind and wall_ms - self.changed_at >= PEOPLE_GAP_MS
+
+
+def _change_message(diff: tuple[list[int], list[tuple[str, str]]], now: People,
+                    you: str | None) -> LobbyChangeMessage:
+    """The ``lobby_change`` of a `People.change_to` difference, with ``you`` marked on the
+    joined entry of the token hash ``you``."""
+    left, joined = diff
+    return {"type": "lobby_change", "left": left,
+            "joined": [{"name": name, "you": token_hash == you} for token_hash, name in joined],
+            "spectators": now.spectators}
+
+
 class Lobby:
     """The seats and the people of one room (see the module docstring)."""
 
@@ -191,6 +267,8 @@ class Lobby:
         """``lobby`` (no game yet), ``playing`` or ``over`` (a game ended; a rematch may follow)."""
         self.waiting: list[str] = []
         """Token hashes of people waiting to be dealt into the next game, first come first."""
+        self.shown = ShownPeople()
+        """What the connections were last sent of the room (`room_messages`)."""
 
     # ------------------------------------------------------------------ who is who
 
@@ -313,6 +391,7 @@ class Lobby:
 
     def leave(self, conn: Connection) -> bool:
         """A connection went away (its seat stays its player's); whether it held a seat."""
+        self.shown.seen.pop(conn, None)
         member = self.members.release(conn)
         if member is None or member.seat is None or self.seats[member.seat].conn is not conn:
             return False
@@ -451,13 +530,72 @@ class Lobby:
             "open_seats": sum(1 for seat in self.seats if seat.kind == "open"),
         }
 
-    def for_member(self, public: RoomMessage, member: Member) -> RoomPersonal:
+    def for_member(self, public: RoomMessage, member: Member,
+                   you: YouInfo | None = None) -> RoomPersonal:
         """The parts of the ``room`` message that differ per member: ``you`` (seat, host,
         status, name), and ``you`` marked on their own seat and in the waiting list."""
         return {
             "seats": [{**entry, "you": entry["seat"] == member.seat} for entry in public["seats"]],
             "waiting": [{**entry, "you": member.token_hash == token_hash}
                         for entry, token_hash in zip(public["waiting"], self.waiting, strict=True)],
-            "you": {"seat": member.seat, "host": self.is_host(member.token_hash),
-                    "status": self.status(member), "name": member.name},
+            "you": you or self.you(member),
         }
+
+    def you(self, member: Member) -> YouInfo:
+        """The ``you`` of the member's ``room`` message."""
+        return {"seat": member.seat, "host": self.is_host(member.token_hash),
+                "status": self.status(member), "name": member.name}
+
+    def room_messages(self, public: RoomMessage, wall_ms: float
+                      ) -> tuple[list[tuple[Connection, RoomPersonal]],
+                                 list[tuple[Connection, LobbyChangeMessage]]]:
+        """What each connection is sent of the room at ``wall_ms`` (the wall clock's
+        milliseconds; the room's own clock starts again with each game): the parts of a
+        whole ``room`` message that are its own, or a ``lobby_change`` when only the people
+        changed since it was last sent the room and its own ``you`` did not. A connection new
+        to the room gets the whole message, and so does everyone when something beyond the
+        people changed, or nothing did (as before ``lobby_change``). Changes less than
+        `PEOPLE_GAP_MS` after the last round wait (`ShownPeople.due`). Everyone whose own entry
+        is not among the ``joined`` of the same change shares one message object."""
+        shown = self.shown
+        names = (entry["name"] for entry in public["waiting"])
+        now = People(tuple(zip(self.waiting, names, strict=True)), public["spectators"])
+        rest = _beyond_people(public)
+        yours = {conn: self.you(member) for conn, member in self.connections.items()}
+        people_only = rest == shown.rest and any(
+            shown.seen.get(conn) != (now, you) for conn, you in yours.items())
+        may_wait = wall_ms - shown.changed_at < PEOPLE_GAP_MS
+        whole: list[tuple[Connection, RoomPersonal]] = []
+        changed: list[tuple[Connection, LobbyChangeMessage]] = []
+        diffs: dict[People, tuple[list[int], list[tuple[str, str]]] | None] = {}
+        shared: dict[People, LobbyChangeMessage] = {}
+        seen: weakref.WeakKeyDictionary[Connection, tuple[People, YouInfo]] = (
+            weakref.WeakKeyDictionary())
+        behind = False
+        for conn, member in list(self.connections.items()):
+            you = yours[conn]
+            before = shown.seen.get(conn)
+            seen[conn] = (now, you)
+            if not people_only or before is None or before[1] != you:
+                whole.append((conn, self.for_member(public, member, you)))
+                continue
+            if before[0] == now:
+                continue
+            if may_wait:
+                seen[conn], behind = before, True
+                continue
+            if before[0] not in diffs:
+                diffs[before[0]] = before[0].change_to(now)
+            diff = diffs[before[0]]
+            if diff is None:
+                whole.append((conn, self.for_member(public, member, you)))
+            elif any(token_hash == member.token_hash for token_hash, _ in diff[1]):
+                changed.append((conn, _change_message(diff, now, member.token_hash)))
+            else:
+                if before[0] not in shared:
+                    shared[before[0]] = _change_message(diff, now, None)
+                changed.append((conn, shared[before[0]]))
+        if changed:
+            shown.changed_at = wall_ms
+        shown.rest, shown.seen, shown.behind = rest, seen, behind
+        return whole, changed

@@ -44,6 +44,7 @@ from ratscrew.bots.spec import is_agent_spec
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, Event
 from ratscrew.narrate import refusal_text
+from ratscrew.protocol.codec import encode_message
 from ratscrew.protocol.server_messages import (
     ExpectedLength,
     KickedMessage,
@@ -160,6 +161,9 @@ class Room:
         self.lobby = Lobby(seats, members=_membership(seats, host_hash, members, kicked), phase=phase)
         self.expected_lengths: LabService | None = None
         """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
+        self.estimates_for: str | None = None
+        """The address that last set the rules or seats (the creator, then the host): the lab
+        counts the room's expected-length estimates against it."""
         self.absence_times = absence or AbsenceTimes()
         self.absence = AbsenceWatch(self.absence_times)
         """Who of the game's people is gone, and for whom a stand-in bot plays (issue 26); it
@@ -574,14 +578,17 @@ class Room:
 
     def _configure(self, conn: Connection, member: Member, message: Configure) -> None:
         self.lobby.configure(self.settings, message)
+        self.estimates_for = conn.address  # (a refused command changes nothing)
         self._changed_by_host()
 
     def _set_seat(self, conn: Connection, member: Member, message: SetSeat) -> None:
         self.lobby.set_seat(message)
+        self.estimates_for = conn.address  # (a refused command changes nothing)
         self._changed_by_host()
 
     def _move_seat(self, conn: Connection, member: Member, message: MoveSeat) -> None:
         self.lobby.move_seat(message)
+        self.estimates_for = conn.address  # (a refused command changes nothing)
         self._changed_by_host()
 
     def _kick_command(self, conn: Connection, member: Member, message: Kick) -> None:
@@ -1100,24 +1107,35 @@ class Room:
         known = self.expected_lengths.expected_length(
             self.settings.rules, [seat.bot if seat.kind == "bot" and not is_agent_spec(seat.bot or "")
                                   else None for seat in self.seats],  # an agent: as a casual bot
-            on_ready=self._broadcast_room)
+            on_ready=self._broadcast_room, address=self.estimates_for)
         return None if known is None else {"median_minutes": known["median_minutes"],
                                            "p90_minutes": known["p90_minutes"]}
 
     def _broadcast_room(self) -> None:
+        """The room to everyone: a whole ``room`` message, or to those for whom only the people
+        changed a small ``lobby_change`` (`Lobby.room_messages`, issue 47 item 3)."""
         public = self._public_summary()
         self._shown_links = self._link_figures()
         shared = {key: value for key, value in public.items() if key not in ("seats", "waiting")}
-        self.publisher.room(shared, [(conn, self.lobby.for_member(public, member))
-                                     for conn, member in list(self.connections.items())])
+        whole, changed = self.lobby.room_messages(public, self.clock.wall() * 1000.0)
+        if whole:  # (the shared part is encoded only for someone)
+            self.publisher.room(shared, whole)
+        encoded: dict[int, str] = {}  # one encoding of the change everyone else gets
+        for conn, change in changed:
+            if id(change) not in encoded:
+                encoded[id(change)] = encode_message(change)
+            conn.send_encoded(encoded[id(change)])
 
     def _maybe_update_room(self) -> None:
         """After a pong: a ``room`` message, if the last went out long enough ago and a seat's
         ping or the settling window has since moved enough to notice (`link.noticeably_changed`).
         A steady link costs its room no message (in a 500-room load profile, ``room`` messages
         sent after pongs took 5.8% of the server's samples, most showing the same figures give
-        or take a millisecond)."""
-        if self.publisher.room_update_due() and noticeably_changed(self._shown_links, self._link_figures()):
+        or take a millisecond). Also the people's changes held back by `PEOPLE_GAP_MS`, once it
+        is over."""
+        if self.lobby.shown.due(self.clock.wall() * 1000.0) or (  # people told of together
+                self.publisher.room_update_due()
+                and noticeably_changed(self._shown_links, self._link_figures())):
             self._broadcast_room()
 
     def _link_figures(self) -> list[int | None]:

@@ -35,7 +35,7 @@ from typing import Any
 
 from ratscrew.bots.profile import LEVELS, BotProfile
 from ratscrew.ruleset import Ruleset
-from ratscrew.sim.runner import DEFAULT_MAX_CARDS, EngineChoice, simulate
+from ratscrew.sim.runner import DEFAULT_MAX_CARDS, CardsPlayed, EngineChoice, simulate
 from ratscrew.sim.stats import Z_95, wilson_interval
 from ratscrew.sim.summary import GameSummary
 
@@ -251,17 +251,20 @@ class LabRun:
 
 
 def _play(run: LabRun, rules: Ruleset, profiles: Sequence[BotProfile],
-          progress: Progress | None) -> list[GameSummary]:
+          progress: Progress | None, cards: CardsPlayed | None = None) -> list[GameSummary]:
     summaries, _ = simulate(rules, profiles, run.games, run.seed, workers=run.workers,
-                            engine=run.engine, max_cards=run.max_cards, progress=progress)
+                            engine=run.engine, max_cards=run.max_cards, progress=progress,
+                            cards=cards)
     return summaries
 
 
-def rules_figures(run: LabRun, rules: Ruleset, progress: Progress | None = None) -> dict[str, Any]:
-    """Every figure of one ruleset (no ``compared_to``)."""
-    result = figures(_play(run, rules, run.profiles, progress), run.players)
+def rules_figures(run: LabRun, rules: Ruleset, progress: Progress | None = None,
+                  cards: CardsPlayed | None = None) -> dict[str, Any]:
+    """Every figure of one ruleset (no ``compared_to``); ``cards`` is told the cards played
+    after every batch of games (`ratscrew.sim.runner.simulate`)."""
+    result = figures(_play(run, rules, run.profiles, progress, cards), run.players)
     result["memory_vs_speed"] = memory_vs_speed(
-        _play(run, rules, memory_lineup(run.players), progress))
+        _play(run, rules, memory_lineup(run.players), progress, cards))
     return result
 
 
@@ -272,13 +275,16 @@ def length_only(run: LabRun, progress: Progress | None = None) -> dict[str, Any]
     return length
 
 
-def run_lab(run: LabRun, progress: Progress | None = None) -> dict[str, Any]:
-    """The lab's report: one object with exactly :data:`REPORT_KEYS`."""
-    ours = rules_figures(run, run.rules, progress)
+def run_lab(run: LabRun, progress: Progress | None = None,
+            cards: CardsPlayed | None = None) -> dict[str, Any]:
+    """The lab's report: one object with exactly :data:`REPORT_KEYS`. ``progress`` is told the
+    games and ``cards`` the cards played after every batch (the server's lab stops a job past
+    its share of cards by raising from it)."""
+    ours = rules_figures(run, run.rules, progress, cards)
     preset = starting_preset(run.rules)
     base = Ruleset.preset(preset)
     changed = changed_settings(run.rules, base)
-    theirs = rules_figures(run, base, progress) if changed else ours
+    theirs = rules_figures(run, base, progress, cards) if changed else ours
     ours["compared_to"] = {
         "preset": preset,
         "changed": {name: _plain(getattr(run.rules, name)) for name in changed},

@@ -34,13 +34,16 @@ from ratscrew.sim.jobs import (
 )
 from ratscrew.sim.summary import GameSummary
 
-__all__ = ["DEFAULT_MAX_CARDS", "Batch", "EngineChoice", "KernelUnavailableError", "batches",
+__all__ = ["DEFAULT_MAX_CARDS", "Batch", "CardsPlayed", "EngineChoice", "KernelUnavailableError", "batches",
            "bot_rng", "choose_engine", "default_workers", "kernel_can_run", "play_reference_game",
            "run_games", "simulate"]
 
 EngineChoice = Literal["auto", "reference", "kernel"]
 Progress = Callable[[int], object]
 """Called with the number of games just finished."""
+CardsPlayed = Callable[[int], object]
+"""Called with the cards a batch of games played (every card laid on the pile), as the batch
+finishes: what a caller counts to bound a run's cost (raising stops the run)."""
 
 
 class KernelUnavailableError(RuntimeError):
@@ -99,13 +102,15 @@ def simulate(
     max_cards: int = DEFAULT_MAX_CARDS,
     progress: Progress | None = None,
     status: Callable[[str], object] | None = None,
+    cards: CardsPlayed | None = None,
 ) -> tuple[list[GameSummary], str]:
     """Play ``games`` seeded games; returns their summaries in game order and the engine used.
 
     ``workers=1`` runs in this process; more use a process pool (or Ray with
     ``backend="ray"``). The result is the same for any worker count or backend. ``status``
     is told what the run is doing before the games start (compiling the kernel can take a
-    minute the first time), and ``""`` once they do.
+    minute the first time), and ``""`` once they do. ``cards`` is told the cards each batch
+    played, after ``progress``; an exception from either stops the run.
     """
     if games < 1:
         raise ValueError("--games must be at least 1")
@@ -128,19 +133,23 @@ def simulate(
     workers = workers or default_workers()
     parts = batches(games, workers)
     results: dict[int, list[GameSummary]] = {}
+
+    def finished(summaries: list[GameSummary]) -> None:
+        if progress is not None:
+            progress(len(summaries))
+        if cards is not None:
+            cards(sum(summary.cards_played for summary in summaries))
     if backend == "ray":
         from ratscrew.sim.ray_backend import run_batches_on_ray
 
         for batch, summaries in run_batches_on_ray(rules, profiles, parts, seed, chosen, max_cards,
                                                    address=address):
             results[batch.start] = summaries
-            if progress is not None:
-                progress(len(summaries))
+            finished(summaries)
     elif workers == 1 or len(parts) == 1:
         for batch in parts:
             results[batch.start] = run_batch(rules, profiles, batch.seeds(seed), chosen, max_cards)
-            if progress is not None:
-                progress(batch.stop - batch.start)
+            finished(results[batch.start])
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             futures = {pool.submit(run_batch, rules, profiles, batch.seeds(seed), chosen,
@@ -148,7 +157,6 @@ def simulate(
             for future in as_completed(futures):
                 batch = futures[future]
                 results[batch.start] = future.result()
-                if progress is not None:
-                    progress(batch.stop - batch.start)
+                finished(results[batch.start])
     ordered = [summary for start in sorted(results) for summary in results[start]]
     return ordered, chosen

@@ -63,6 +63,19 @@ export interface RoomMessage {
 }
 
 /**
+ * A change of the room's people alone, sent instead of a ``room`` message to a connection
+ * that was sent the room before and for which nothing else changed: ``left`` are positions in
+ * the waiting list as it last had it (in increasing order; remove them), ``joined`` the people
+ * who now wait after the others (append them), ``spectators`` the count now.
+ */
+export interface LobbyChangeMessage {
+  type: "lobby_change";
+  left: number[];
+  joined: WaitingPerson[];
+  spectators: number;
+}
+
+/**
  * One step of the game, as a client receives it. The server builds it in two parts, a
  * `StatePart` for everyone and a `ViewPart` per seat, and stamps ``sent_at`` and
  * ``server_time_ms`` as it goes out on each connection.
@@ -310,6 +323,7 @@ export interface MayView {
 export type ServerMessage =
   | WelcomeMessage
   | RoomMessage
+  | LobbyChangeMessage
   | StateMessage
   | JudgementMessage
   | GameOverMessage

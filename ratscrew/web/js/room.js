@@ -9,6 +9,7 @@ import { splitTerms, TERMS } from "./glossary.js";
 import { collectionStatus } from "./status.js";
 import { actionFor, DEFAULT_KEYS, loadKeys, saveKeys } from "./keys.js";
 import { LogBook } from "./logbook.js";
+import { withLobbyChange } from "./lobby.js";
 import { buzzFor, nextNews, withJudgement } from "./news.js";
 import { importPlayer, newKey, playerKey, rememberPlayerId, replaceKey, showYourPage } from "./identity.js";
 import { PROTOCOL_VERSION } from "./net.js";
@@ -177,6 +178,12 @@ function handle(message, arrivedAt) {
       if (message.phase !== "over") { page.over = null; page.afterGame = "results"; }
       clearStaleError();
       renderRoom();
+      break;
+    case "lobby_change":  // only the people changed: the waiting list and how many watch
+      if (page.room) {
+        page.room = withLobbyChange(page.room, message);
+        renderRoom();
+      }
       break;
     case "state": {
       const previous = page.state;
