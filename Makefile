@@ -50,14 +50,19 @@ ratscrew/web/pyodide/.copied: node_modules/.installed
 
 pyodide: ratscrew/web/pyodide/.copied
 
+# Most tests wait (servers, browsers, PostgreSQL) rather than compute, so the suite runs on one
+# worker more than the machine has cores, a module to a worker (its shared fixtures start once).
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+
 unit: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest $(PARALLEL)
 
 # The fast layer (docs/testing.md): everything but the tests marked browser, postgres, nginx,
 # process or slow in tests/conftest.py, then the JavaScript tests. `make test` runs it all.
 QUICK := not (browser or postgres or nginx or process or slow)
 quick: $(STAMP) jscheck
-	$(BIN)/pytest -m "$(QUICK)"
+	$(BIN)/pytest $(PARALLEL) -m "$(QUICK)"
 
 # The page's declarations of the online protocol, written from its Python types in
 # ratscrew/protocol/ (tests/test_protocol_types.py fails while the committed file is stale).

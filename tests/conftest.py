@@ -110,8 +110,16 @@ def layer_marks(module: str, node: str, fixtures: Iterable[str], parameters: Ite
     return marks
 
 
+LONGEST_MODULES = ("test_kernel_differential", "test_browser_offline", "test_ladder", "test_browser_table",
+                   "test_browser_friends", "test_admin", "test_supervisor", "test_browser_lab")
+"""The modules that take longest (minutes between them, `pytest --durations`), run first: `make
+test` hands whole modules to its workers (``--dist loadfile``), and one of these handed out last
+would leave the others idle while it finishes alone."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every collected test with its layers (`layer_marks`)."""
+    """Mark every collected test with its layers (`layer_marks`), and put `LONGEST_MODULES`
+    first (the same order on every worker: a stable sort of the collected order)."""
     for item in items:
         path = item.path
         callspec = getattr(item, "callspec", None)
@@ -119,6 +127,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         node = f"{path.name}::{item.name}"
         for mark in sorted(layer_marks(path.stem, node, getattr(item, "fixturenames", ()), parameters)):
             item.add_marker(mark)
+    rank = {name: place for place, name in enumerate(LONGEST_MODULES)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))
 
 
 @runtime_checkable
