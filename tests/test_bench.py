@@ -422,8 +422,7 @@ def test_an_agents_online_game_is_recorded_and_rated_as_a_bot_levels_is() -> Non
     level = _keyed_game_against("skilled")
     for game in (agent, level):
         assert game["played"]["unrated"] is None and game["played"]["note"] is None
-        assert [r["games"] for r in game["ann"]] == [1]  # her loss counts ...
-        assert game["ann"][0]["mu"] < 25.0
+        assert [r["games"] for r in game["ann"]] == [1]  # her game counts ...
         assert [(r["rules"], r["games"], r["rank"]) for r in game["opponent"]] == [
             ("classic", 1, None)]  # ... and the opponent is rated, as a bot (never ranked)
         assert [r["games"] for r in game["casual"]] == [1]
