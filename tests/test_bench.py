@@ -4,6 +4,8 @@ agents seated where bots sit (``ratscrew play``, ``ratscrew sim``, an online roo
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ from ratscrew.rl.core import TickTable
 from ratscrew.rl.encoding import ObservationEncoder
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Table
-from ratscrew.server.protocol import Stand, Start
+from ratscrew.server.protocol import Act, Join, Stand, Start
 from ratscrew.tui.app import PlayApp
 from ratscrew.tui.options import PlayOptions
 
@@ -90,6 +92,28 @@ def test_the_unlimited_track_lets_a_policy_act_at_once() -> None:
 
 
 # ---------------------------------------------------------------------- the command
+
+@pytest.mark.parametrize("name", ["sure-hand", "tabular", "ppo", "random", "always-slap"])
+def test_play_out_plays_the_same_game_as_a_step_at_every_tick(name: str) -> None:
+    agent = agents.load(name)
+    for preset, track in (("classic", "human"), ("ratscrew", "human"), ("classic", "unlimited")):
+        games = []
+        for fast in (False, True):
+            table = TickTable(preset, 2, learners=[0], bots={1: "casual"},
+                              reaction=agent.reaction if track == "human" else None)
+            table.reset(bench.deal_seed(preset, 2, 3))
+            policy = agent.policy(table.encoder, table.rules, seed=7)
+            if fast:
+                table.play_out(0, policy)
+            else:
+                while 0 not in table.places:
+                    table.step_seat(0, policy(table.vector(0), table.mask(0)))
+            assert table.game is not None
+            games.append((table.game.actions_since(0), table.ticks, table.now, table.places,
+                          table.vector(0).tobytes()))
+        assert games[0] == games[1], (preset, track)
+        assert len(games[0][0]) > 10  # a game, not a deal that ended at once
+
 
 def test_quick_json_has_the_public_shape(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--quick", "--json", "--agents", "never-slap,casual", "--workers", "1"]) == 0
@@ -192,6 +216,55 @@ def test_shipped_agents_load_by_name_and_act() -> None:
         assert agent.weights and agent.spec.info["episodes"] > 0
         policy = agent.policy(encoder, rules)
         assert {policy(x.copy(), mask) for x, mask in _vectors(rules, 2, 200)} <= {0, 1, 2}
+
+
+NO_RL_EXTRA = """
+import importlib.abc
+import sys
+
+
+class NoRlExtra(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("gymnasium", "pettingzoo"):
+            raise ImportError(f"{name} is not installed here", name=name)
+        return None
+
+
+sys.meta_path.insert(0, NoRlExtra())
+"""
+"""Run first in a subprocess: Python as if the ``rl`` extra (Gymnasium, PettingZoo) were
+not installed."""
+
+
+def test_agents_load_and_play_with_numpy_alone_without_the_rl_extra() -> None:
+    script = NO_RL_EXTRA + """
+import numpy as np
+from ratscrew.rl import agents, bench
+from ratscrew.rl.encoding import ObservationEncoder
+from ratscrew.ruleset import Ruleset
+
+rules = Ruleset.load("classic")
+encoder = ObservationEncoder(rules, 2)
+for name in ("tabular", "ppo"):
+    agent = agents.load(name)
+    vector, mask = np.zeros(encoder.size, dtype=np.float32), np.array((1, 1, 1), dtype=np.int8)
+    print(name, "acts", agent.policy(encoder, rules)(vector, mask) in (0, 1, 2))
+    result = bench.play_game(agent, rules, 2, 0, bench.deal_seed("classic", 2, 0), "human")
+    print(name, "finished", result.finished)
+print("loaded", sorted(m for m in sys.modules if m.partition(".")[0] in ("gymnasium", "pettingzoo")))
+import ratscrew.rl
+try:
+    ratscrew.rl.parallel_env(rules="classic", players=2)
+except ImportError as error:
+    print("environments:", error)
+"""
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.splitlines() == [
+        "tabular acts True", "tabular finished True", "ppo acts True", "ppo finished True",
+        "loaded []",
+        "environments: ratscrew.rl's environments need PettingZoo and Gymnasium: "
+        "pip install 'ratscrew[rl]'"]
 
 
 def test_bad_agent_files_are_refused_clearly(tmp_path: Path) -> None:
@@ -309,6 +382,75 @@ def test_an_agent_plays_an_online_game_to_the_end_at_human_speed() -> None:
             answered.append(at - card_at)
     assert answered, "the agent never slapped"
     assert min(answered) >= ANTICIPATION_FLOOR_MS  # human-limited: no slap beats the floor
+
+
+ANN_KEY = "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"
+
+
+def _keyed_game_against(opponent: str) -> dict[str, Any]:
+    """Ann (keyed) sits at a 3-seat room with ``opponent`` and a casual bot, resigns early,
+    and the two play to the end on the fake clock (an unseeded room: its games may be rated).
+    Returns what the store says of it."""
+    room, wall = make_room(seats=3, bots=[opponent, "casual"], seed=None)
+    ann = FakeConnection(room)
+    room.connect(ann)
+    ann.do(Join("Ann", None, ANN_KEY))
+    seat = ann.last("welcome")["seat"]
+    ann.do(Start())
+    run_until(room, wall, 2_000)
+    ann.do(Act("resign"))  # with one keyed player an early resignation is only her loss
+    run_until(room, wall, 3_600_000)
+    game = room.game
+    assert game is not None and game.over and room.phase == "over"
+    over = ann.last("game_over")
+    player_id = ann.last("welcome")["player_id"]
+    (played,) = room.store.player_games(player_id)
+    assert seat != _seat_of(room, opponent)
+    return {"room": room, "game": game, "over": over, "played": played,
+            "seat": _seat_of(room, opponent),
+            "ann": room.store.ratings_of(player_id),
+            "opponent": room.store.ratings_of(f"bot:{opponent}"),
+            "casual": room.store.ratings_of("bot:casual")}
+
+
+def _seat_of(room: Any, bot: str) -> int:
+    return int(next(seat.index for seat in room.seats if seat.kind == "bot" and seat.bot == bot))
+
+
+def test_an_agents_online_game_is_recorded_and_rated_as_a_bot_levels_is() -> None:
+    agent = _keyed_game_against("agent:sure-hand")
+    level = _keyed_game_against("skilled")
+    for game in (agent, level):
+        assert game["played"]["unrated"] is None and game["played"]["note"] is None
+        assert [r["games"] for r in game["ann"]] == [1]  # her game counts ...
+        assert [(r["rules"], r["games"], r["rank"]) for r in game["opponent"]] == [
+            ("classic", 1, None)]  # ... and the opponent is rated, as a bot (never ranked)
+        assert [r["games"] for r in game["casual"]] == [1]
+    record = agent["room"].store.game_record(agent["over"]["game_id"])
+    assert record is not None and "Sure-hand agent" in record["names"]
+    card_at, answered = 0, []
+    for kind, seat, at in ((a[0], a[1], a[2]) for a in agent["game"].actions_since(0)):
+        if kind == "play":
+            card_at = at
+        elif kind == "slap" and seat == agent["seat"]:
+            answered.append(at - card_at)
+    assert answered and min(answered) >= ANTICIPATION_FLOOR_MS  # held to human reactions
+
+
+def test_a_win_over_an_agent_raises_a_rating_as_a_win_over_a_bot_level_does() -> None:
+    from ratscrew.server.ratings import rate
+    from ratscrew.server.store import FinishedGame, SeatResult
+
+    def win_over(bot: str) -> Any:
+        results = (SeatResult(0, "human", "Ann", "t", True, 0, 0, (), "AnnPublic123"),
+                   SeatResult(1, "bot", "them", None, False, 0, 0, (), bot=bot))
+        return rate(FinishedGame(1, "classic", {}, 0, results), {})  # rated by the winner
+
+    for bot in ("agent:sure-hand", "skilled"):
+        rating = win_over(bot)
+        assert rating.unrated is None and rating.seat_notes == {}  # an opponent who counts
+        assert set(rating.changes) == {"AnnPublic123", f"bot:{bot}"}
+        assert rating.changes["AnnPublic123"].mu_after > 25.0 > rating.changes[f"bot:{bot}"].mu_after
 
 
 def test_rooms_seat_only_agents_known_by_name(client_app: Any) -> None:

@@ -179,13 +179,7 @@ class Agent:
             raise ValueError(f"agent {self.name!r} is a bot profile, not a tick policy")
         inner = make_policy(self.spec.policy, self.weights, encoder, rules, seed,
                             sample=self.spec.info.get("act") == "sample")
-        f = Fields.of(encoder, rules)
-
-        def on_the_clock(x: Vector, mask: Mask) -> int:
-            if mask[PLAY] and x[f.turn] > 0 and x[f.since] >= TURN_CLOCK and not x[f.flight]:
-                return PLAY  # its turn has waited 5 s: the card is played for it
-            return inner(x, mask)
-        return on_the_clock
+        return OnTheClock(inner, Fields.of(encoder, rules))
 
     def save(self, path: str | Path) -> Path:
         """Write the agent to ``path`` (``.npz``); returns the path written."""
@@ -235,6 +229,34 @@ class Fields:
                    challenge=parts["challenge"].start, counts=parts["pile_counts"].start,
                    tie=parts["tie_window"].start, flight=parts["in_flight"].start,
                    collect_by_slap=rules.collect == "slap")
+
+
+class OnTheClock:
+    """A policy agent's tick policy on the turn clock (:data:`TURN_CLOCK`): its card is
+    played for it once its turn has waited 5 s, as a room's turn time-out plays for an idle
+    person; otherwise ``inner`` decides. ``since_thresholds`` (see
+    `ratscrew.rl.core.TickTable.play_out`): the ``since_card`` values the answer turns on
+    when only the clocks move, or ``None`` where ``inner`` does not say (it draws at every
+    tick, or remembers)."""
+
+    def __init__(self, inner: Policy, fields: Fields) -> None:
+        self.inner = inner
+        self.fields = fields
+        own: tuple[float, ...] | None = getattr(inner, "since_thresholds", None)
+        self.since_thresholds = None if own is None else (*own, TURN_CLOCK)
+
+    def __call__(self, x: Vector, mask: Mask) -> int:
+        f = self.fields
+        if mask[PLAY] and x[f.turn] > 0 and x[f.since] >= TURN_CLOCK and not x[f.flight]:
+            return PLAY  # its turn has waited 5 s: the card is played for it
+        return self.inner(x, mask)
+
+
+def with_thresholds(policy: Policy, thresholds: tuple[float, ...]) -> Policy:
+    """``policy``, declaring that it answers from the observation alone and reads the clocks
+    only as ``since_card`` compared with ``thresholds`` (`OnTheClock.since_thresholds`)."""
+    policy.since_thresholds = thresholds  # type: ignore[attr-defined]
+    return policy
 
 
 TURN_CLOCK = 1.0
@@ -386,13 +408,13 @@ def make_policy(kind: str, weights: Mapping[str, npt.NDArray[Any]], encoder: Obs
             return allowed[rng.randrange(len(allowed))]
         return random_policy
     if kind == "never-slap":
-        return lambda x, mask: PLAY if mask[PLAY] else WAIT
+        return with_thresholds(lambda x, mask: PLAY if mask[PLAY] else WAIT, ())
     if kind == "always-slap":
         def flincher(x: Vector, mask: Mask) -> int:
             if mask[PLAY] and not x[f.flight]:
                 return PLAY  # it must play to keep the game going; slaps again next tick
             return SLAP if mask[SLAP] else WAIT
-        return flincher
+        return with_thresholds(flincher, ())
     if kind == "sure-hand":
         def sure_hand(x: Vector, mask: Mask) -> int:
             c = f.collection
@@ -400,13 +422,13 @@ def make_policy(kind: str, weights: Mapping[str, npt.NDArray[Any]], encoder: Obs
             if (x[f.pattern].any() and x[f.since] <= STALE) or claim:
                 return SLAP if mask[SLAP] else WAIT  # never cover a pile worth slapping
             return PLAY if mask[PLAY] else WAIT
-        return sure_hand
+        return with_thresholds(sure_hand, (STALE,))
     if kind == "tabular":
         theta = np.asarray(weights["theta"], dtype=np.float64)
 
         def tabular(x: Vector, mask: Mask) -> int:
             return masked_argmax(theta[tabular_state(f, x)], mask)
-        return tabular
+        return with_thresholds(tabular, (FRESH,))
     if kind == "mlp":
         buffer = np.empty(len(MLP_FEATURES))
         gate = DecisionGate(f)

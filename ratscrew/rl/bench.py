@@ -124,8 +124,10 @@ class _Counter:
 
 
 def play_game(agent: Agent, rules: Ruleset, players: int, seat: int, seed: int,
-              track: str) -> GameResult:
-    """One game: ``agent`` in ``seat``, casual bots elsewhere, dealt from ``seed``."""
+              track: str, tick_by_tick: bool = False) -> GameResult:
+    """One game: ``agent`` in ``seat``, casual bots elsewhere, dealt from ``seed``. A policy
+    agent's game runs by `TickTable.play_out`; ``tick_by_tick`` steps it one `step_seat` a
+    tick instead (the same game, slower: benchmarks/bench_speed.py compares the two)."""
     if track not in TRACKS:
         raise ValueError(f"unknown track {track!r}; choose one of {', '.join(TRACKS)}")
     if agent.kind == "bot":
@@ -138,10 +140,13 @@ def play_game(agent: Agent, rules: Ruleset, players: int, seat: int, seed: int,
     counter = _Counter(seat)
     assert table.table is not None
     table.table.add_listener(counter)
-    places = table.places
-    vector, mask, step = table.vector, table.mask, table.step_seat
-    while seat not in places:
-        step(seat, policy(vector(seat), mask(seat)))
+    if tick_by_tick:
+        places = table.places
+        vector, mask, step = table.vector, table.mask, table.step_seat
+        while seat not in places:
+            step(seat, policy(vector(seat), mask(seat)))
+    else:
+        table.play_out(seat, policy)
     game = table.game
     assert game is not None
     return GameResult(won=game.winner == seat, cards=counter.cards, misslaps=counter.misslaps,

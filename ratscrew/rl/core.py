@@ -35,6 +35,7 @@ a burn). Playing a card costs nothing: the pile it goes to is won or lost later.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, cast
@@ -49,7 +50,7 @@ from ratscrew.engine import Game
 from ratscrew.errors import IllegalActionError
 from ratscrew.events import CardPlayed, CardsBurned, Event, Misslap, PileWon
 from ratscrew.observation import SeatStatus
-from ratscrew.rl.encoding import ObservationEncoder
+from ratscrew.rl.encoding import CLOCK_SCALE_MS, ObservationEncoder
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Answer, Intent, Observation, Table
 
@@ -468,6 +469,69 @@ class TickTable:
         if seat in self.places:
             reward += self.scores[seat]
         return reward
+
+    def play_out(self, seat: int, policy: Callable[[npt.NDArray[np.float32], npt.NDArray[np.int8]], int]
+                 ) -> None:
+        """Play ``seat`` by ``policy`` (``policy(vector, mask) -> action``, asked at every tick)
+        until the seat is placed (the episode may go on for others): the same episode as
+        ``while seat not in places: step_seat(seat, policy(vector(seat), mask(seat)))``, only
+        faster. Most ticks are idle: nothing is due on the table before the next tick and the
+        policy sends nothing new (it waits, or repeats an action already on its way); such a
+        tick moves only the clocks in the observations, which is all :meth:`step_seat` would
+        do, without its checks and the table's look for what is due (ERS-Bench plays its
+        policy agents this way).
+
+        A policy with a ``since_thresholds`` attribute (a tuple of ``since_card`` values)
+        declares that, the table unchanged, its answer depends on the clocks only through
+        how ``since_card`` compares with those values (and on nothing it remembers): while
+        those comparisons stay as they were, the idle ticks are skipped together, with no
+        call to it at each (the built-in policies of :mod:`ratscrew.rl.agents` do)."""
+        if self.done:
+            raise EnvStateError("the episode is over (or was never started): call reset() first")
+        table = self.table
+        assert table is not None
+        places, vectors, masks = self.places, self._vectors, self._masks
+        learners = list(self._learner_agents.items())
+        update_clocks = self.encoder.update_clocks
+        tick_ms = self.tick_ms
+        thresholds: tuple[float, ...] | None = getattr(policy, "since_thresholds", None)
+        since_at = dict(self.encoder.fields)["since_card"].start
+        scratch = np.zeros(1, dtype=np.float32)
+        quiet_until: float | None = None  # when the table next has something due (None: look)
+        while seat not in places:
+            mask = masks[seat]
+            vector = vectors[seat]
+            action = policy(vector, mask)
+            after = self.now + tick_ms
+            if quiet_until is None:
+                due = table.next_due()
+                quiet_until = math.inf if due is None else due[0]
+            idle = after < quiet_until and self.ticks + 1 < self.max_ticks and (
+                action == WAIT or (type(action) is int and 0 < action <= SLAP and mask[action]
+                                   and any(i.kind == _KINDS[action] for i in table.pending(seat))))
+            if not idle:
+                self.step_seat(seat, action)
+                quiet_until = None
+                continue
+            ticks = 1
+            if thresholds is not None:  # the ticks after this one that answer the same, idle
+                card_at = self._card_at
+                since = vector[since_at]
+                sides = [(since < t, since > t) for t in thresholds]
+                while after + tick_ms < quiet_until and self.ticks + ticks + 1 < self.max_ticks:
+                    moved = (after - card_at) / CLOCK_SCALE_MS
+                    scratch[0] = moved if moved < 1.0 else 1.0  # as the encoder writes it
+                    later = scratch[0]
+                    if any((later < t, later > t) != side
+                           for t, side in zip(thresholds, sides, strict=True)):
+                        break
+                    after += tick_ms
+                    ticks += 1
+            self.now = after
+            self.ticks += ticks
+            card_at = self._card_at
+            for other, learner in learners:
+                update_clocks(vectors[other], learner.view, after, card_at)
 
     def _send(self, seat: int, action: int) -> bool:
         """Send ``seat``'s play or slap on its way; False if one is on its way already."""
