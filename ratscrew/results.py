@@ -48,9 +48,14 @@ class FinishingOrder:
         return finishing_places(players, winner, still_in, self._gone)
 
     def places_of(self, game: Game) -> list[int]:
-        """The places at the end of ``game`` (whose events this order has followed)."""
+        """The places at the end of ``game`` (whose events this order has followed). A seat that
+        is out but that no event put out lost its last cards in the action that ended the game
+        (the engine ends it at once, announcing no one out): it went out after everyone the
+        events named, so it finishes ahead of them."""
         still_in = [seat for seat in range(game.players) if game.status(seat) in STILL_IN]
-        return self.places(game.players, game.winner, still_in)
+        out_at_the_end = [seat for seat in range(game.players)
+                          if seat not in still_in and seat != game.winner and seat not in self._gone]
+        return finishing_places(game.players, game.winner, still_in, [*self._gone, *out_at_the_end])
 
 
 def finishing_places(players: int, winner: int | None, still_in: Iterable[int],

@@ -18,6 +18,7 @@ from ratscrew.bots.agent import BotAgent
 from ratscrew.bots.profile import LEVELS
 from ratscrew.engine import Game
 from ratscrew.events import Misslap, PlayerOut, SlappedIn, SlapWon
+from ratscrew.results import FinishingOrder
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Table
 from ratscrew.server import app as app_module
@@ -266,6 +267,22 @@ def test_the_winner_is_first_and_those_who_went_out_follow_the_last_out_best() -
         assert [places[seat] for seat in gone] == sorted((places[seat] for seat in gone), reverse=True)
         checked += 1
     assert checked >= 3
+
+
+def test_a_seat_whose_last_card_started_a_challenge_it_won_finishes_ahead_of_an_earlier_leaver() -> None:
+    """Ann resigns; Cat's last card is a jack, Bob fails to answer it and makes a sandwich, and
+    Bob's slap takes every card before Cat collects: the game ends at once with no event saying
+    Cat is out (she was owed the pile). Cat went out after Ann, so she is second, not last."""
+    game = Game(Ruleset.preset("classic"), hands=["2C", "7H 7S", "JC"], leader=1)
+    events = game.resign(0, 0)
+    for seat, at in ((1, 100), (2, 200), (1, 300)):
+        events += game.play(seat, at)
+    events += game.slap(1, 400)
+    assert game.over and game.winner == 1
+    assert [e.seat for e in events if isinstance(e, PlayerOut)] == [0, 1]  # Bob's, then he slapped in
+    order = FinishingOrder()
+    order.events(events)
+    assert order.places_of(game) == [3, 1, 2]
 
 
 def test_slaps_by_pattern_count_each_seats_won_slaps_and_misslaps() -> None:
