@@ -226,9 +226,11 @@ async def open_socket(url: str, small_buffer: bool) -> ClientConnection:
 
 
 async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
-                stalled: int = 0, keyed: bool = False) -> WorkerReport:
+                stalled: int = 0, keyed: bool = False, patience_s: float = 0.0) -> WorkerReport:
     """This process's share of the rooms: create, join, start, play, then measure (``keyed``:
-    every player joins with a player key of its own, as the browser page does)."""
+    every player joins with a player key of its own, as the browser page does). The measuring
+    starts at the ramp's end; ``patience_s`` waits up to that much longer for rooms still
+    starting (a test that checks every room, on a machine busy enough to start them late)."""
     report = WorkerReport()
     rng = random.Random(seed)
     measuring = asyncio.Event()
@@ -280,7 +282,7 @@ async def drive(url: str, rooms: int, ramp_s: float, seconds: float, seed: int,
         starting = asyncio.gather(*(start_room(i) for i in range(rooms)))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(starting),
-                                   max(0.0, started + ramp_s - time.monotonic()))
+                                   max(0.0, started + ramp_s + patience_s - time.monotonic()))
         await asyncio.sleep(max(0.0, started + ramp_s - time.monotonic()))
         measuring.set()
         report.late_rooms = rooms - report.rooms - report.failed_to_start

@@ -67,7 +67,7 @@ def test_keyed_players_each_join_as_a_new_player_of_their_own(tmp_path: Path) ->
     database = tmp_path / "load.db"
     with running_server(db=database) as server:
         report = asyncio.run(server_load.drive(
-            server.url, rooms=2, ramp_s=1.0, seconds=0.5, seed=3, keyed=True))
+            server.url, rooms=2, ramp_s=1.0, seconds=0.5, seed=3, keyed=True, patience_s=60.0))
     assert (report.rooms, report.failed_to_start, report.lost) == (2, 0, 0)
     store = SqliteStore(database)
     try:
