@@ -11,6 +11,7 @@ functions read the stored records (`ratscrew.server.review.slap_samples`, `asses
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from typing import Any
@@ -100,7 +101,35 @@ class Person:
             self.press(seen + 500.0, "play")
 
     def press(self, at: float, kind: str) -> None:
-        self.presses.append((at, kind))
+        # on a whole ms: the fake clock reads whole microseconds, and a press due between two
+        # readings kept the loop in `play` stepping by less than one
+        self.presses.append((float(math.ceil(at)), kind))
+
+
+class Colluder(Person):
+    """Slaps a little (30 ms) before ``victim`` presses at a slappable pile, on a ``share`` of
+    them (the others it leaves to the victim); plays its turns like a person."""
+
+    def __init__(self, room: Room, name: str, rtt_ms: float, victim: Person, share: float,
+                 rng: random.Random) -> None:
+        super().__init__(room, name, rtt_ms, lambda: 0.0)
+        self.victim, self.share, self.rng = victim, share, rng
+        self.raced: set[float] = set()
+
+    def look(self, observation: dict[str, Any], seen: float) -> None:
+        self.seat = observation["seat"]  # its slaps come from the victim's presses (`step`)
+        cards = observation["cards_played"]
+        if observation["turn"] == self.seat and cards not in self.played_on:
+            self.played_on.add(cards)
+            self.press(seen + 500.0, "play")
+
+    def step(self, now: float) -> None:
+        for at, kind in list(self.victim.presses):
+            if kind == "slap" and at not in self.raced and at - 30.0 > now:
+                self.raced.add(at)
+                if self.rng.random() < self.share:
+                    self.press(at - 30.0, "slap")
+        super().step(now)
 
 
 def play(table: Callable[[int], tuple[Room, FakeWall, list[Person]]], games: int) -> list[dict[str, Any]]:
@@ -121,6 +150,38 @@ def play(table: Callable[[int], tuple[Room, FakeWall, list[Person]]], games: int
         assert record is not None
         records.append(record)
     return records
+
+
+def test_a_colluder_racing_the_victim_does_not_get_the_victim_flagged() -> None:
+    # The issue's victim (mean 400 ms) beside a colluder who sees each press coming and slaps
+    # 30 ms before it on 60% of the piles: the victim's presses there come late (stamped, as
+    # the shipped client does, against the pile as it was); the rest it wins. The game runs to
+    # a five-minute time limit (a two-person game with nobody slapping much may go on for ever).
+    rng = random.Random(48)
+    people: list[Person] = []
+    seats: list[Person] = []  # the victim of each game
+
+    def table(number: int) -> tuple[Room, FakeWall, list[Person]]:
+        room, wall = make_room(seats=2, seed=4801 + number, turn_timeout_ms=60_000)
+        room.settings.time_limit_ms = 300_000
+        victim = Person(room, "Vic", 40.0, lambda: ex_gaussian(rng))
+        people[:] = [victim, Colluder(room, "Col", 10.0, victim, 0.6, rng)]
+        seats.append(victim)
+        return room, wall, people
+
+    records = play(table, games=6)
+    judged, samples = [], []
+    for record, victim in zip(records, seats, strict=True):
+        assert victim.seat is not None
+        judged += [e for e in record["judging"] if e["seat"] == victim.seat and e["kind"] == "slap"]
+        samples += slap_samples(record, victim.seat)
+    late = [e for e in judged if e.get("outcome") == "late"]
+    won = [e for e in judged if e.get("outcome") == "won"]
+    assert len(late) >= 10 and len(won) >= 15, (len(late), len(won))
+    assert all(e["reaction_ms"] is None or e["reaction_ms"] >= HUMAN_FLOOR_MS for e in late), late
+    assert len(samples) == len(won)  # the late ones are not counted
+    verdict = assess(samples)
+    assert verdict.checked_slaps == len(won) and not verdict.flagged, verdict.reasons
 
 
 def samples_of(records: list[dict[str, Any]], seat: int) -> list[SlapSample]:
