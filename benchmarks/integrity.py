@@ -1,17 +1,35 @@
 """Measure the integrity flags (`ratscrew.integrity`): replay human-like reaction traces and
-scripted cheaters through the real judging (`ratscrew.server.judging.judge_action` with a real
+scripted cheaters through the real judging (`ratscrew.server.judging.judge_on_link` with a real
 `ratscrew.server.link.LinkEstimate` fed by pings) and the real flagging, and print per kind the
-share flagged and the slaps until flagged.
+share flagged and the slaps until flagged; then *played* traces (``--played``): whole games in
+real rooms on the fake clock, reviewed as the server reviews them.
 
-Human-like traces: the bots' reaction model (ex-Gaussian, `ratscrew.bots.agent.draw_reaction_ms`)
-at every human level (beginner, casual, skilled, expert), each with its variance; the counting
-levels (skilled, expert) also anticipate a pile they saw coming 5% of the time (about 80 ms, as
-the bots do). Each trace is `HUMAN_SLAPS` slaps on an honest link (20-120 ms round trip with
-jitter), checked after every slap as the server checks after every game (a trace is flagged if
-any check flags it). Cheaters: `CHEAT_SLAPS` slaps each, flagged when a check within the first
-`GOAL_SLAPS` flags it. Every slap is taken as contested (a race on a slappable pile).
+Synthetic traces. Human-like: the bots' reaction model (ex-Gaussian,
+`ratscrew.bots.agent.draw_reaction_ms`) at every human level (beginner, casual, skilled,
+expert), each with its variance; the counting levels (skilled, expert) also anticipate a pile
+they saw coming 5% of the time (about 80 ms, as the bots do). Each trace is `HUMAN_SLAPS` slaps
+on an honest link (20-120 ms round trip with jitter), checked after every slap as the server
+checks after every game (a trace is flagged if any check flags it). Cheaters: `CHEAT_SLAPS`
+slaps each, flagged when a check within the first `GOAL_SLAPS` flags it. Every slap is taken as
+contested (a race on a slappable pile).
+
+Played traces (issue 46). A person (`tests/people.py`: sees each state half its round trip after
+it was sent, presses a reaction drawn from a bot level's model after seeing a slappable pile,
+presses anyway when someone took the pile meanwhile, plays its turns, and stamps each press with
+the shipped client's code, `ratscrew.client.reaction.ShownStates`) plays 2-seat classic games in
+a real `ratscrew.server.room.Room` (real judging, engine, bots and store) against each bot level
+and against a colluder who races 60% of its presses by 30 ms. Each player plays ``--games``
+games (a five-minute time limit each) and is reviewed after each, as the server does
+(`ratscrew.server.review.slap_samples` of the stored record, the latest
+`ratscrew.integrity.WINDOW` true reactions, `assess`). The same rooms then hold scripts (the
+five synthetic kinds, stamping as the client does, against an Expert bot), flagged if a check
+within their first `GOAL_SLAPS` true reactions flags them, and a script imitating the expert
+model (drawing from the Expert bot's own reaction model, and the same 60 ms quicker). The rooms
+run on the fake clock in-process, not over websockets: games of minutes each would take hours of
+wall time on a loaded 2-core machine; `benchmarks/fairness.py` covers the websocket path.
 
     PYTHONPATH=. python benchmarks/integrity.py [--humans-per-level 300] [--cheaters 200]
+    PYTHONPATH=. python benchmarks/integrity.py --played [--players 3] [--games 10]
 """
 
 from __future__ import annotations
@@ -19,13 +37,17 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from ratscrew.bots.agent import draw_reaction_ms
 from ratscrew.bots.profile import LEVELS, BotProfile
-from ratscrew.integrity import SlapSample, assess
-from ratscrew.server.judging import allowance_ms, judge_action
+from ratscrew.integrity import WINDOW, SlapSample, assess
+from ratscrew.server.judging import judge_on_link
 from ratscrew.server.link import LinkEstimate
 
 HUMAN_LEVELS = ("beginner", "casual", "skilled", "expert")
@@ -91,8 +113,8 @@ def trace(player: Player, slaps: int, rng: random.Random) -> list[SlapSample]:
         real = player.react(rng)
         arrived = shown + one_way_out + real + base_rtt / 2 + rng.expovariate(1 / 4.0)
         reported = player.report(real, rng)
-        verdict = judge_action("fair", arrived_at=arrived, shown_at=shown, reaction_ms=reported,
-                               rtt_ms=link.rtt_ms, allowance_ms=allowance_ms(link), horizon=shown)
+        verdict = judge_on_link("fair", link, arrived_at=arrived, shown_at=shown, reaction_ms=reported,
+                                horizon=shown)
         samples.append(SlapSample(verdict.reaction_ms, reported, verdict.link_ms, verdict.clamped))
         now += rng.uniform(1500.0, 6000.0)
     return samples
@@ -111,8 +133,17 @@ def main() -> None:
     parser.add_argument("--humans-per-level", type=int, default=300)
     parser.add_argument("--cheaters", type=int, default=200)
     parser.add_argument("--seed", type=int, default=30)
+    parser.add_argument("--played", action="store_true",
+                        help="play whole games in rooms on the fake clock instead (see above)")
+    parser.add_argument("--players", type=int, default=3,
+                        help="played: players per human level and opponent (default 3)")
+    parser.add_argument("--games", type=int, default=10, help="played: games per player (default 10)")
+    parser.add_argument("--scripts", type=int, default=20, help="played: scripts per kind (default 20)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    if args.played:
+        played(args.players, args.games, args.scripts, rng)
+        return
     kinds: dict[str, Callable[[], Player]] = {
         "fixed 40 ms": lambda: scripted(lambda r: 40.0),
         "fixed 150 +- 5 ms": lambda: scripted(lambda r: r.uniform(145.0, 155.0)),
@@ -146,6 +177,121 @@ def main() -> None:
         print(f"{kind:40} {args.cheaters:6} {100.0 * len(flagged) / args.cheaters:8.2f}% "
               f"{_until(flagged):>36}")
     print(f"(goal: at least 95% of every scripted kind flagged within {GOAL_SLAPS} slaps)")
+
+
+# ------------------------------------------------------------------------------ played traces
+
+PLAYED_TIME_LIMIT_MS = 300_000
+"""Each played game ends after five minutes of room time at the latest (a two-person game may
+otherwise go on for ever)."""
+OPPONENTS = ("beginner", "casual", "skilled", "expert", "colluder")
+
+
+def _played_game(react: Callable[[], float], opponent: str, seed: int,
+                 rng: random.Random) -> list[SlapSample]:
+    """One 2-seat classic game of a person (``react`` draws its reaction) against ``opponent``
+    (a bot level, or ``colluder``); the person's true reactions as the review reads them."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from online import make_room
+    from people import Colluder, Person, play
+
+    from ratscrew.server.review import slap_samples
+
+    people: list[Any] = []
+
+    def table(number: int) -> tuple[Any, Any, list[Any]]:
+        bots = [] if opponent == "colluder" else [opponent]
+        room, wall = make_room(seats=2, bots=bots, seed=seed, turn_timeout_ms=60_000)
+        room.settings.time_limit_ms = PLAYED_TIME_LIMIT_MS
+        person = Person(room, "Ann", rng.uniform(20.0, 120.0), react)
+        people[:] = [person]
+        if opponent == "colluder":
+            people.append(Colluder(room, "Col", 10.0, person, 0.6, rng))
+        return room, wall, people
+
+    record = play(table, games=1)[0]
+    seat = people[0].seat
+    return [] if seat is None else slap_samples(record, seat)
+
+
+def played(players: int, games: int, scripts: int, rng: random.Random) -> None:
+    """Print the played traces' figures (see the module docstring)."""
+    started = time.monotonic()
+    seed = 460_000
+    print(f"Played traces: 2-seat classic, rooms on the fake clock, {games} games per player "
+          f"(5-minute limit), reviewed after every game\n")
+    print(f"{'person':10} {'opponent':10} {'players':>7} {'games':>6} {'reactions':>9} "
+          f"{'flagged players':>16} {'flagged reviews':>16} {'mean reaction':>14}")
+    total_games = total_reviews = flagged_reviews = total_players = flagged_players = 0
+    for level in HUMAN_LEVELS:
+        profile = LEVELS[level]
+        for opponent in OPPONENTS:
+            reactions: list[float] = []
+            level_flagged = level_reviews = level_players_flagged = 0
+            def react(profile: BotProfile = profile) -> float:
+                return draw_reaction_ms(profile, rng)
+
+            for _ in range(players):
+                samples: list[SlapSample] = []
+                flagged = False
+                for _ in range(games):
+                    seed += 1
+                    samples += _played_game(react, opponent, seed, rng)
+                    level_reviews += 1
+                    if samples and assess(samples[-WINDOW:]).flagged:
+                        level_flagged += 1
+                        flagged = True
+                level_players_flagged += flagged
+                reactions += [s.reaction_ms for s in samples if s.reaction_ms is not None]
+            total_games += players * games
+            total_reviews += level_reviews
+            flagged_reviews += level_flagged
+            total_players += players
+            flagged_players += level_players_flagged
+            mean = statistics.fmean(reactions) if reactions else float("nan")
+            print(f"{level:10} {opponent:10} {players:7} {players * games:6} {len(reactions):9} "
+                  f"{level_players_flagged:9} ({100.0 * level_players_flagged / players:4.1f}%) "
+                  f"{level_flagged:8} ({100.0 * level_flagged / level_reviews:4.1f}%) {mean:11.0f} ms")
+    print(f"{'all':21} {total_players:7} {total_games:6} {'':9} "
+          f"{flagged_players:9} ({100.0 * flagged_players / total_players:4.2f}%) "
+          f"{flagged_reviews:8} ({100.0 * flagged_reviews / total_reviews:4.2f}%)")
+    print(f"(goal: at most 0.1% of at least 1,000 games flagged; "
+          f"{time.monotonic() - started:.0f} s so far)\n")
+
+    expert = LEVELS["expert"]
+    kinds: dict[str, Callable[[], float]] = {
+        "fixed 40 ms": lambda: 40.0,
+        "fixed 150 +- 5 ms": lambda: rng.uniform(145.0, 155.0),
+        "uniform 120-200 ms": lambda: rng.uniform(120.0, 200.0),
+        "humanised expert -120 ms": lambda: max(1.0, draw_reaction_ms(expert, rng) - 120.0),
+        "humanised skilled -120 ms": lambda: max(1.0, draw_reaction_ms(LEVELS["skilled"], rng) - 120.0),
+        "imitating the expert model": lambda: draw_reaction_ms(expert, rng),
+        "imitating the expert -60 ms": lambda: max(1.0, draw_reaction_ms(expert, rng) - 60.0),
+    }
+    print(f"Scripts against an Expert bot, stamping as the client does, {scripts} each "
+          f"(flagged within their first {GOAL_SLAPS} true reactions):")
+    print(f"{'kind':30} {'scripts':>7} {'games':>6} {'flagged':>9} {'reactions until flagged':>24} "
+          f"{'counted per game':>17}")
+    for kind, react in kinds.items():
+        flagged_at: list[int] = []
+        played_games = 0
+        counted = 0
+        for _ in range(scripts):
+            samples = []
+            for _ in range(8):  # until GOAL_SLAPS true reactions, at most 8 games
+                seed += 1
+                samples += _played_game(react, "expert", seed, rng)
+                played_games += 1
+                if len(samples) >= GOAL_SLAPS:
+                    break
+            n = first_flag(samples, GOAL_SLAPS)
+            if n is not None:
+                flagged_at.append(n)
+            counted += len(samples)
+        print(f"{kind:30} {scripts:7} {played_games:6} {100.0 * len(flagged_at) / scripts:8.1f}% "
+              f"{_until(flagged_at):>24} {counted / max(1, played_games):17.1f}")
+    print(f"(goal: at least 95% of each of the five script kinds flagged within {GOAL_SLAPS} true "
+          f"reactions; {time.monotonic() - started:.0f} s in all)")
 
 
 def _until(flagged: list[int]) -> str:
