@@ -162,15 +162,20 @@ class LinkEstimate:
 
     def add_implied(self, rtt_ms: float) -> None:
         """Add the round trip one stamped action implies (ms): its arrival minus when the state
-        it answered was sent minus the reaction it reports. The latest ``window`` are kept.
+        it answered was sent minus the reaction it reports. The latest ``window`` are kept. A
+        negative one is no evidence of the link (a claim later than its arrival, which gains
+        nothing, or a state sent before the room's clock restarted for a new game) and is left
+        out.
 
         >>> link = LinkEstimate()
         >>> for pong in (260, 262, 270): link.add(pong)   # pongs answered 200 ms late
-        >>> link.add_implied(75.0); link.add_implied(-3.0)   # a claim later than its arrival
+        >>> link.add_implied(75.0); link.add_implied(-3.0)
         >>> link.rtt_ms, link.evidence_rtt_ms
-        (260, 0.0)
+        (260, 75.0)
         """
-        self._implied.append(max(0.0, rtt_ms))
+        if rtt_ms < 0:
+            return
+        self._implied.append(rtt_ms)
         self._implied_min = min(self._implied)
 
     @property
