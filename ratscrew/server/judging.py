@@ -152,7 +152,10 @@ def judge_on_link(judging: Judging, link: LinkEstimate, *, arrived_at: float,
     """`judge_action` for an action that came over ``link``, bounded by the round trip the
     link's own evidence supports (`LinkEstimate.evidence_rtt_ms`: the lower of its pongs'
     minimum and what its earlier stamped actions imply); then the round trip this action
-    implies is added to that evidence for the actions after it.
+    implies is added to that evidence for the actions after it. When the actions contradict
+    the pongs (they imply a round trip shorter than the pongs' by more than the pongs' jitter
+    allowance), the pongs were held back and their jitter is no evidence either: the allowance
+    is then the floor, `ALLOWANCE_FLOOR_MS`.
 
     The lag cheat: a client 30 ms away each way answers pings 200 ms late (its pongs say 260 ms)
     and claims 300 ms for a slap it made 450 ms after the double. Its earlier play, stamped
@@ -165,11 +168,15 @@ def judge_on_link(judging: Judging, link: LinkEstimate, *, arrived_at: float,
     >>> slap = judge_on_link("fair", link, arrived_at=3510.0, shown_at=3000.0,
     ...                      reaction_ms=300.0, horizon=0.0)
     >>> slap.judged_at, slap.clamped      # 3450 - the allowance, not the 3300 claimed
-    (3440.0, 'link')
+    (3445.0, 'link')
     """
+    allowance = allowance_ms(link)
+    rtt, evidence = link.rtt_ms, link.evidence_rtt_ms
+    if rtt is not None and evidence is not None and evidence < rtt - allowance:
+        allowance = ALLOWANCE_FLOOR_MS  # the pongs were held back: so was their jitter
     verdict = judge_action(judging, arrived_at=arrived_at, shown_at=shown_at,
-                           reaction_ms=reaction_ms, rtt_ms=link.evidence_rtt_ms,
-                           allowance_ms=allowance_ms(link), horizon=horizon)
+                           reaction_ms=reaction_ms, rtt_ms=evidence, allowance_ms=allowance,
+                           horizon=horizon)
     if shown_at is not None and reaction_ms is not None:
         link.add_implied(arrived_at - shown_at - reaction_ms)
     return verdict
