@@ -139,10 +139,19 @@ def main() -> None:
                         help="played: players per human level and opponent (default 3)")
     parser.add_argument("--games", type=int, default=10, help="played: games per player (default 10)")
     parser.add_argument("--scripts", type=int, default=20, help="played: scripts per kind (default 20)")
+    parser.add_argument("--pairs", nargs="*", metavar="LEVEL:OPPONENT",
+                        help="played: only these honest pairings (e.g. expert:expert), no scripts")
+    parser.add_argument("--websocket-games", type=int, default=0,
+                        help="play this many games over real websockets instead (one-minute games)")
+    parser.add_argument("--parallel", type=int, default=10, help="websocket games at once (default 10)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    if args.websocket_games:
+        over_websockets(args.websocket_games, args.parallel, rng)
+        return
     if args.played:
-        played(args.players, args.games, args.scripts, rng)
+        pairs = [(p.split(":")[0], p.split(":")[1]) for p in args.pairs] if args.pairs else None
+        played(args.players, args.games, args.scripts, rng, pairs)
         return
     kinds: dict[str, Callable[[], Player]] = {
         "fixed 40 ms": lambda: scripted(lambda r: 40.0),
@@ -214,8 +223,10 @@ def _played_game(react: Callable[[], float], opponent: str, seed: int,
     return [] if seat is None else slap_samples(record, seat)
 
 
-def played(players: int, games: int, scripts: int, rng: random.Random) -> None:
-    """Print the played traces' figures (see the module docstring)."""
+def played(players: int, games: int, scripts: int, rng: random.Random,
+           pairs: list[tuple[str, str]] | None = None) -> None:
+    """Print the played traces' figures (see the module docstring); ``pairs`` (person level,
+    opponent) narrows the honest games to those, and leaves the scripts out."""
     started = time.monotonic()
     seed = 460_000
     print(f"Played traces: 2-seat classic, rooms on the fake clock, {games} games per player "
@@ -223,40 +234,46 @@ def played(players: int, games: int, scripts: int, rng: random.Random) -> None:
     print(f"{'person':10} {'opponent':10} {'players':>7} {'games':>6} {'reactions':>9} "
           f"{'flagged players':>16} {'flagged reviews':>16} {'mean reaction':>14}")
     total_games = total_reviews = flagged_reviews = total_players = flagged_players = 0
-    for level in HUMAN_LEVELS:
+    for level, opponent in pairs or [(lv, op) for lv in HUMAN_LEVELS for op in OPPONENTS]:
         profile = LEVELS[level]
-        for opponent in OPPONENTS:
-            reactions: list[float] = []
-            level_flagged = level_reviews = level_players_flagged = 0
-            def react(profile: BotProfile = profile) -> float:
-                return draw_reaction_ms(profile, rng)
+        reactions: list[float] = []
+        level_flagged = level_reviews = level_players_flagged = 0
 
-            for _ in range(players):
-                samples: list[SlapSample] = []
-                flagged = False
-                for _ in range(games):
-                    seed += 1
-                    samples += _played_game(react, opponent, seed, rng)
-                    level_reviews += 1
-                    if samples and assess(samples[-WINDOW:]).flagged:
-                        level_flagged += 1
-                        flagged = True
-                level_players_flagged += flagged
-                reactions += [s.reaction_ms for s in samples if s.reaction_ms is not None]
-            total_games += players * games
-            total_reviews += level_reviews
-            flagged_reviews += level_flagged
-            total_players += players
-            flagged_players += level_players_flagged
-            mean = statistics.fmean(reactions) if reactions else float("nan")
-            print(f"{level:10} {opponent:10} {players:7} {players * games:6} {len(reactions):9} "
-                  f"{level_players_flagged:9} ({100.0 * level_players_flagged / players:4.1f}%) "
-                  f"{level_flagged:8} ({100.0 * level_flagged / level_reviews:4.1f}%) {mean:11.0f} ms")
+        def react(profile: BotProfile = profile) -> float:
+            return draw_reaction_ms(profile, rng)
+
+        for _ in range(players):
+            samples: list[SlapSample] = []
+            flagged = False
+            for _ in range(games):
+                seed += 1
+                samples += _played_game(react, opponent, seed, rng)
+                level_reviews += 1
+                verdict = assess(samples[-WINDOW:])
+                if samples and verdict.flagged:
+                    level_flagged += 1
+                    if not flagged:
+                        print(f"  flagged: a {level} person against {opponent}, after "
+                              f"{len(samples)} reactions: {'; '.join(verdict.reasons)}")
+                    flagged = True
+            level_players_flagged += flagged
+            reactions += [s.reaction_ms for s in samples if s.reaction_ms is not None]
+        total_games += players * games
+        total_reviews += level_reviews
+        flagged_reviews += level_flagged
+        total_players += players
+        flagged_players += level_players_flagged
+        mean = statistics.fmean(reactions) if reactions else float("nan")
+        print(f"{level:10} {opponent:10} {players:7} {players * games:6} {len(reactions):9} "
+              f"{level_players_flagged:9} ({100.0 * level_players_flagged / players:4.1f}%) "
+              f"{level_flagged:8} ({100.0 * level_flagged / level_reviews:4.1f}%) {mean:11.0f} ms")
     print(f"{'all':21} {total_players:7} {total_games:6} {'':9} "
           f"{flagged_players:9} ({100.0 * flagged_players / total_players:4.2f}%) "
           f"{flagged_reviews:8} ({100.0 * flagged_reviews / total_reviews:4.2f}%)")
     print(f"(goal: at most 0.1% of at least 1,000 games flagged; "
           f"{time.monotonic() - started:.0f} s so far)\n")
+    if pairs:
+        return
 
     expert = LEVELS["expert"]
     kinds: dict[str, Callable[[], float]] = {
@@ -292,6 +309,123 @@ def played(players: int, games: int, scripts: int, rng: random.Random) -> None:
               f"{_until(flagged_at):>24} {counted / max(1, played_games):17.1f}")
     print(f"(goal: at least 95% of each of the five script kinds flagged within {GOAL_SLAPS} true "
           f"reactions; {time.monotonic() - started:.0f} s in all)")
+
+
+# ------------------------------------------------------------------ over real websockets
+
+WEBSOCKET_TIME_LIMIT_MS = 60_000
+"""A websocket game ends after a minute of play (the shortest time limit a room takes)."""
+
+
+async def _websocket_game(url: str, level: str, opponent: str, rng: random.Random) -> list[SlapSample]:
+    """One game over a real websocket: a person of ``level`` (the played traces' model: a
+    reaction after seeing a slappable pile, a press anyway if someone took it meanwhile, stamped
+    with the shipped client's `ShownStates`) against a bot of ``opponent`` level; the person's
+    true reactions in the stored record, as the review reads them."""
+    import asyncio
+
+    import httpx
+    from scripted import ScriptedPlayer
+
+    from ratscrew.cards import parse_cards
+    from ratscrew.client.reaction import ShownStates
+    from ratscrew.patterns import find_slap
+    from ratscrew.ruleset import Ruleset
+    from ratscrew.server.review import slap_samples
+
+    classic = Ruleset.preset("classic")
+    profile = LEVELS[level]
+    shown = ShownStates()
+    acted: set[tuple[str, int]] = set()
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def press(player: ScriptedPlayer, kind: str, delay_ms: float) -> None:
+        await asyncio.sleep(delay_ms / 1000.0)
+        stamp = shown.reaction_to(player.loop_time)
+        if stamp is not None:
+            player.act(kind, stamp[1], stamp[0])
+
+    async def on_state(player: ScriptedPlayer, state: dict[str, Any]) -> None:
+        shown.shown(int(state["version"]), at=player.loop_time)
+        observation = state["observation"]
+        seat, cards = observation["seat"], observation["cards_played"]
+        if observation["over"] or seat is None:
+            return
+        pile = parse_cards(" ".join(observation["pile"]))
+        if (("slap", cards) not in acted and observation["may"]["slap"][seat]
+                and find_slap(pile, classic.slaps, classic.pattern_options) is not None):
+            acted.add(("slap", cards))
+            task = asyncio.create_task(press(player, "slap", draw_reaction_ms(profile, rng)))
+        elif observation["turn"] == seat and ("play", cards) not in acted:
+            acted.add(("play", cards))
+            task = asyncio.create_task(press(player, "play", 500.0))
+        else:
+            return
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        response = await http.post("/api/rooms", json={
+            "rules": "classic", "seats": 2, "bots": [opponent], "turn_timeout_ms": 60_000,
+            "time_limit_ms": WEBSOCKET_TIME_LIMIT_MS})
+        response.raise_for_status()
+        code = response.json()["code"]
+        rtt = rng.uniform(20.0, 120.0)
+        person = ScriptedPlayer("Ann", rtt / 2, 3.0, rng.randrange(1 << 30), on_state)
+        try:
+            await person.connect(f"{url}/ws/{code}")
+            person.send({"type": "join", "name": "Ann"})
+            await asyncio.wait_for(person.seen("welcome").wait(), 30)
+            await asyncio.sleep(0.8)  # the first quick pings
+            person.send({"type": "start"})
+            await asyncio.wait_for(person.seen("game_over").wait(), WEBSOCKET_TIME_LIMIT_MS / 1000 + 120)
+            over = next(m for _, _, m in person.messages if m["type"] == "game_over")
+            record = (await http.get(f"/api/games/{over['game_id']}/record")).json()
+        finally:
+            await person.close()
+    seat = person.seat
+    return [] if seat is None else slap_samples(record, seat)
+
+
+def over_websockets(games: int, parallel: int, rng: random.Random) -> None:
+    """Play ``games`` one-minute games over real websockets (a ``ratscrew serve`` on loopback),
+    people of every level against every bot level in turn, ``parallel`` at once; print how many
+    finished, the true reactions counted and the share of games whose person a review flags."""
+    import asyncio
+
+    from scripted import running_server
+
+    pairs = [(level, opponent) for level in HUMAN_LEVELS for opponent in HUMAN_LEVELS]
+    started = time.monotonic()
+    results: list[tuple[str, str, list[SlapSample] | None]] = []
+
+    async def run(url: str) -> None:
+        gate = asyncio.Semaphore(parallel)
+
+        async def one(index: int) -> None:
+            level, opponent = pairs[index % len(pairs)]
+            async with gate:
+                try:
+                    results.append((level, opponent, await _websocket_game(url, level, opponent, rng)))
+                except (TimeoutError, OSError, StopIteration) as error:
+                    print(f"a game failed: {error!r}", file=sys.stderr)
+                    results.append((level, opponent, None))
+
+        await asyncio.gather(*(one(i) for i in range(games)))
+
+    with running_server() as server:
+        asyncio.run(run(server.url))
+    finished = [r for r in results if r[2] is not None]
+    flagged = [r for r in finished if r[2] and assess(r[2][-WINDOW:]).flagged]
+    counted = sum(len(r[2] or []) for r in finished)
+    print(f"Over real websockets: {len(finished)} of {games} one-minute games finished "
+          f"({time.monotonic() - started:.0f} s), {counted} true reactions counted, "
+          f"{len(flagged)} games whose person a review flags")
+    for level in HUMAN_LEVELS:
+        mine = [r for r in finished if r[0] == level]
+        reactions = [s.reaction_ms for r in mine for s in r[2] or [] if s.reaction_ms is not None]
+        mean = statistics.fmean(reactions) if reactions else float("nan")
+        print(f"  {level:10} {len(mine):4} games {len(reactions):5} reactions, mean {mean:4.0f} ms")
 
 
 def _until(flagged: list[int]) -> str:
