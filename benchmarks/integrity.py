@@ -289,7 +289,7 @@ def played(players: int, games: int, scripts: int, rng: random.Random,
           f"(flagged within their first {GOAL_SLAPS} true reactions):")
     print(f"{'kind':30} {'scripts':>7} {'games':>6} {'flagged':>9} {'reactions until flagged':>24} "
           f"{'counted per game':>17}")
-    for kind, react in kinds.items():
+    for kind, script in kinds.items():
         flagged_at: list[int] = []
         played_games = 0
         counted = 0
@@ -297,7 +297,7 @@ def played(players: int, games: int, scripts: int, rng: random.Random,
             samples = []
             for _ in range(8):  # until GOAL_SLAPS true reactions, at most 8 games
                 seed += 1
-                samples += _played_game(react, "expert", seed, rng)
+                samples += _played_game(script, "expert", seed, rng)
                 played_games += 1
                 if len(samples) >= GOAL_SLAPS:
                     break
