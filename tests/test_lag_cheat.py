@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from online import FakeConnection, FakeWall, act, make_room, run_until
 
-from ratscrew.server.judging import SETTLE_CAP_MS
+from ratscrew.server.judging import ALLOWANCE_CAP_MS, ALLOWANCE_FLOOR_MS, SETTLE_CAP_MS, allowance_ms
 from ratscrew.server.protocol import Start
 from ratscrew.server.room import Room
 
@@ -18,14 +18,18 @@ ANN_ONE_WAY = 10.0
 ANN_REACTION = 350.0
 
 
-def double_after_honest_plays(bob_one_way: float, bob_pongs_ms: float) -> tuple[
+def double_after_honest_plays(bob_one_way: float, bob_pongs_ms: float,
+                              bob_late_pongs_ms: tuple[float, ...] = ()) -> tuple[
         Room, FakeWall, FakeConnection, FakeConnection, float]:
     """Ann covers nothing with 7H, Bob covers it with 7S (a double); each plays 200-500 ms
     after seeing their turn, stamped as it happened, over their real links. Bob's pongs
-    measured ``bob_pongs_ms``. Returns the room time the double was sent to both."""
+    measured ``bob_pongs_ms``, then ``bob_late_pongs_ms``. Returns the room time the double
+    was sent to both."""
     room, wall = make_room(seats=2, hands=["7H 2C 3C", "7S 4D 5D"], turn_timeout_ms=60_000)
     ann = FakeConnection(room, rtt_ms=2 * ANN_ONE_WAY)
     bob = FakeConnection(room, rtt_ms=bob_pongs_ms)
+    for pong in bob_late_pongs_ms:
+        bob.pinger.link.add(pong)
     ann.join("Ann")
     bob.join("Bob")
     ann.do(Start())
@@ -65,6 +69,16 @@ def test_a_client_that_answers_pings_late_does_not_win_with_a_quick_claim() -> N
     assert slaps["Ann"]["result"] == "won" and slaps["Bob"]["result"] != "won"
     assert room.game is not None and room.game.hand_size(0) > room.game.hand_size(1)
     assert isinstance(slaps["Bob"]["link_ms"], int) and slaps["Bob"]["link_ms"] <= 80 + 5
+
+
+def test_a_cheat_that_holds_its_pongs_unevenly_gets_no_wider_allowance() -> None:
+    # The same cheat holds its pongs 200-260 ms: their jitter would allow it 50 ms more, but
+    # pongs its own actions contradict are no evidence of jitter either
+    late = (300.0, 340.0, 290.0, 335.0, 330.0)
+    room, wall, ann, bob, double = double_after_honest_plays(40, 280, late)
+    assert allowance_ms(bob.pinger.link) == ALLOWANCE_CAP_MS
+    slaps = race(room, wall, ann, bob, double, bob_one_way=40, bob_real_ms=450, bob_claim_ms=300)
+    assert slaps["Bob"]["link_ms"] == 80 + ALLOWANCE_FLOOR_MS and slaps["Ann"]["result"] == "won"
 
 
 def test_an_honest_player_on_a_slow_link_keeps_the_whole_compensation() -> None:
