@@ -6,10 +6,12 @@ scripted players (``benchmarks/scripted.py``) whose links add a one-way delay an
 direction play in turn to a double and both slap it after a physical reaction drawn from the bot
 model (``skilled`` level). The quicker reactor is the one with the shorter time from seeing the
 double to slapping. Prints, for each judging, delay pair and jitter, the share of contests won by
-the quicker reactor, by margin; what a client that lies about its reaction gains; and the
+the quicker reactor, by margin; what a client that lies about its reaction gains; what the lag
+cheat gains (a client that answers pings late and claims quick reactions, issue 46); and the
 latency from a slap to its result (what the settling window costs).
 
-Usage: ``.venv/bin/python benchmarks/fairness.py [--contests N] [--quick] [--csv F] [--plot F]``.
+Usage: ``.venv/bin/python benchmarks/fairness.py [--contests N] [--quick] [--lag-cheat-only]
+[--csv F] [--plot F]``.
 It prints figures; nothing is asserted. Every run is bounded (``--contests`` per setting) and
 stops by itself.
 """
@@ -51,12 +53,20 @@ LIE_MS = 80.0
 """How much quicker than its real reaction the lying client claims to be."""
 
 
+LAG_HONEST = Contender(10.0, 5.0, 350.0)
+"""The lag cheat's victim: an honest player 10 ms away each way (±5 ms), reacting in 350 ms."""
+LAG_CHEAT = Contender(40.0, 5.0, 450.0, pong_delay_ms=200.0, claim_ms=300.0)
+"""The lag cheat (issue 46, item 4): a link 60 ms slower than its victim's (40 ms each way),
+every pong held 200 ms (its pings read ~280 ms), really reacting in 450 ms and claiming 300."""
+
+
 @dataclass(frozen=True)
 class Setting:
     judging: str
     far_ms: int
     jitter_ms: int
     liar: bool = False
+    lag_cheat: bool = False
 
 
 def quicker_share(results: Sequence[ContestResult], margin: float) -> tuple[float, int]:
@@ -83,6 +93,8 @@ async def run_setting(url: str, setting: Setting, deals: list[tuple[int, int]], 
         near_reaction, far_reaction = draw_reaction_ms(profile, rng), draw_reaction_ms(profile, rng)
         near = Contender(0, setting.jitter_ms, near_reaction, LIE_MS if setting.liar else 0.0)
         far = Contender(setting.far_ms, setting.jitter_ms, far_reaction)
+        if setting.lag_cheat:  # the honest player is side 0, the cheat side 1
+            near, far = LAG_HONEST, LAG_CHEAT
         async with gate:
             try:
                 return await run_contest(url, seed, cards, setting.judging, (near, far))
@@ -94,6 +106,25 @@ async def run_setting(url: str, setting: Setting, deals: list[tuple[int, int]], 
 
     results = await asyncio.gather(*(one(i) for i in range(contests)))
     return [r for r in results if r is not None]
+
+
+def report_lag_cheat(results: Sequence[ContestResult]) -> None:
+    """Print the lag cheat's contested-slap wins: overall, and where the honest player really
+    was the quicker by 20 ms or more, and by more than the largest jitter allowance (each side's
+    reaction as it happened, event-loop lag included)."""
+    print("\nThe lag cheat (issue 46): B's link is 60 ms slower than A's (40 against 10 ms each way,")
+    print("±5 ms); B holds every pong 200 ms, really slaps 450 ms after seeing the double and claims")
+    print("300 ms; A is honest and slaps after 350 ms. Both have played a card (stamped as it")
+    print("happened) before the double. Contested doubles won by the cheat B:")
+    decided = [r for r in results if r.winner is not None]
+    rows = [("all decided contests", decided)] + [
+        (f"A really quicker by ≥ {margin} ms",
+         [r for r in decided if r.reactions[1] - r.reactions[0] >= margin])
+        for margin in (20, 60)]  # 60: beyond the largest jitter allowance (50 ms)
+    for label, group in rows:
+        won = sum(1 for r in group if r.winner == 1)
+        share = percent(won / len(group) if group else float("nan"))
+        print(f"  {label:<30} {won:>4} of {len(group):>4} ({share})")
 
 
 def percent(value: float) -> str:
@@ -109,11 +140,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed for the reaction draws")
     parser.add_argument("--csv", type=Path, default=None, help="also write every row to this CSV file")
     parser.add_argument("--plot", type=Path, default=None, help="also draw win share against delay (PNG)")
+    parser.add_argument("--lag-cheat-only", action="store_true",
+                        help="play only the lag cheat's contests (fair judging)")
     args = parser.parse_args()
     contests = 30 if args.quick else args.contests
     jitters = (0, 10) if args.quick else JITTERS
     settings = [Setting(j, d, jit) for j in JUDGINGS for jit in jitters for d in DELAYS]
     settings += [Setting(j, 100, 10, liar=True) for j in JUDGINGS]  # honest: the 0/100 ±10 row
+    lag_cheat = Setting("fair", 40, 5, lag_cheat=True)
+    settings = [lag_cheat] if args.lag_cheat_only else [*settings, lag_cheat]
     deals = seeds_with_an_early_double(50)
     rng = random.Random(args.seed)
     results: dict[Setting, list[ContestResult]] = {}
@@ -129,6 +164,10 @@ def main() -> None:
     with running_server() as server:
         asyncio.run(run_all(server.url))
 
+    report_lag_cheat(results[lag_cheat])
+    if args.lag_cheat_only:
+        return
+
     print(f"\nContested doubles, two players (skilled reactions), {contests} contests per row; the near")
     print("player has a 0 ms link, the far one the delay shown (one way, each direction).")
     print("Share of contests won by the quicker reactor, by how much quicker (contests counted):")
@@ -137,7 +176,7 @@ def main() -> None:
     print(header + f"{'far wins, quicker ≥20':>23}")
     rows: list[dict[str, Any]] = []
     for setting in settings:
-        if setting.liar:
+        if setting.liar or setting.lag_cheat:
             continue
         got = results[setting]
         shares = [quicker_share(got, m) for m in (0, *MARGINS)]

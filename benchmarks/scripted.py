@@ -172,6 +172,9 @@ class ScriptedPlayer:
     seed: int = 0
     on_state: Callable[[ScriptedPlayer, dict[str, Any]], Awaitable[None]] | None = None
     seat: int | None = None
+    pong_delay_ms: float = 0.0
+    """How long this client holds each pong before sending it (the lag cheat: its link looks
+    slower to the server than it is)."""
     state: dict[str, Any] | None = None
     shown: dict[int, float] = field(default_factory=dict)
     """version -> loop time (s) at which this client showed that state."""
@@ -234,7 +237,11 @@ class ScriptedPlayer:
             shown = self.loop_time
             kind = message["type"]
             if kind == "ping":
-                self.send({"type": "pong", "id": message["id"]})
+                pong = {"type": "pong", "id": message["id"]}
+                if self.pong_delay_ms:
+                    asyncio.get_running_loop().call_later(self.pong_delay_ms / 1000.0, self.send, pong)
+                else:
+                    self.send(pong)
                 continue
             self.messages.append((arrived, shown, message))
             if kind == "welcome":
@@ -296,6 +303,11 @@ class Contender:
     jitter_ms: float
     reaction_ms: float
     lie_ms: float = 0.0
+    pong_delay_ms: float = 0.0
+    """How long it holds each pong before answering (the lag cheat)."""
+    claim_ms: float | None = None
+    """The reaction it claims for its slap whatever the real one (``None``: the real one less
+    ``lie_ms``)."""
 
 
 @dataclass(frozen=True)
@@ -346,7 +358,8 @@ async def run_contest(url: str, seed: int, cards_to_double: int, judging: str,
                 await asyncio.sleep(side.reaction_ms / 1000.0)
                 elapsed = (player.loop_time - player.shown[version]) * 1000.0
                 reacted[side_index] = elapsed
-                player.act("slap", elapsed - side.lie_ms, version)
+                player.act("slap", elapsed - side.lie_ms if side.claim_ms is None else side.claim_ms,
+                           version)
             task = asyncio.create_task(slap())
         elif observation["turn"] == player.seat and observation["cards_played"] < cards_to_double:
             async def play() -> None:
@@ -358,8 +371,10 @@ async def run_contest(url: str, seed: int, cards_to_double: int, judging: str,
         pending.add(task)
         task.add_done_callback(pending.discard)
 
-    players = [ScriptedPlayer("A", sides[0].one_way_ms, sides[0].jitter_ms, seed * 2, on_state),
-               ScriptedPlayer("B", sides[1].one_way_ms, sides[1].jitter_ms, seed * 2 + 1, on_state)]
+    players = [ScriptedPlayer("A", sides[0].one_way_ms, sides[0].jitter_ms, seed * 2, on_state,
+                              pong_delay_ms=sides[0].pong_delay_ms),
+               ScriptedPlayer("B", sides[1].one_way_ms, sides[1].jitter_ms, seed * 2 + 1, on_state,
+                              pong_delay_ms=sides[1].pong_delay_ms)]
     try:
         for player in players:
             await player.connect(f"{url}/ws/{code}")

@@ -10,7 +10,10 @@ moment (see ``docs/fairness.md``). Two modes:
   server bounds this by what it measured itself: the table time is never earlier than the
   arrival minus the connection's round trip and a jitter allowance (a client can claim no more
   credit than its link explains), never later than the arrival, and never earlier than what the
-  room has already handed to the engine (the settling window's cap).
+  room has already handed to the engine (the settling window's cap). The round trip is the one
+  the link's own evidence supports (`judge_on_link`): the lower of its pongs' minimum and the
+  least round trip its recent stamped actions imply, so answering pings late buys a client
+  nothing its own actions contradict (the lag cheat).
 - ``first-packet``: the table time is the arrival, as every other online ERS game judges.
 
 Actions are then held for the settling window (`settle_window_ms`) and handed to the engine in
@@ -142,3 +145,38 @@ def judge_action(judging: Judging, *, arrived_at: float, shown_at: float | None,
         judged, clamped = horizon, "settle"
     reaction = None if shown_at is None or reaction_ms is None else judged - shown_at
     return Verdict(judged, arrived_at - judged, reaction, clamped)
+
+
+def judge_on_link(judging: Judging, link: LinkEstimate, *, arrived_at: float,
+                  shown_at: float | None, reaction_ms: float | None, horizon: float) -> Verdict:
+    """`judge_action` for an action that came over ``link``, bounded by the round trip the
+    link's own evidence supports (`LinkEstimate.evidence_rtt_ms`: the lower of its pongs'
+    minimum and what its earlier stamped actions imply); then the round trip this action
+    implies is added to that evidence for the actions after it. When the actions contradict
+    the pongs (they imply a round trip shorter than the pongs' by more than the pongs' jitter
+    allowance), the pongs were held back and their jitter is no evidence either: the allowance
+    is then the floor, `ALLOWANCE_FLOOR_MS`.
+
+    The lag cheat: a client 30 ms away each way answers pings 200 ms late (its pongs say 260 ms)
+    and claims 300 ms for a slap it made 450 ms after the double. Its earlier play, stamped
+    as it happened, implied the link's real 60 ms, so the slap is judged as its link explains:
+
+    >>> link = LinkEstimate()
+    >>> for pong in (260, 262, 265, 261, 270): link.add(pong)
+    >>> play = judge_on_link("fair", link, arrived_at=1680.0, shown_at=1000.0,
+    ...                      reaction_ms=620.0, horizon=0.0)   # a play, stamped honestly
+    >>> slap = judge_on_link("fair", link, arrived_at=3510.0, shown_at=3000.0,
+    ...                      reaction_ms=300.0, horizon=0.0)
+    >>> slap.judged_at, slap.clamped      # 3450 - the allowance, not the 3300 claimed
+    (3445.0, 'link')
+    """
+    allowance = allowance_ms(link)
+    rtt, evidence = link.rtt_ms, link.evidence_rtt_ms
+    if rtt is not None and evidence is not None and evidence < rtt - allowance:
+        allowance = ALLOWANCE_FLOOR_MS  # the pongs were held back: so was their jitter
+    verdict = judge_action(judging, arrived_at=arrived_at, shown_at=shown_at,
+                           reaction_ms=reaction_ms, rtt_ms=evidence, allowance_ms=allowance,
+                           horizon=horizon)
+    if shown_at is not None and reaction_ms is not None:
+        link.add_implied(arrived_at - shown_at - reaction_ms)
+    return verdict

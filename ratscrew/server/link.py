@@ -12,6 +12,14 @@ samples and estimates the link robustly:
   link's pongs at once, stops widening the rooms' settling windows about 20 s after it ends
   instead of a minute.
 
+Pongs are the client's to answer, so a client can make its link look slower than it is by
+answering late (the lag cheat, docs/fairness.md). The link's other evidence is the client's own
+stamped actions: each implies a round trip, its arrival minus when the state it answered was
+sent minus the reaction it reports, which for an honest client is never less than the link's
+round trip (it adds the client's render and event delays). `LinkEstimate.evidence_rtt_ms` is the
+lower of the two, the most round trip the link's own evidence supports; judging compensates an
+action by that, not by the pongs alone.
+
 >>> link = LinkEstimate()
 >>> for rtt in (42.0, 40.0, 55.0, 41.0, 48.0):
 ...     link.add(rtt)
@@ -120,6 +128,8 @@ class LinkEstimate:
 
     def __init__(self, window: int = WINDOW) -> None:
         self._samples: deque[float] = deque(maxlen=window)
+        self._implied: deque[float] = deque(maxlen=window)
+        self._implied_min: float | None = None
         self._rtt: float | None = None
         self._median: float | None = None
         self._jitter = 0.0
@@ -149,6 +159,44 @@ class LinkEstimate:
         if (self._rtt, self._jitter) != before:  # what the settling window is worked out from
             self.window_ms = None
             self.inputs.bump()
+
+    def add_implied(self, rtt_ms: float) -> None:
+        """Add the round trip one stamped action implies (ms): its arrival minus when the state
+        it answered was sent minus the reaction it reports. The latest ``window`` are kept. A
+        negative one is no evidence of the link (a claim later than its arrival, which gains
+        nothing, or a state sent before the room's clock restarted for a new game) and is left
+        out.
+
+        >>> link = LinkEstimate()
+        >>> for pong in (260, 262, 270): link.add(pong)   # pongs answered 200 ms late
+        >>> link.add_implied(75.0); link.add_implied(-3.0)
+        >>> link.rtt_ms, link.evidence_rtt_ms
+        (260, 75.0)
+        """
+        if rtt_ms < 0:
+            return
+        self._implied.append(rtt_ms)
+        self._implied_min = min(self._implied)
+
+    @property
+    def evidence_rtt_ms(self) -> float | None:
+        """The most round trip the link's own evidence supports: the lower of the pongs' minimum
+        (`rtt_ms`) and the least round trip the connection's recent stamped actions imply
+        (`add_implied`); ``None`` before the first pong (judged as no round trip). An honest
+        client's actions imply at least its round trip, so this is its `rtt_ms`; a client that
+        answers pings late but claims quick reactions shows a smaller one here.
+
+        >>> link = LinkEstimate()
+        >>> link.add_implied(95.0); link.evidence_rtt_ms is None
+        True
+        >>> link.add(40.0); link.add_implied(95.0)
+        >>> link.evidence_rtt_ms
+        40.0
+        """
+        rtt, implied = self._rtt, self._implied_min
+        if rtt is None or implied is None:
+            return rtt
+        return min(rtt, implied)
 
     @property
     def samples(self) -> int:

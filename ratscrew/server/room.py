@@ -65,7 +65,7 @@ from ratscrew.server.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, Pl
 from ratscrew.server.agents import RemoteSeat, Shown
 from ratscrew.server.dispatch import OUTSIDE_A_GAME, PHASES, Route, Who, check, route_for
 from ratscrew.server.driver import GameDriver, PendingAction, RoomClock
-from ratscrew.server.judging import allowance_ms, judge_action, settle_window_ms
+from ratscrew.server.judging import judge_on_link, settle_window_ms
 from ratscrew.server.labjobs import LabService
 from ratscrew.server.lifecycle import Presence, RoomHooks
 from ratscrew.server.link import SETTLING_INPUTS, ChangeCount, noticeably_changed
@@ -800,9 +800,8 @@ class Room:
         arrived = self.clock.now()
         shown = None if message.version is None else conn.shown_at(message.version)
         link = conn.pinger.link
-        verdict = judge_action(self.settings.judging, arrived_at=arrived, shown_at=shown,
-                               reaction_ms=message.reaction_ms, rtt_ms=link.rtt_ms,
-                               allowance_ms=allowance_ms(link), horizon=self.driver.advance_horizon())
+        verdict = judge_on_link(self.settings.judging, link, arrived_at=arrived, shown_at=shown,
+                                reaction_ms=message.reaction_ms, horizon=self.driver.advance_horizon())
         self.driver.queue(seat.index, message.kind, arrived, message.version, verdict,
                           message.reaction_ms, link.rtt_ms)
         TALLY.actions += 1
