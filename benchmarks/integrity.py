@@ -137,7 +137,7 @@ def main() -> None:
                         help="play whole games in rooms on the fake clock instead (see above)")
     parser.add_argument("--players", type=int, default=3,
                         help="played: players per human level and opponent (default 3)")
-    parser.add_argument("--games", type=int, default=10, help="played: games per player (default 10)")
+    parser.add_argument("--games", type=int, default=10, help="played and websocket games: games per player (default 10)")
     parser.add_argument("--scripts", type=int, default=20, help="played: scripts per kind (default 20)")
     parser.add_argument("--pairs", nargs="*", metavar="LEVEL:OPPONENT",
                         help="played: only these honest pairings (e.g. expert:expert), no scripts")
@@ -147,7 +147,7 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     if args.websocket_games:
-        over_websockets(args.websocket_games, args.parallel, rng)
+        over_websockets(args.websocket_games, args.parallel, rng, args.games)
         return
     if args.played:
         pairs = [(p.split(":")[0], p.split(":")[1]) for p in args.pairs] if args.pairs else None
@@ -387,42 +387,64 @@ async def _websocket_game(url: str, level: str, opponent: str, rng: random.Rando
     return [] if seat is None else slap_samples(record, seat)
 
 
-def over_websockets(games: int, parallel: int, rng: random.Random) -> None:
+def over_websockets(games: int, parallel: int, rng: random.Random, games_per_person: int = 10) -> None:
     """Play ``games`` one-minute games over real websockets (a ``ratscrew serve`` on loopback),
-    people of every level against every bot level in turn, ``parallel`` at once; print how many
-    finished, the true reactions counted and the share of games whose person a review flags."""
+    ``parallel`` at once: people of every level against every bot level in turn, each person
+    playing ``games_per_person`` games against one level. Print how many finished, the true
+    reactions counted, and the people and reviews flagged, a person's review reading all its
+    games so far after each one (as the ladder's review does)."""
     import asyncio
 
     from scripted import running_server
 
     pairs = [(level, opponent) for level in HUMAN_LEVELS for opponent in HUMAN_LEVELS]
     started = time.monotonic()
-    results: list[tuple[str, str, list[SlapSample] | None]] = []
+    results: dict[int, tuple[str, str, list[SlapSample] | None]] = {}
 
     async def run(url: str) -> None:
         gate = asyncio.Semaphore(parallel)
 
         async def one(index: int) -> None:
-            level, opponent = pairs[index % len(pairs)]
+            level, opponent = pairs[(index // games_per_person) % len(pairs)]
             async with gate:
                 try:
-                    results.append((level, opponent, await _websocket_game(url, level, opponent, rng)))
+                    results[index] = (level, opponent, await _websocket_game(url, level, opponent, rng))
                 except (TimeoutError, OSError, StopIteration) as error:
                     print(f"a game failed: {error!r}", file=sys.stderr)
-                    results.append((level, opponent, None))
+                    results[index] = (level, opponent, None)
 
         await asyncio.gather(*(one(i) for i in range(games)))
 
     with running_server() as server:
         asyncio.run(run(server.url))
-    finished = [r for r in results if r[2] is not None]
-    flagged = [r for r in finished if r[2] and assess(r[2][-WINDOW:]).flagged]
-    counted = sum(len(r[2] or []) for r in finished)
+    finished = {i: r for i, r in results.items() if r[2] is not None}
+    counted = sum(len(r[2] or []) for r in finished.values())
+    people = flagged_people = reviews = flagged_reviews = 0
+    for person in range(0, games, games_per_person):
+        samples: list[SlapSample] = []
+        flagged = False
+        for index in range(person, min(games, person + games_per_person)):
+            if index not in finished:
+                continue
+            samples += finished[index][2] or []
+            reviews += 1
+            verdict = assess(samples[-WINDOW:])
+            if samples and verdict.flagged:
+                flagged_reviews += 1
+                if not flagged:
+                    level, opponent, _ = finished[index]
+                    print(f"  flagged: a {level} person against {opponent}, after {len(samples)} "
+                          f"reactions: {'; '.join(verdict.reasons)}")
+                flagged = True
+        people += 1
+        flagged_people += flagged
     print(f"Over real websockets: {len(finished)} of {games} one-minute games finished "
-          f"({time.monotonic() - started:.0f} s), {counted} true reactions counted, "
-          f"{len(flagged)} games whose person a review flags")
+          f"({time.monotonic() - started:.0f} s), {counted} true reactions counted; "
+          f"{people} people of {games_per_person} games each: {flagged_people} flagged, "
+          f"{flagged_reviews} of {reviews} reviews flagged "
+          f"({100.0 * flagged_reviews / max(1, reviews):.2f}%; goal: at most 0.1%)")
     for level in HUMAN_LEVELS:
-        mine = [r for r in finished if r[0] == level]
+        mine = [r for r in finished.values() if r[0] == level]
         reactions = [s.reaction_ms for r in mine for s in r[2] or [] if s.reaction_ms is not None]
         mean = statistics.fmean(reactions) if reactions else float("nan")
         print(f"  {level:10} {len(mine):4} games {len(reactions):5} reactions, mean {mean:4.0f} ms")
