@@ -72,6 +72,8 @@ TEST_LAYERS: dict[str, tuple[str, ...]] = {
     "test_kernel_differential.py::test_random_rule_variants_are_identical": ("slow",),
     "test_kernel.py::test_every_action_is_the_engines*": ("slow",),
     "test_lab.py::test_the_kernel_figures_are_the_reference_engines": ("slow",),
+    # fifteen whole learning-environment games stepped tick by tick (40 s of one worker)
+    "test_rl.py::test_random_play_is_legal_conserves_the_deck_and_pays_the_result": ("slow",),
 }
 """Single tests of otherwise quick modules (``file::name`` `fnmatch` patterns; parameters
 included, so end a pattern with ``*`` to take every case)."""
