@@ -137,7 +137,8 @@ def main() -> None:
                         help="play whole games in rooms on the fake clock instead (see above)")
     parser.add_argument("--players", type=int, default=3,
                         help="played: players per human level and opponent (default 3)")
-    parser.add_argument("--games", type=int, default=10, help="played and websocket games: games per player (default 10)")
+    parser.add_argument("--games", type=int, default=10,
+                        help="played and websocket games: games per player (default 10)")
     parser.add_argument("--scripts", type=int, default=20, help="played: scripts per kind (default 20)")
     parser.add_argument("--pairs", nargs="*", metavar="LEVEL:OPPONENT",
                         help="played: only these honest pairings (e.g. expert:expert), no scripts")
