@@ -53,7 +53,7 @@ pyodide: ratscrew/web/pyodide/.copied
 # Most tests wait (servers, browsers, PostgreSQL) rather than compute, so the suite runs on one
 # worker more than the machine has cores, a module to a worker (its shared fixtures start once).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
-PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 
 unit: $(STAMP)
 	$(BIN)/pytest $(PARALLEL)

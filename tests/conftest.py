@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterable
 from fnmatch import fnmatch
-from typing import Protocol, runtime_checkable
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 import pytest
 from postgres import fresh_database, postgres_cluster, private_cluster
@@ -112,16 +113,70 @@ def layer_marks(module: str, node: str, fixtures: Iterable[str], parameters: Ite
     return marks
 
 
-LONGEST_MODULES = ("test_kernel_differential", "test_browser_offline", "test_ladder", "test_browser_table",
-                   "test_browser_friends", "test_admin", "test_supervisor", "test_browser_lab")
-"""The modules that take longest (minutes between them, `pytest --durations`), run first: `make
-test` hands whole modules to its workers (``--dist loadfile``), and one of these handed out last
-would leave the others idle while it finishes alone."""
+UNITS_OF_THEIR_OWN = (
+    "test_ladder.py::test_a_40_ms_slapper_is_flagged_*",
+    "test_kernel_differential.py::test_thousands_of_games_per_preset_are_identical*",
+    "test_kernel_differential.py::test_random_rule_variants_are_identical",
+    "test_kernel.py::test_every_action_is_the_engines*",
+    "test_browser_offline.py::*",
+    "test_browser_table.py::test_play_slap_and_the_deck_stay_put_over_a_minute_*",
+    "test_lab.py::test_the_kernel_figures_are_the_reference_engines",
+    "test_rl.py::test_random_play_is_legal_conserves_the_deck_and_pays_the_result",
+)
+"""Tests long enough (a minute or more of one worker) to be handed to `make test`'s workers on
+their own (``file::name`` `fnmatch` patterns, each case its own unit). Every other test goes
+with its file (`work_unit`), so that a module-scoped server starts once."""
+
+LONGEST_FIRST = (
+    "test_ladder.py::test_a_40_ms_slapper_is_flagged_*",
+    "test_kernel_differential.py::test_thousands_of_games_per_preset_are_identical?classic?",
+    "test_browser_offline.py::test_a_whole_game_read_through_the_live_regions",
+    "test_browser_offline.py::test_after_one_visit_a_whole_game_plays_offline*",
+    "test_browser_table.py::test_play_slap_and_the_deck_stay_put_over_a_minute_*",
+    "test_kernel_differential.py::test_thousands_of_games_per_preset_are_identical*",
+    "test_kernel.py::test_every_action_is_the_engines*",
+    "test_kernel_differential.py::test_random_rule_variants_are_identical",
+    "test_lab.py::test_the_kernel_figures_are_the_reference_engines",
+    "test_browser_friends.py::*", "test_admin.py::*", "test_supervisor.py::*", "test_browser_lab.py::*",
+    "test_browser_table.py::*", "test_ladder.py::*", "test_join.py::*", "test_hostile_net.py::*",
+    "test_rl.py::test_random_play_is_legal_conserves_the_deck_and_pays_the_result",
+)
+"""The work units that take longest (`pytest --durations`, docs/testing.md), longest first:
+`make test` hands them out in this order (``--no-loadscope-reorder``), so that none of them
+starts last and runs alone while the other workers idle. Patterns as in `UNITS_OF_THEIR_OWN`;
+a unit ranks by the first pattern its first test matches."""
+
+
+def work_unit(node_id: str) -> str:
+    """The work unit of a test under ``make test``'s workers, from its node id: the test itself
+    when it matches `UNITS_OF_THEIR_OWN`, else its file.
+
+    >>> work_unit("tests/test_kernel.py::test_every_action_is_the_engines[classic]")
+    'tests/test_kernel.py::test_every_action_is_the_engines[classic]'
+    >>> work_unit("tests/test_kernel.py::test_the_compiled_shuffle_is_cpythons")
+    'tests/test_kernel.py'
+    """
+    path, _, name = node_id.partition("::")
+    if any(fnmatch(f"{Path(path).name}::{name}", pattern) for pattern in UNITS_OF_THEIR_OWN):
+        return node_id
+    return path
+
+
+def longest_first_rank(node: str) -> int:
+    """Where a test's unit comes in `LONGEST_FIRST` (after all of them when in none).
+
+    >>> longest_first_rank("test_ladder.py::test_a_40_ms_slapper_is_flagged_within_30_slaps")
+    0
+    >>> longest_first_rank("test_engine.py::test_x") == len(LONGEST_FIRST)
+    True
+    """
+    return next((rank for rank, pattern in enumerate(LONGEST_FIRST) if fnmatch(node, pattern)),
+                len(LONGEST_FIRST))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every collected test with its layers (`layer_marks`), and put `LONGEST_MODULES`
-    first (the same order on every worker: a stable sort of the collected order)."""
+    """Mark every collected test with its layers (`layer_marks`), and put the units of
+    `LONGEST_FIRST` first (the same order on every worker: a stable sort)."""
     for item in items:
         path = item.path
         callspec = getattr(item, "callspec", None)
@@ -129,8 +184,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         node = f"{path.name}::{item.name}"
         for mark in sorted(layer_marks(path.stem, node, getattr(item, "fixturenames", ()), parameters)):
             item.add_marker(mark)
-    rank = {name: place for place, name in enumerate(LONGEST_MODULES)}
-    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))
+    items.sort(key=lambda item: longest_first_rank(f"{item.path.name}::{item.name}"))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``make test``'s ``--dist loadgroup``: a worker takes a whole `work_unit` at a time (a
+    file, so that its module-scoped servers start once, or a long test of its own), in the
+    collected order (`LONGEST_FIRST` first) rather than pytest-xdist's biggest-file-first.
+    (pytest-xdist's own ``xdist_group`` marks do nothing under pytest 9: the group rides on a
+    node id that pytest 9 no longer lets a plugin change.) Any other ``--dist`` is xdist's."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class WorkUnitScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        """pytest-xdist's scope scheduling, a scope being a `work_unit`."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    config.option.loadscopereorder = False
+    return WorkUnitScheduling(config, log)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist starts its workers (its hook is trylast)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under ``make test``'s workers: compile the simulation kernel (or load it from numba's
+    disk cache) here, once, before any worker starts. In a fresh clone every process that
+    runs it first would compile it for itself, at the same time: the kernel tests, and each
+    server process's lab worker (a room's lobby simulates its expected length), a minute of
+    CPU apiece on this 2-core machine; one compile, cached on disk, serves them all."""
+    config = session.config
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        from ratscrew.sim.kernel import warm_up
+
+        warm_up()
 
 
 @runtime_checkable
