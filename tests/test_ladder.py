@@ -234,21 +234,43 @@ def a_flagged_player(tmp_path: Path) -> tuple[Path, str, list[int]]:
     store.enter_player("k-ann", "Ann", ANN)
     games = []
     for _ in range(3):
-        record = played(["2C 3C 4C 5C", "2D 3D 4D 5D", "2H 3H 4H 5H", "2S 3S 4S 5S"],
-                        [(seat, "play", 1000 * (seat + 1), True) for seat in range(4)])
-        record["judging"] += [{"seat": 0, "kind": "slap", "judged_at": 5000 + i, "accepted": True,
-                               "reaction_ms": 40 + i % 2, "reported_ms": 40 + i % 2, "link_ms": 3,
-                               "clamped": None, "outcome": "won", "pile_reaction_ms": 40 + i % 2}
-                              for i in range(6)]
         game_id = store.start_game("ABCDEF", 1, "classic", {}, 0.0)
-        store.finish_game(game_id, record, 0, "won", [
-            SeatResult(0, "human", "Ann", "t", True, 6, 0, (40,) * 6, ANN),
-            *(SeatResult(seat, "bot", "Bot", None, False, 0, 0, (), bot=level)
-              for seat, level in enumerate(("casual", "skilled", "expert"), 1))])
-        ratings.rate_finished_game(store, game_id)
+        won_with_40_ms_slaps(store, game_id)
         games.append(game_id)
     store.close()
     return db, ANN, games
+
+
+def won_with_40_ms_slaps(store: SqliteStore, game_id: int) -> None:
+    """Finish and rate game ``game_id``: Ann (seat 0) wins it with six 40 ms slaps."""
+    record = played(["2C 3C 4C 5C", "2D 3D 4D 5D", "2H 3H 4H 5H", "2S 3S 4S 5S"],
+                    [(seat, "play", 1000 * (seat + 1), True) for seat in range(4)])
+    record["judging"] += [{"seat": 0, "kind": "slap", "judged_at": 5000 + i, "accepted": True,
+                           "reaction_ms": 40 + i % 2, "reported_ms": 40 + i % 2, "link_ms": 3,
+                           "clamped": None, "outcome": "won", "pile_reaction_ms": 40 + i % 2}
+                          for i in range(6)]
+    store.finish_game(game_id, record, 0, "won", [
+        SeatResult(0, "human", "Ann", "t", True, 6, 0, (40,) * 6, ANN),
+        *(SeatResult(seat, "bot", "Bot", None, False, 0, 0, (), bot=level)
+          for seat, level in enumerate(("casual", "skilled", "expert"), 1))])
+    ratings.rate_finished_game(store, game_id)
+
+
+def test_games_played_at_once_that_end_out_of_order_are_all_unrated_once_flagged(tmp_path: Path) -> None:
+    """Two rooms at once: the game begun first ends after the next one. The flag's evidence
+    begins at the earliest game (by id, as the ratings are taken back), not at the earliest to
+    end, so no game of the evidence keeps its rating."""
+    store = SqliteStore(tmp_path / "ratscrew.db")
+    store.save_room("ABCDEF", {}, None, "over", 0, None, [])
+    store.enter_player("k-ann", "Ann", ANN)
+    games = [store.start_game("ABCDEF", 1, "classic", {}, 0.0) for _ in range(3)]
+    for game_id in (games[1], games[0], games[2]):
+        won_with_40_ms_slaps(store, game_id)
+    flag = store.integrity_flag(ANN)
+    assert flag is not None and flag["since_game"] == games[0]
+    assert [g["unrated"] for g in store.player_games(ANN)] == [FLAGGED] * 3
+    assert store.ratings_of(ANN) == [] and leaderboard(store, "classic") == []
+    store.close()
 
 
 def test_a_flagged_players_games_since_the_evidence_are_unrated_until_the_admin_clears_the_flag(
@@ -297,54 +319,111 @@ def test_the_player_page_tells_a_flagged_player_why(tmp_path: Path) -> None:
 
 SPARE_GAMES = 3
 """At most this many more games when the planned ones ended with too few slaps won."""
-MAX_SLAPS_A_GAME = 16
+MAX_SLAPS = 30
+"""Slaps the script sends in all its games, at most: the issue's bound on the slaps the review
+has checked when it flags it (a slap counts only when won, so never more than were sent)."""
+HONEST_MAX_SLAPS = 48
+"""The bot-speed player's bound: it loses some slaps to the bots, so it may send more (16 a
+game, as it did when its games ran one after another)."""
 WON_FOR_THE_REVIEW = FLOOR_MIN + 3
-"""Slaps won in all before the client stops: a won slap that claims one's own pile is not a
-reaction (issue 46), so a few more than the review's `FLOOR_MIN` make sure it has enough."""
-"""The review runs at each game's end and its flags need 15 slaps: a game of at most 16 slaps
-keeps the slaps checked before the flag at 14 + 16 = 30 at most, the issue's bound."""
+"""Slaps won in all before the client resigns its games: a won slap that claims one's own pile
+is not a reaction (issue 46), so a few more than the review's `FLOOR_MIN` make sure it has
+enough."""
 
 
-class Slapper:
-    """One keyed client playing a game against each of ``levels`` in turn (a room of two): it
-    plays on its turn and slaps every slappable pile ``reaction()`` ms after it was shown,
-    reporting that reaction, and resigns each game once it has won ``wins`` slaps in it (the
-    last game: and `FLOOR_MIN` in all) or sent `MAX_SLAPS_A_GAME`. It never slaps away the
-    opponent's last cards, but a random deal can still end a game early (an opponent that runs
-    out of cards in a challenge): when the games of ``levels`` are over with fewer than
-    `FLOOR_MIN` slaps counted by the server's review (`reviewed_slaps`), it plays up to
-    `SPARE_GAMES` more against ``spare`` until it has them (the likeliest reason one CI run's
-    review had too few slaps to flag)."""
+class Table:
+    """One game of a `Slapper`'s, in a room of two against a bot of ``level``: it plays on its
+    turn, slaps every slappable pile ``reaction()`` ms after it was shown, reporting that
+    reaction, and resigns once its player has won the slaps it needs (`Slapper.enough`)."""
 
-    def __init__(self, server: ServerProcess, name: str, reaction: Callable[[], float],
-                 levels: Sequence[str], wins: int, spare: str = "expert") -> None:
-        self.server, self.name, self.reaction, self.wins = server, name, reaction, wins
-        self.levels = list(levels)
-        self.spare = spare
-        self.spare_games = SPARE_GAMES
-        self.games = 0
-        self.player_id = ""
-        self.over = False
-        self.won = 0
-        self.won_before = 0
-        """Slaps won in the games before this one."""
-        self._next_game()
-
-    def _next_game(self) -> None:
-        code = self.server.new_room(seats=2, bots=[self.levels.pop(0)], pace="fast",
-                                    turn_timeout_ms=60_000)
-        self.player = self.server.player(code)
+    def __init__(self, slapper: Slapper, level: str) -> None:
+        self.slapper = slapper
+        server = slapper.server
+        code = server.new_room(seats=2, bots=[level], pace="fast", turn_timeout_ms=60_000)
+        self.player = server.player(code)
         # the same random-looking key for every game (a new player's must look random)
-        key = f"{self.name.lower()}-key-" + "".join(random.Random(self.name).choices(KEY_LETTERS, k=30))
-        self.player_id = self.player.join(self.name, player_key=key)["player_id"]
-        self.games += 1
-        self.won_before += self.won
+        key = f"{slapper.name.lower()}-key-" + "".join(random.Random(slapper.name).choices(KEY_LETTERS, k=30))
+        slapper.player_id = self.player.join(slapper.name, player_key=key)["player_id"]
         self.won = 0
-        self.slaps = 0
         self.due: tuple[float, int, float] | None = None  # (monotonic time, version, reaction)
         self.acted: set[int] = set()
         self.resigned = False
+        self.over = False
         self.player.send({"type": "start"})
+
+    def step(self) -> None:
+        """Read what came, act on what is due."""
+        slapper = self.slapper
+        message = self.player.poll(0.005)
+        if message is not None and message["type"] == "game_over":
+            self.player.close()
+            self.over = True
+            return
+        if message is not None and message["type"] == "state":
+            seat = message["observation"]["seat"]
+            self.won += sum(1 for e in message["events"] if e["kind"] == "slap_won" and e["seat"] == seat)
+            pile = parse_cards(" ".join(message["observation"]["pile"]))
+            # once resigned it slaps no more (in classic a resigned player may slap back in, and
+            # the states still on their way drew slaps past the bound); it still plays on its
+            # turn, in case the resign was refused (a seat out of cards cannot resign)
+            # a slap that takes the opponent's last cards ends the game, and a game that ends
+            # before its slaps are won leaves the review short of the slaps it needs: let the
+            # opponent play on (the deal is random, so that happened in some runs)
+            last_cards = any(size == 0 for other, size in enumerate(message["observation"]["hand_sizes"])
+                             if other != seat)
+            if (not self.resigned and not last_cards
+                    and find_slap(pile, CLASSIC.slaps, CLASSIC.pattern_options) is not None):
+                reaction = slapper.reaction()
+                self.due = (time.monotonic() + reaction / 1000.0, message["version"], reaction)
+            elif message["observation"]["turn"] == seat and message["version"] not in self.acted:
+                self.acted.add(message["version"])
+                self.player.send({"type": "play"})
+        if (self.due is not None and not self.resigned and slapper.slaps < slapper.max_slaps
+                and time.monotonic() >= self.due[0]):
+            _, version, reaction = self.due
+            self.due = None
+            self.player.send({"type": "slap", "version": version, "reaction_ms": round(reaction)})
+            slapper.slaps += 1
+        if (slapper.enough(self) or slapper.slaps >= slapper.max_slaps) and not self.resigned:
+            self.resigned = True
+            self.player.send({"type": "resign"})
+
+
+class Slapper:
+    """One keyed client playing a game against each of ``levels`` at once (a `Table` each):
+    each game goes on until it has won ``wins`` slaps and the client `WON_FOR_THE_REVIEW` in
+    all, and no game slaps once it has sent ``max_slaps`` in all. A random deal can still end a game early
+    (an opponent that runs out of cards in a challenge): when the games are over with fewer
+    than `FLOOR_MIN` slaps counted by the server's review (`reviewed_slaps`), it plays up to
+    `SPARE_GAMES` more, one at a time, against ``spare`` until it has them (the likeliest
+    reason one CI run's review had too few slaps to flag). The games run at once because they
+    wait on the bots' pace: one after another they took minutes (76–316 s)."""
+
+    def __init__(self, server: ServerProcess, name: str, reaction: Callable[[], float],
+                 levels: Sequence[str], wins: int, max_slaps: int, spare: str = "expert") -> None:
+        self.server, self.name, self.reaction, self.wins = server, name, reaction, wins
+        self.max_slaps = max_slaps
+        self.spare = spare
+        self.spare_games = SPARE_GAMES
+        self.player_id = ""
+        self.slaps = 0
+        """Slaps sent in all games."""
+        self.tables = [Table(self, level) for level in levels]
+        self.over = False
+
+    @property
+    def games(self) -> int:
+        """Games started."""
+        return len(self.tables)
+
+    @property
+    def won_in_all(self) -> int:
+        """Slaps won in every game so far."""
+        return sum(table.won for table in self.tables)
+
+    def enough(self, table: Table) -> bool:
+        """Whether ``table``'s game has won what it needs and may be resigned."""
+        return table.won >= self.wins and self.won_in_all >= WON_FOR_THE_REVIEW
 
     def reviewed_slaps(self) -> int:
         """The slaps the server's review counted as reactions in this player's games, read once
@@ -357,56 +436,20 @@ class Slapper:
                 return int(page["integrity"]["checked_slaps"])
             time.sleep(0.05)
 
-    @property
-    def won_in_all(self) -> int:
-        """Slaps won in every game so far, this one included."""
-        return self.won_before + self.won
-
     def step(self) -> None:
-        """Read what came, act on what is due."""
+        """Step every game still going; once all are over, a spare game if the review is short."""
         if self.over:
             return
-        message = self.player.poll(0.005)
-        if message is not None and message["type"] == "game_over":
-            self.player.close()
-            if not self.levels and self.spare_games > 0 and self.reviewed_slaps() < FLOOR_MIN:
-                self.spare_games -= 1
-                self.levels.append(self.spare)
-            if self.levels:
-                self._next_game()
-            else:
-                self.over = True
+        going = [table for table in self.tables if not table.over]
+        for table in going:
+            table.step()
+        if going:
             return
-        if message is not None and message["type"] == "state":
-            seat = message["observation"]["seat"]
-            self.won += sum(1 for e in message["events"] if e["kind"] == "slap_won" and e["seat"] == seat)
-            pile = parse_cards(" ".join(message["observation"]["pile"]))
-            # once resigned it slaps no more (in classic a resigned player may slap back in, and
-            # the states still on their way drew slaps past MAX_SLAPS_A_GAME); it still plays on
-            # its turn, in case the resign was refused (a seat out of cards cannot resign)
-            # a slap that takes the opponent's last cards ends the game, and a game that ends
-            # before its slaps are won leaves the review short of the slaps it needs: let the
-            # opponent play on (the deal is random, so that happened in some runs)
-            last_cards = any(size == 0 for other, size in enumerate(message["observation"]["hand_sizes"])
-                             if other != seat)
-            if (not self.resigned and not last_cards
-                    and find_slap(pile, CLASSIC.slaps, CLASSIC.pattern_options) is not None):
-                reaction = self.reaction()
-                self.due = (time.monotonic() + reaction / 1000.0, message["version"], reaction)
-            elif message["observation"]["turn"] == seat and message["version"] not in self.acted:
-                self.acted.add(message["version"])
-                self.player.send({"type": "play"})
-        if self.due is not None and not self.resigned and time.monotonic() >= self.due[0]:
-            _, version, reaction = self.due
-            self.due = None
-            self.player.send({"type": "slap", "version": version, "reaction_ms": round(reaction)})
-            self.slaps += 1
-        # the last game goes on until the review has had its slaps (an earlier game may have
-        # ended before its own were won), within MAX_SLAPS_A_GAME
-        enough = self.won >= self.wins and (bool(self.levels) or self.won_in_all >= WON_FOR_THE_REVIEW)
-        if (enough or self.slaps >= MAX_SLAPS_A_GAME) and not self.resigned:
-            self.resigned = True
-            self.player.send({"type": "resign"})
+        if self.spare_games > 0 and self.slaps < self.max_slaps and self.reviewed_slaps() < FLOOR_MIN:
+            self.spare_games -= 1
+            self.tables.append(Table(self, self.spare))
+        else:
+            self.over = True
 
 
 def test_a_40_ms_slapper_is_flagged_within_30_slaps_and_off_the_board_while_a_bot_speed_player_is_not(
@@ -414,11 +457,12 @@ def test_a_40_ms_slapper_is_flagged_within_30_slaps_and_off_the_board_while_a_bo
     rng = random.Random(30)
     levels = ["beginner", "casual", "skilled"]  # three different opponents: both would be ranked
     with ServerProcess(tmp_path / "ratscrew.db") as server:
-        script = Slapper(server, "Script", lambda: 40.0, levels, wins=5)
-        honest = Slapper(server, "Honest", lambda: draw_reaction_ms(LEVELS["expert"], rng), levels, wins=5)
-        deadline = time.monotonic() + 480  # 76-229 s in five quiet runs; a spare game adds more
+        script = Slapper(server, "Script", lambda: 40.0, levels, wins=5, max_slaps=MAX_SLAPS)
+        honest = Slapper(server, "Honest", lambda: draw_reaction_ms(LEVELS["expert"], rng), levels, wins=5,
+                         max_slaps=HONEST_MAX_SLAPS)
+        deadline = time.monotonic() + 480  # 76-316 s one game after another; a spare game adds more
         while not (script.over and honest.over):
-            assert time.monotonic() < deadline, (script.levels, script.won, honest.levels, honest.won)
+            assert time.monotonic() < deadline, (script.won_in_all, honest.won_in_all)
             script.step()
             honest.step()
         flagged = server.get(f"/api/players/{script.player_id}").json()

@@ -66,7 +66,8 @@ def slap_samples(record: dict[str, Any], seat: int) -> list[SlapSample]:
 def player_slaps(store: Store, player_id: str, rules_name: str,
                  after: float | None = None) -> tuple[list[SlapSample], int | None]:
     """The player's latest slaps in ``rules_name`` (oldest first, at most the assessed window),
-    from games finished after ``after``, and the id of the earliest game they come from."""
+    from games finished after ``after``, and the lowest id of the games they come from (games
+    played at once may end in another order than they began; ratings are taken back by id)."""
     samples: list[SlapSample] = []
     first_game: int | None = None
     for game in store.player_games(player_id, GAMES_READ):  # newest first
@@ -78,7 +79,7 @@ def player_slaps(store: Store, player_id: str, rules_name: str,
         slaps = slap_samples(record, game["seat"])
         if slaps:
             samples[:0] = slaps
-            first_game = game["id"]
+            first_game = game["id"] if first_game is None else min(first_game, game["id"])
         if len(samples) >= WINDOW:
             break
     return samples[-WINDOW:], first_game
