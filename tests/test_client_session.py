@@ -7,8 +7,9 @@ ends, playing the rematch and reconnecting; Bob in a contested slap. Replayed th
 line once, a divider between games, the judgement once, a gap filled from the history; and the
 waiting, seating and clock a terminal shows; Ann through a database outage: the refusals, the
 ``resumed`` notice once, the gap in versions filled, and the room's away and back notes with
-their kinds. ``tests/js/transcripts.test.mjs`` replays the same files through the page's
-``LogBook`` and holds it to the same expected log.
+their kinds. ``tests/js/transcripts.test.mjs`` replays the same files through the page's own
+session (``js/session.js``, the module ``js/room.js`` keeps its room in) and holds it to the same
+expected log.
 """
 
 from __future__ import annotations
