@@ -78,7 +78,7 @@ class BotsAnswer(TypedDict):
 class LeaderboardRow(TypedDict):
     """A ranked player: their rating (mu - 3 sigma; equal ratings share a rank) and figures."""
 
-    name: str | None
+    name: str
     games: int
     wins: int
     win_rate: float

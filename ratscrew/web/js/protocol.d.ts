@@ -538,7 +538,7 @@ export interface AgentInfo {
 
 /** A ranked player: their rating (mu - 3 sigma; equal ratings share a rank) and figures. */
 export interface LeaderboardRow {
-  name: string | null;
+  name: string;
   games: number;
   wins: number;
   win_rate: number;
