@@ -18,12 +18,12 @@ from ratscrew.cards import Card
 from ratscrew.client.session import with_lobby_change
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, CardsBurned, ChallengeStarted, Event, Misslap, SlapWon
+from ratscrew.protocol.client_messages import Act, ClientMessage, Join, Pong, parse_room_request
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Table
-from ratscrew.server.link import Pinger
-from ratscrew.server.protocol import Act, ClientMessage, Join, Pong, parse_room_request
-from ratscrew.server.room import Room
-from ratscrew.server.store import SqliteStore
+from ratscrew.server.room.room import Room
+from ratscrew.server.ws.link import Pinger
+from ratscrew.storage.sqlite import SqliteStore
 
 
 class FakeWall:

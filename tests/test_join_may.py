@@ -10,8 +10,8 @@ from typing import Any
 from ratscrew.client.address import RoomAddress
 from ratscrew.client.saved import SavedState
 from ratscrew.engine import Game
+from ratscrew.protocol.client_messages import PROTOCOL_VERSION
 from ratscrew.ruleset import Ruleset
-from ratscrew.server.protocol import PROTOCOL_VERSION
 from ratscrew.tui.online import OnlineApp
 
 

@@ -15,8 +15,8 @@ from online import FakeConnection, FakeWall, make_room, pong_after
 
 from ratscrew.client.session import RoomSession
 from ratscrew.protocol.client_messages import Configure, Stand, Watch
-from ratscrew.server.lobby import PEOPLE_GAP_MS
-from ratscrew.server.room import Room
+from ratscrew.server.room.lobby import PEOPLE_GAP_MS
+from ratscrew.server.room.room import Room
 
 RECORDED = Path(__file__).resolve().parent / "transcripts" / "crowded_lobby.json"
 """What the host of `crowded_room` was sent, and the room's own list at the end (the page's

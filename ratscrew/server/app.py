@@ -1,7 +1,7 @@
 """The Starlette app: HTTP routes, the websocket endpoint and the limits that keep them safe.
 
 The websocket endpoint does three things and no more: it parses each frame into a validated
-message (:mod:`ratscrew.server.protocol`), applies the per-connection and per-address limits,
+message (:mod:`ratscrew.protocol`), applies the per-connection and per-address limits,
 and hands the message to its room. Sending never blocks a room: each connection has a bounded
 queue drained by its own task, and a client that stops reading is disconnected once its queue
 is full or a send hangs. Every page carries a strict Content-Security-Policy and every browser
@@ -35,13 +35,33 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ratscrew.bots.profile import LEVELS
 from ratscrew.history import replay_steps
 from ratscrew.narrate import describe_event
+from ratscrew.protocol.client_messages import (
+    ClientMessage,
+    HistoryRequest,
+    Join,
+    Pong,
+    Watch,
+    parse_client_message,
+    parse_room_request,
+)
+from ratscrew.protocol.codec import MAX_FRAME_BYTES, ProtocolError, decode_json, encode_message
 from ratscrew.protocol.server_messages import PingMessage, ServerMessage, error_message
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
-from ratscrew.server import players, ranking, ratings
-from ratscrew.server.absence import AbsenceTimes
-from ratscrew.server.collector import settle_collector
-from ratscrew.server.expiry import (
+from ratscrew.server.blocking import off_the_loop
+from ratscrew.server.http.limits import (
+    CrossSiteGuard,
+    OpenConnections,
+    UnknownCodes,
+    is_own_origin,
+    limit_key,
+)
+from ratscrew.server.http.offline import OFFLINE_ROUTES, WORKER_SCRIPT, content_security_policy
+from ratscrew.server.lab.jobs import LabService
+from ratscrew.server.lab.routes import ROUTES as LAB_ROUTES
+from ratscrew.server.ladder import players, ranking, ratings
+from ratscrew.server.ops.collector import settle_collector
+from ratscrew.server.ops.expiry import (
     CLOSED_MESSAGE,
     CLOSED_WS_CODE,
     IdleRooms,
@@ -49,39 +69,19 @@ from ratscrew.server.expiry import (
     closed_page,
     room_closed,
 )
-from ratscrew.server.health import healthz, readyz
-from ratscrew.server.labjobs import LabService
-from ratscrew.server.labroutes import ROUTES as LAB_ROUTES
-from ratscrew.server.lifecycle import RoomHooks
-from ratscrew.server.limits import (
-    CrossSiteGuard,
-    OpenConnections,
-    UnknownCodes,
-    is_own_origin,
-    limit_key,
-)
-from ratscrew.server.link import Pinger
-from ratscrew.server.metrics import TALLY, instrument_store, metrics
-from ratscrew.server.offline import OFFLINE_ROUTES, WORKER_SCRIPT, content_security_policy
-from ratscrew.server.outage import watch_store
-from ratscrew.server.protocol import (
-    MAX_FRAME_BYTES,
-    ClientMessage,
-    HistoryRequest,
-    Join,
-    Pong,
-    ProtocolError,
-    Watch,
-    decode_json,
-    encode_message,
-    parse_client_message,
-    parse_room_request,
-)
-from ratscrew.server.room import SHOWN_VERSIONS, Room
-from ratscrew.server.shards import misdirected, misdirected_page, new_room_code_async
-from ratscrew.server.store import RateCounter, Store, StoreUnavailable, off_the_loop, open_store
-from ratscrew.server.writer import Closing, Item, OutboxSends, StepWriter
-from ratscrew.server.wsprotocol import RECEIVE_NOW_EXTENSION, SEND_NOW_EXTENSION, SendNow
+from ratscrew.server.ops.health import healthz, readyz
+from ratscrew.server.ops.metrics import TALLY, instrument_store, metrics
+from ratscrew.server.ops.shards import misdirected, misdirected_page, new_room_code_async
+from ratscrew.server.room.absence import AbsenceTimes
+from ratscrew.server.room.lifecycle import RoomHooks
+from ratscrew.server.room.outage import watch_store
+from ratscrew.server.room.room import SHOWN_VERSIONS, Room
+from ratscrew.server.room.writer import Closing, Item, OutboxSends, StepWriter
+from ratscrew.server.ws.link import Pinger
+from ratscrew.server.ws.wsprotocol import RECEIVE_NOW_EXTENSION, SEND_NOW_EXTENSION, SendNow
+from ratscrew.storage.opening import open_store
+from ratscrew.storage.records import RateCounter, StoreUnavailable
+from ratscrew.storage.roles import Store
 
 log = logging.getLogger("ratscrew.server")
 Answer = TypeVar("Answer")
@@ -125,7 +125,7 @@ class Limits:
     """A single send that takes longer than this disconnects the client."""
     connections_per_address: int = 200
     """Websockets one client address may hold open (the transport caps every connection of a
-    direct peer too: `ratscrew.server.transport`)."""
+    direct peer too: `ratscrew.server.ws.transport`)."""
     unknown_codes_per_minute: int = 30
     """Lookups of room codes that do not exist (pages, ``/api/rooms/CODE``, websockets) one
     address may make in a minute; past it every room lookup from it is refused."""
@@ -188,7 +188,7 @@ class WindowCounter:
 
 
 class WebSocketConnection(OutboxSends):
-    """One websocket, as a room sees it (`ratscrew.server.room.Connection`): a bounded queue of
+    """One websocket, as a room sees it (`ratscrew.server.room.room.Connection`): a bounded queue of
     messages written out by its own task, the link's pings, and when each state was sent."""
 
     WAITING_MAX = 64
@@ -385,13 +385,13 @@ class Server:
     rooms: dict[str, Room] = field(default_factory=dict)
     connections: set[WebSocketConnection] = field(default_factory=set)
     shard: str | None = None
-    """This process's shard letter (`ratscrew.server.shards`): it owns only those rooms."""
+    """This process's shard letter (`ratscrew.server.ops.shards`): it owns only those rooms."""
     lab: LabService = field(default_factory=LabService)
     """The house-rule lab's worker and jobs; lobbies ask it for their expected game length."""
     absence: AbsenceTimes = field(default_factory=AbsenceTimes)
     """When a stand-in bot plays for someone away, and when a game everyone left is abandoned."""
     room_hooks: list[RoomHooks] = field(default_factory=list)
-    """What hears of every room's lifecycle (the idle-room sweep: `ratscrew.server.expiry`)."""
+    """What hears of every room's lifecycle (the idle-room sweep: `ratscrew.server.ops.expiry`)."""
     admissions: set[asyncio.Task[None]] = field(default_factory=set)
     """Joins being counted in the database (`_admit_async`), kept until done."""
     max_request_reads: int = MAX_REQUEST_READS
@@ -418,7 +418,7 @@ class Server:
         self.unknown_codes = UnknownCodes(self.limits.unknown_codes_per_minute, 60.0)
         self.open_websockets = OpenConnections(self.limits.connections_per_address)
         self.writer = StepWriter(self.store)
-        """The one writer of every room's steps (`ratscrew.server.writer`)."""
+        """The one writer of every room's steps (`ratscrew.server.room.writer`)."""
 
     async def call_store(self, request: Request, call: Callable[..., Answer], *args: Any) -> Answer:
         """``call(*args)``, store calls ``request`` waits for (a record, a player's page, the
@@ -470,7 +470,7 @@ class Server:
     def origin_allowed(self, websocket: WebSocket) -> bool:
         """A browser's websocket must come from the server's own origin (or one allowed by
         ``--allowed-origin``); clients that send no ``Origin`` (not browsers) are let in
-        (`ratscrew.server.limits.is_own_origin`)."""
+        (`ratscrew.server.http.limits.is_own_origin`)."""
         return is_own_origin(websocket.headers.get("origin"), websocket.headers.get("host"),
                              self.allowed_origins)
 
@@ -491,7 +491,7 @@ class Server:
 def client_address(scope_client: Any) -> str:
     """The client's address as the server sees it (behind a proxy, uvicorn's
     ``--forwarded-allow-ips`` puts the real one here), as the limits count it (an IPv6
-    address as its /64: `ratscrew.server.limits.limit_key`)."""
+    address as its /64: `ratscrew.server.http.limits.limit_key`)."""
     return limit_key(str(scope_client[0])) if scope_client else "unknown"
 
 
@@ -1013,10 +1013,10 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
                absence: AbsenceTimes | None = None, settle_gc: bool = False) -> Starlette:
     """The ratscrew web app over ``store`` (a `Store`, or a database path or URL to open and
     own); with ``shard``, it owns only the rooms whose code begins with that letter; with
-    ``idle_room_hours``, rooms nobody has been in for that long are closed (`ratscrew.server.expiry`);
+    ``idle_room_hours``, rooms nobody has been in for that long are closed (`ratscrew.server.ops.expiry`);
     ``absence``: when people who left a game are stood in for, and the game abandoned (2 and 5 minutes);
     ``settle_gc``: once started, set the garbage collector for a server process
-    (`ratscrew.server.collector`; ``ratscrew serve`` does, tests do not).
+    (`ratscrew.server.ops.collector`; ``ratscrew serve`` does, tests do not).
 
     A store the app opened itself, or any store with ``close_store``, is closed when the app
     shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after

@@ -13,5 +13,5 @@ both databases.
 - `ratscrew.storage.opening`: `open_store` for ``--db``.
 
 Ranking maths (figures, leaderboard ranks and ties) is above the storage, in
-`ratscrew.server.ranking`. Nothing here imports the server's rooms or routes.
+`ratscrew.server.ladder.ranking`. Nothing here imports the server's rooms or routes.
 """
