@@ -21,8 +21,8 @@ from test_players import ANN_KEY, play_and_resign, store_of
 from ratscrew.protocol import http
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.app import create_app
-from ratscrew.server.players import hash_key
-from ratscrew.server.store import SqliteStore
+from ratscrew.server.ladder.players import hash_key
+from ratscrew.storage.sqlite import SqliteStore
 
 
 def mismatches(value: object, hint: object, where: str = "answer") -> list[str]:
@@ -92,8 +92,8 @@ def test_presets_and_bots(client: TestClient) -> None:
 
 
 def test_a_players_page_and_the_leaderboard(client: TestClient) -> None:
-    # three different opponents in a rated game: Ann is ranked at once
-    play_and_resign(client, "Ann", ANN_KEY, ["beginner", "casual", "skilled"])
+    for bot in ("beginner", "casual", "skilled"):  # rated games against three opponents: ranked
+        play_and_resign(client, "Ann", ANN_KEY, [bot])
     ann = store_of(client).player_by_key(hash_key(ANN_KEY)).player_id
     page = client.get(f"/api/players/{ann}").json()
     assert page["ratings"] and page["ratings"][0]["history"] and page["games"]
