@@ -8,10 +8,12 @@ fails here before a page reads a missing field."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 import types
 import typing
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Literal, NotRequired, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
@@ -126,3 +128,32 @@ def test_every_answer_type_is_checked_here() -> None:
     checked = {http.PresetsAnswer, http.BotsAnswer, http.PlayerAnswer, http.LeaderboardAnswer,
                http.LabSettingsAnswer, http.LabJobStarted, http.LabJobStatus}
     assert checked == set(http.HTTP_ANSWERS)
+
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
+
+
+def _keys(cls: type, path: str = "") -> list[str]:
+    """Every key of a TypedDict, nested ones as ``parent.key``."""
+    found = []
+    for key, hint in get_type_hints(cls).items():
+        found.append(f"{path}{key}")
+        found += [inner for part in _typed_dicts(hint) for inner in _keys(part, f"{path}{key}.")]
+    return found
+
+
+def _typed_dicts(hint: object) -> list[type]:
+    if isinstance(hint, type) and is_typeddict(hint):
+        return [hint]
+    return [found for arg in get_args(hint) for found in _typed_dicts(arg)]
+
+
+def test_every_key_of_every_answer_is_named_in_the_docs() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    http_part = text[text.index("\n## HTTP\n"):text.index("\n## WebSocket\n")]
+    named = {word for span in re.findall(r"```.*?```|`[^`]+`", http_part, re.S)
+             for word in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", span)}
+    # the lab report's figures are the lab's own to document (docs/lab.md), figure by figure
+    missing = [key for cls in http.HTTP_ANSWERS for key in _keys(cls)
+               if not key.startswith("report.") and key.rsplit(".", 1)[-1] not in named]
+    assert missing == [], f"keys docs/protocol.md's HTTP section does not name: {missing}"
