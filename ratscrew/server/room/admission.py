@@ -33,7 +33,7 @@ import hmac
 import logging
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ratscrew.protocol import names
 from ratscrew.protocol.client_messages import PROTOCOL_VERSION, Join, Watch
@@ -46,8 +46,13 @@ from ratscrew.server.room.membership import Arrival, Member
 from ratscrew.storage.records import NameTaken, RateCounter, StoreUnavailable
 
 if TYPE_CHECKING:
+    from ratscrew.protocol.client_messages import ClientMessage
+    from ratscrew.server.room.lifecycle import RoomHooks
+    from ratscrew.server.room.lobby import Lobby
+    from ratscrew.server.room.membership import Membership
+    from ratscrew.server.room.persistence import RoomRecorder
     from ratscrew.server.room.publisher import Connection
-    from ratscrew.server.room.room import Room
+    from ratscrew.storage.roles import Store
 
 log = logging.getLogger("ratscrew.server")
 
@@ -100,10 +105,34 @@ def run_now(coroutine: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError("an admission waited on a store that answers at once")
 
 
+class AdmittingRoom(Protocol):
+    """What the admission asks of its room (`ratscrew.server.room.room.Room`)."""
+
+    code: str
+    store: Store
+    lobby: Lobby
+    hooks: list[RoomHooks]
+    recorder: RoomRecorder
+
+    @property
+    def seats(self) -> list[Seat]: ...
+    @property
+    def members(self) -> Membership: ...
+    def checked_member(self, conn: Connection, message: ClientMessage) -> Member | None: ...
+    def save(self) -> None: ...
+    def joined(self, conn: Connection, member: Member) -> None: ...
+    def left(self, conn: Connection, member: Member | None) -> None: ...
+    def present(self, seat: Seat) -> None: ...
+    def broadcast_room(self) -> None: ...
+    def send_current_state(self, conn: Connection) -> None: ...
+    def start_when_everyone_came(self) -> None: ...
+    def pause_for_store(self) -> None: ...
+
+
 class Admission:
     """One room's way in (see the module docstring)."""
 
-    def __init__(self, room: Room) -> None:
+    def __init__(self, room: AdmittingRoom) -> None:
         self.room = room
         self.lock = asyncio.Lock()
         """Held from the room's checks of a join to its welcome: no other join of this room may
