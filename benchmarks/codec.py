@@ -6,7 +6,7 @@ validating: the frames a loaded server receives most (``slap``/``play`` with a r
 a version, ``pong``), through
 
 - ``json.loads`` and ``orjson.loads`` alone: parsing, no checks;
-- ``orjson`` + checks: what the server does (:func:`ratscrew.server.protocol.parse_client_message`);
+- ``orjson`` + checks: what the server does (:func:`ratscrew.protocol.client_messages.parse_client_message`);
 - ``msgspec`` structs: a tagged union of typed structs with range constraints, decoded in one
   call (msgspec's own error texts; the server's field-by-field messages would need a second pass).
 
@@ -29,8 +29,8 @@ import orjson
 from ratscrew.engine import Game
 from ratscrew.narrate import describe_event
 from ratscrew.playout import play_simple_game
+from ratscrew.protocol.client_messages import parse_client_message
 from ratscrew.ruleset import Ruleset
-from ratscrew.server.protocol import parse_client_message
 
 FRAMES = ['{"type":"slap","reaction_ms":231.5,"version":1234}',
           '{"type":"play","reaction_ms":480,"version":1235}',

@@ -1,6 +1,6 @@
 """Measure the integrity flags (`ratscrew.integrity`): replay human-like reaction traces and
-scripted cheaters through the real judging (`ratscrew.server.judging.judge_on_link` with a real
-`ratscrew.server.link.LinkEstimate` fed by pings) and the real flagging, and print per kind the
+scripted cheaters through the real judging (`ratscrew.server.room.judging.judge_on_link` with a real
+`ratscrew.server.ws.link.LinkEstimate` fed by pings) and the real flagging, and print per kind the
 share flagged and the slaps until flagged; then *played* traces (``--played``): whole games in
 real rooms on the fake clock, reviewed as the server reviews them.
 
@@ -17,10 +17,10 @@ Played traces (issue 46). A person (`tests/people.py`: sees each state half its 
 it was sent, presses a reaction drawn from a bot level's model after seeing a slappable pile,
 presses anyway when someone took the pile meanwhile, plays its turns, and stamps each press with
 the shipped client's code, `ratscrew.client.reaction.ShownStates`) plays 2-seat classic games in
-a real `ratscrew.server.room.Room` (real judging, engine, bots and store) against each bot level
+a real `ratscrew.server.room.room.Room` (real judging, engine, bots and store) against each bot level
 and against a colluder who races 60% of its presses by 30 ms. Each player plays ``--games``
 games (a five-minute time limit each) and is reviewed after each, as the server does
-(`ratscrew.server.review.slap_samples` of the stored record, the latest
+(`ratscrew.server.ladder.review.slap_samples` of the stored record, the latest
 `ratscrew.integrity.WINDOW` true reactions, `assess`). The same rooms then hold scripts (the
 five synthetic kinds, stamping as the client does, against an Expert bot), flagged if a check
 within their first `GOAL_SLAPS` true reactions flags them, and a script imitating the expert
@@ -47,8 +47,8 @@ from typing import Any
 from ratscrew.bots.agent import draw_reaction_ms
 from ratscrew.bots.profile import LEVELS, BotProfile
 from ratscrew.integrity import WINDOW, SlapSample, assess
-from ratscrew.server.judging import judge_on_link
-from ratscrew.server.link import LinkEstimate
+from ratscrew.server.room.judging import judge_on_link
+from ratscrew.server.ws.link import LinkEstimate
 
 HUMAN_LEVELS = ("beginner", "casual", "skilled", "expert")
 HUMAN_SLAPS = 200
@@ -205,7 +205,7 @@ def _played_game(react: Callable[[], float], opponent: str, seed: int,
     from online import make_room
     from people import Colluder, Person, play
 
-    from ratscrew.server.review import slap_samples
+    from ratscrew.server.ladder.review import slap_samples
 
     people: list[Any] = []
 
@@ -332,7 +332,7 @@ async def _websocket_game(url: str, level: str, opponent: str, rng: random.Rando
     from ratscrew.client.reaction import ShownStates
     from ratscrew.patterns import find_slap
     from ratscrew.ruleset import Ruleset
-    from ratscrew.server.review import slap_samples
+    from ratscrew.server.ladder.review import slap_samples
 
     classic = Ruleset.preset("classic")
     profile = LEVELS[level]

@@ -77,7 +77,7 @@ def running_deployment(shards: int) -> Iterator[RunningDeployment]:
     from nginx import NginxProxy, rendered_routing
     from postgres import PostgresCluster
 
-    from ratscrew.server.shards import shard_letters
+    from ratscrew.server.ops.shards import shard_letters
 
     cluster = PostgresCluster()
     try:

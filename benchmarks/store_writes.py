@@ -34,9 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from postgres import PostgresCluster
 from server_load import percentile, tree_cpu_seconds
 
-from ratscrew.server.store import SeatRow, SqliteStore, StepRows, Store
 from ratscrew.storage import schema
+from ratscrew.storage.records import SeatRow, StepRows
+from ratscrew.storage.roles import Store
 from ratscrew.storage.sql import Compiler, rows_insert
+from ratscrew.storage.sqlite import SqliteStore
 
 
 def a_fresh_game(store: Store, code: str) -> int:
@@ -165,7 +167,7 @@ def main() -> None:
     except RuntimeError as error:
         sys.exit(f"store_writes: PostgreSQL cannot start here: {error}")
     try:
-        from ratscrew.server.pgstore import PostgresStore
+        from ratscrew.storage.postgres import PostgresStore
 
         postgres = PostgresStore(cluster.create_database())
         assert cluster.pid is not None

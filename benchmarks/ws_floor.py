@@ -4,7 +4,7 @@ Runs ``benchmarks/server_load.py``'s measurement of ``ratscrew serve`` (rooms of
 players), then starts a bare Starlette websocket app on the very uvicorn configuration
 ``ratscrew serve`` runs (``ratscrew.commands.serve.uvicorn_config``: the same sans-I/O websocket
 protocol reading in batches, the same guarded HTTP protocol, no per-message deflate, and once
-started the same garbage collector settings, ``ratscrew.server.collector``) that does
+started the same garbage collector settings, ``ratscrew.server.ops.collector``) that does
 nothing but send one pre-encoded text message of the same average size to the same number of
 sockets, grouped in rooms of four: each room wakes at Poisson times, at the same rate of
 messages per socket as the server run, and sends the same text to its four members, as a room
@@ -69,9 +69,9 @@ def serve(port: int, size: int, per_socket_rate: float) -> None:
     from starlette.websockets import WebSocket, WebSocketDisconnect
 
     from ratscrew.commands.serve import uvicorn_config
-    from ratscrew.server.collector import settle_collector
-    from ratscrew.server.transport import ConnectionLimits
-    from ratscrew.server.wsprotocol import SEND_NOW_EXTENSION
+    from ratscrew.server.ops.collector import settle_collector
+    from ratscrew.server.ws.transport import ConnectionLimits
+    from ratscrew.server.ws.wsprotocol import SEND_NOW_EXTENSION
 
     payload = json.dumps({"type": "state", "pad": "x" * max(0, size - 27)})
     groups: list[list[WebSocket]] = [[]]

@@ -2,7 +2,7 @@
 flags over the accepted slaps of one keyed player in one ruleset, each a plain statistic with
 a threshold, so a verdict can always be read back as sentences (docs/fairness.md, "Integrity").
 Pure and typed: no server imports; the server feeds it samples from stored records
-(`ratscrew.server.review`) and ``benchmarks/integrity.py`` measures it.
+(`ratscrew.server.ladder.review`) and ``benchmarks/integrity.py`` measures it.
 
 The flags (thresholds measured by the benchmark, see docs/fairness.md):
 
@@ -21,7 +21,7 @@ lag        share of slaps reported under the floor that the link        >= 50% o
            estimates): the lag cheat
 ========== ============================================================ =====================
 
-The samples are a player's true reactions only (`ratscrew.server.review.is_reaction`: slaps
+The samples are a player's true reactions only (`ratscrew.server.ladder.review.is_reaction`: slaps
 that took a pile that had become slappable, timed from the card that made it so), so they are
 the player's *winning* reactions, quicker on average than all their reactions: the model flag's
 reference is the fastest human model's won slaps, not all of its slaps (docs/fairness.md, "What

@@ -20,8 +20,8 @@ from pathlib import Path
 import httpx
 from postgres import free_port
 
-from ratscrew.server.nginx import render_http
-from ratscrew.server.shards import shard_letters
+from ratscrew.server.ops.nginx import render_http
+from ratscrew.server.ops.shards import shard_letters
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 SHIPPED_NGINX = DEPLOY / "nginx" / "ratscrew.conf"

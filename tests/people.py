@@ -21,9 +21,9 @@ from online import FakeConnection, FakeWall, run_until
 from ratscrew.cards import parse_cards
 from ratscrew.client.reaction import ShownStates
 from ratscrew.patterns import find_slap
+from ratscrew.protocol.client_messages import Act, Start
 from ratscrew.ruleset import Ruleset
-from ratscrew.server.protocol import Act, Start
-from ratscrew.server.room import Room
+from ratscrew.server.room.room import Room
 
 CLASSIC = Ruleset.preset("classic")
 

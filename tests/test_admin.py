@@ -18,8 +18,9 @@ from postgres import PostgresCluster, postgres_bindir
 from starlette.testclient import TestClient
 
 from ratscrew.server.app import create_app
-from ratscrew.server.ranking import leaderboard
-from ratscrew.server.store import Store, open_store
+from ratscrew.server.ladder.ranking import leaderboard
+from ratscrew.storage.opening import open_store
+from ratscrew.storage.roles import Store
 
 KEYS = {"Ann": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc", "Bob": "bob-key-Ub7Gs2Hn5Yq9Df3Xm8Ko1Ev"}
 """Keys that look random, as the server asks of a new player's (docs/online.md, "Hostile input")."""

@@ -19,12 +19,12 @@ from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS, LEVELS
 from ratscrew.cli import main
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, Misslap, SlapWon
+from ratscrew.protocol.client_messages import Act, Join, Stand, Start
 from ratscrew.rl import agents, bench
 from ratscrew.rl.core import TickTable
 from ratscrew.rl.encoding import ObservationEncoder
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Table
-from ratscrew.server.protocol import Act, Join, Stand, Start
 from ratscrew.tui.app import PlayApp
 from ratscrew.tui.options import PlayOptions
 
@@ -438,8 +438,8 @@ def test_an_agents_online_game_is_recorded_and_rated_as_a_bot_levels_is() -> Non
 
 
 def test_a_win_over_an_agent_raises_a_rating_as_a_win_over_a_bot_level_does() -> None:
-    from ratscrew.server.ratings import rate
-    from ratscrew.server.store import FinishedGame, SeatResult
+    from ratscrew.server.ladder.ratings import rate
+    from ratscrew.storage.records import FinishedGame, SeatResult
 
     def win_over(bot: str) -> Any:
         results = (SeatResult(0, "human", "Ann", "t", True, 0, 0, (), "AnnPublic123"),
@@ -473,7 +473,7 @@ def client_app() -> Any:
     from starlette.testclient import TestClient
 
     from ratscrew.server.app import create_app
-    from ratscrew.server.store import SqliteStore
+    from ratscrew.storage.sqlite import SqliteStore
 
     with TestClient(create_app(SqliteStore(":memory:"))) as client:
         yield client

@@ -22,7 +22,7 @@ from test_browser import CHROMIUM, Pages, images, join, sync_api  # noqa: F401  
 from test_browser_friends import axe_clean
 
 from ratscrew.offline.check import seeded_game
-from ratscrew.server.offline import PYODIDE_DIR, PYODIDE_FILES
+from ratscrew.server.http.offline import PYODIDE_DIR, PYODIDE_FILES
 
 pytestmark = pytest.mark.skipif(
     not all((PYODIDE_DIR / name).exists() for name in PYODIDE_FILES) and not os.environ.get("CI"),

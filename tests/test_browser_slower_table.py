@@ -12,7 +12,7 @@ from test_browser import browser, join, pages, server  # noqa: F401  (fixtures)
 from test_browser_friends import axe_clean
 from test_browser_offline import open_table
 
-from ratscrew.server.rated import CUSTOM_RULES
+from ratscrew.server.ladder.rated import CUSTOM_RULES
 
 
 def test_a_room_made_with_longer_windows_says_they_are_longer_and_unrated(

@@ -20,7 +20,7 @@ import pytest
 from nginx import COMPOSE_RESOLVER, COMPOSE_SHARDS, nginx_binary
 from postgres import unavailable
 
-from ratscrew.server.nginx import main, render_http, write_split
+from ratscrew.server.ops.nginx import main, render_http, write_split
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "online.md"
@@ -133,7 +133,7 @@ def test_a_shard_raises_its_open_file_limit_to_the_hard_one_and_the_unit_raises_
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     script = ("import logging, resource\n"
               "logging.basicConfig(level=logging.INFO, format='%(message)s')\n"
-              "from ratscrew.server.filelimit import raise_open_file_limit\n"
+              "from ratscrew.server.ops.filelimit import raise_open_file_limit\n"
               "limit = raise_open_file_limit()\n"
               "print(resource.getrlimit(resource.RLIMIT_NOFILE)[0], limit.before)\n")
     started = subprocess.run(  # started as systemd's default would start it: soft 256 or less

@@ -25,7 +25,7 @@ from nginx import COMPOSE_RESOLVER, COMPOSE_SHARDS, DEPLOY, SHIPPED_NGINX, Nginx
 from postgres import free_port, unavailable
 from serving import Player, ServerProcess, latest, play_cards, public, resign
 
-from ratscrew.server.nginx import render_http, render_locations, render_routing
+from ratscrew.server.ops.nginx import render_http, render_locations, render_routing
 
 
 class Nginx(NginxProxy):
@@ -66,7 +66,7 @@ def deployment(fresh_database: str, tmp_path: Path) -> Iterator[tuple[Nginx, dic
 
 
 def test_the_shipped_nginx_configuration_is_the_rendered_one() -> None:
-    """deploy/nginx/ratscrew.conf is what ``python -m ratscrew.server.nginx`` renders for the
+    """deploy/nginx/ratscrew.conf is what ``python -m ratscrew.server.ops.nginx`` renders for the
     compose file's shards, so the routing has one home."""
     assert SHIPPED_NGINX.read_text() == render_http(COMPOSE_SHARDS, "80", resolver=COMPOSE_RESOLVER)
     compose = (DEPLOY / "compose.yaml").read_text()

@@ -4,7 +4,7 @@ reactions, and the shipped clients stamp a press against the state the person wa
 The rooms run on the fake clock (tests/online.py); a person is played by `people.Person`, a
 client model that stamps its presses with the shipped client's own code
 (`ratscrew.client.reaction.ShownStates`), as ``ratscrew join`` does. The review's own
-functions read the stored records (`ratscrew.server.review.slap_samples`, `assess`).
+functions read the stored records (`ratscrew.server.ladder.review.slap_samples`, `assess`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from online import FakeWall, make_room
 from people import Colluder, Person, ex_gaussian, play
 
 from ratscrew.integrity import HUMAN_FLOOR_MS, SlapSample, assess
-from ratscrew.server.review import is_reaction, slap_samples
-from ratscrew.server.room import Room
+from ratscrew.server.ladder.review import is_reaction, slap_samples
+from ratscrew.server.room.room import Room
 
 
 def test_a_colluder_racing_the_victim_does_not_get_the_victim_flagged() -> None:

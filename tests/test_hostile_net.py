@@ -42,7 +42,7 @@ from websockets.typing import Origin
 
 from ratscrew.client.link import RoomLink
 from ratscrew.server.app import create_app
-from ratscrew.server.transport import ConnectionLimits, guarded_protocols
+from ratscrew.server.ws.transport import ConnectionLimits, guarded_protocols
 
 
 def pid_of(server: ServerProcess) -> int:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ratscrew.server.judging import (
+from ratscrew.server.room.judging import (
     ALLOWANCE_CAP_MS,
     SETTLE_CAP_MS,
     UNMEASURED_SETTLE_MS,
@@ -18,7 +18,7 @@ from ratscrew.server.judging import (
     link_window_ms,
     settle_window_ms,
 )
-from ratscrew.server.link import JITTER_WINDOW, WINDOW, LinkEstimate, Pinger
+from ratscrew.server.ws.link import JITTER_WINDOW, WINDOW, LinkEstimate, Pinger
 
 
 def link(*samples: float) -> LinkEstimate:

@@ -11,9 +11,9 @@ from starlette.testclient import TestClient
 from ratscrew.bots.profile import LEVELS
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.app import create_app
-from ratscrew.server.labjobs import LabService
-from ratscrew.server.store import SqliteStore
+from ratscrew.server.lab.jobs import LabService
 from ratscrew.sim.lab import LabRun, length_only
+from ratscrew.storage.sqlite import SqliteStore
 
 LONG_JOB = {"rules": "classic", "players": 4, "games": 5000}
 """A job that takes many seconds even on a quiet machine: it keeps the worker busy."""
@@ -189,7 +189,7 @@ def test_a_job_past_its_cards_stops_and_says_so(client: TestClient) -> None:
 
 
 def test_a_job_within_its_cards_is_done() -> None:
-    from ratscrew.server.labjobs import JobBudget, JobTooLong
+    from ratscrew.server.lab.jobs import JobBudget, JobTooLong
 
     budget = JobBudget("job", seconds=3600, max_cards=1000)
     budget.cards(600)
@@ -201,7 +201,7 @@ def test_a_job_within_its_cards_is_done() -> None:
 def test_a_sixth_address_gets_a_place_in_the_queue_one_job_per_address() -> None:
     import asyncio
 
-    from ratscrew.server.labjobs import LabBusy
+    from ratscrew.server.lab.jobs import LabBusy
 
     async def six_addresses() -> tuple[list[dict[str, Any]], LabBusy]:
         service = LabService()
@@ -225,7 +225,7 @@ def test_a_sixth_address_gets_a_place_in_the_queue_one_job_per_address() -> None
 def test_estimates_wait_behind_lab_jobs_one_per_room_and_are_capped() -> None:
     import asyncio
 
-    from ratscrew.server.labjobs import LabJob
+    from ratscrew.server.lab.jobs import LabJob
 
     shown: list[tuple[int, bool]] = []  # (room, whether the lab job was done when it showed)
     jobs: list[LabJob] = []

@@ -28,10 +28,10 @@ from ratscrew.engine import Game
 from ratscrew.integrity import FLOOR_MIN, SlapSample, assess
 from ratscrew.patterns import find_slap
 from ratscrew.ruleset import Ruleset
-from ratscrew.server import ratings
 from ratscrew.server.app import create_app
-from ratscrew.server.ranking import leaderboard
-from ratscrew.server.rated import (
+from ratscrew.server.ladder import ratings
+from ratscrew.server.ladder.ranking import leaderboard
+from ratscrew.server.ladder.rated import (
     ABORTED,
     CUSTOM_RULES,
     FARMED,
@@ -41,7 +41,9 @@ from ratscrew.server.rated import (
     game_facts,
     rating_verdict,
 )
-from ratscrew.server.store import SeatResult, SqliteStore, Store
+from ratscrew.storage.records import SeatResult
+from ratscrew.storage.roles import Store
+from ratscrew.storage.sqlite import SqliteStore
 
 KEY_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 CLASSIC = Ruleset.preset("classic")

@@ -13,10 +13,10 @@ from test_ladder import ANN, BOB, CLASSIC, a_store, alternate, finish, played
 
 from ratscrew.engine import Game
 from ratscrew.events import Event, PileWon
-from ratscrew.server import ratings
 from ratscrew.server.app import public_record
-from ratscrew.server.ranking import conservative, leaderboard
-from ratscrew.server.rated import (
+from ratscrew.server.ladder import ratings
+from ratscrew.server.ladder.ranking import conservative, leaderboard
+from ratscrew.server.ladder.rated import (
     ABORTED,
     LEFT_EARLY,
     NO_ESTABLISHED_OPPONENT,
@@ -24,7 +24,8 @@ from ratscrew.server.rated import (
     game_facts,
     rating_verdict,
 )
-from ratscrew.server.store import SeatResult, Store
+from ratscrew.storage.records import SeatResult
+from ratscrew.storage.roles import Store
 
 FAY = "FayPublic123"
 PUPPETS = [f"Puppet{n}Public" for n in range(8)]

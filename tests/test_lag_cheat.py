@@ -1,6 +1,6 @@
 """The lag cheat (issue 46, item 4): a client that answers pings late, so that its link looks
 slower than it is, and claims quick reactions. The room bounds a claim by the round trip the
-link's own evidence supports (`ratscrew.server.judging.judge_on_link`): the lower of the pongs'
+link's own evidence supports (`ratscrew.server.room.judging.judge_on_link`): the lower of the pongs'
 minimum and what the client's earlier stamped actions imply. Rooms run on the fake clock
 (tests/online.py); each `FakeConnection`'s pongs are given as the round trip they measured.
 """
@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from online import FakeConnection, FakeWall, act, make_room, run_until
 
-from ratscrew.server.judging import ALLOWANCE_CAP_MS, ALLOWANCE_FLOOR_MS, SETTLE_CAP_MS, allowance_ms
-from ratscrew.server.protocol import Start
-from ratscrew.server.room import Room
+from ratscrew.protocol.client_messages import Start
+from ratscrew.server.room.judging import (
+    ALLOWANCE_CAP_MS,
+    ALLOWANCE_FLOOR_MS,
+    SETTLE_CAP_MS,
+    allowance_ms,
+)
+from ratscrew.server.room.room import Room
 
 ANN_ONE_WAY = 10.0
 """Ann is honest, 10 ms away each way, and slaps 350 ms after she sees the double."""

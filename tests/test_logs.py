@@ -14,7 +14,7 @@ from pathlib import Path
 
 from serving import ServerProcess
 
-from ratscrew.server.supervisor import PARENT_ENV
+from ratscrew.server.ops.supervisor import PARENT_ENV
 
 TIME_WITH_ZONE = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d"
 

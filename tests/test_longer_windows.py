@@ -11,11 +11,11 @@ from scenario import kinds, play_seats
 
 from ratscrew.engine import Game
 from ratscrew.offline.room import OfflineRoom, parse_play_query
+from ratscrew.protocol.client_messages import parse_room_request
 from ratscrew.protocol.codec import ProtocolError
 from ratscrew.ruleset import Ruleset
-from ratscrew.server.protocol import parse_room_request
-from ratscrew.server.rated import CUSTOM_RULES, Unrated, game_facts, rating_verdict
-from ratscrew.server.roomrules import rules_entry
+from ratscrew.server.ladder.rated import CUSTOM_RULES, Unrated, game_facts, rating_verdict
+from ratscrew.server.room.rules import rules_entry
 
 CLASSIC = Ruleset.preset("classic")
 

@@ -1,11 +1,11 @@
-"""The name rules (`ratscrew.server.names`): what a name may be, and when two names are one."""
+"""The name rules (`ratscrew.protocol.names`): what a name may be, and when two names are one."""
 
 from __future__ import annotations
 
 import pytest
 
 from ratscrew.bots.profile import LEVELS
-from ratscrew.server.names import (
+from ratscrew.protocol.names import (
     DEFAULT_IGNORABLE,
     MAX_NAME_LENGTH,
     NameRefused,

@@ -18,9 +18,9 @@ from starlette.testclient import TestClient
 from test_server_app import receive
 
 from ratscrew.server.app import create_app
-from ratscrew.server.metrics import parse_trusted
-from ratscrew.server.pgstore import PostgresStore
-from ratscrew.server.store import SqliteStore
+from ratscrew.server.ops.metrics import parse_trusted
+from ratscrew.storage.postgres import PostgresStore
+from ratscrew.storage.sqlite import SqliteStore
 
 
 def readiness_becomes(client: TestClient, status: int, timeout: float = 30.0) -> dict[str, Any]:

@@ -22,13 +22,14 @@ from ratscrew.results import FinishingOrder
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Table
 from ratscrew.server import app as app_module
-from ratscrew.server import ratings
 from ratscrew.server.app import create_app
-from ratscrew.server.outage import watch_store
-from ratscrew.server.players import PUBLIC_ID_PATTERN, export_code, hash_key
-from ratscrew.server.ratings import rate, replay_places
-from ratscrew.server.room import StoredRoom
-from ratscrew.server.store import FinishedGame, Rating, SeatResult, SqliteStore
+from ratscrew.server.ladder import ratings
+from ratscrew.server.ladder.players import PUBLIC_ID_PATTERN, export_code, hash_key
+from ratscrew.server.ladder.ratings import rate, replay_places
+from ratscrew.server.room.outage import watch_store
+from ratscrew.server.room.room import StoredRoom
+from ratscrew.storage.records import FinishedGame, Rating, SeatResult
+from ratscrew.storage.sqlite import SqliteStore
 
 ANN_KEY = "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"
 BOB_KEY = "bob-key-Jt6Nq1FgX5uPe0RzVa9LwMk"

@@ -26,11 +26,11 @@ from starlette.websockets import WebSocketDisconnect
 from test_server_app import receive
 
 from ratscrew.server.app import Limits, Server, WindowCounter, create_app
-from ratscrew.server.expiry import CLOSED_WS_CODE
-from ratscrew.server.lobby import new_code
-from ratscrew.server.players import hash_key
-from ratscrew.server.store import RateCounter
+from ratscrew.server.ladder.players import hash_key
+from ratscrew.server.ops.expiry import CLOSED_WS_CODE
+from ratscrew.server.room.lobby import new_code
 from ratscrew.storage.postgres import PostgresRateCounter, PostgresStore
+from ratscrew.storage.records import RateCounter
 
 
 class LoopWatch:

@@ -10,9 +10,10 @@ import asyncio
 import psycopg
 import pytest
 
-from ratscrew.server.store import StepRows, open_store
+from ratscrew.storage.opening import open_store
 from ratscrew.storage.postgres import PostgresStore
 from ratscrew.storage.postgres_steps import StepsConnection
+from ratscrew.storage.records import StepRows
 
 SLEEP = "SELECT pg_sleep($1::float)"
 """A statement that takes as long as its parameter says."""

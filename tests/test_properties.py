@@ -136,7 +136,7 @@ def chaos(game: Game, rng: random.Random, steps: int) -> None:
         for viewer in [None, *range(game.players)]:
             observation = game.observe(viewer)
             # every seat sees the same table: the server encodes one view per step for a
-            # whole room and puts each seat's number in it (ratscrew.server.publisher.seat_view)
+            # whole room and puts each seat's number in it (ratscrew.server.room.publisher.seat_view)
             assert list(observation.items()) == list({**spectators, "seat": viewer}.items())
             shown = {key: value for key, value in observation.items()
                      if key not in ("pile_played_by", "tie_window_until")}

@@ -18,7 +18,7 @@ from starlette.websockets import WebSocketDisconnect
 from ratscrew.client.address import parse_room_address
 from ratscrew.client.link import RoomUnavailable, fetch_room
 from ratscrew.server.app import create_app
-from ratscrew.server.store import SqliteStore
+from ratscrew.storage.sqlite import SqliteStore
 
 IDLE_S = 0.4
 

@@ -1,4 +1,4 @@
-"""The room's agents (`ratscrew.server.agents`): a person's stand-in plans from the time the
+"""The room's agents (`ratscrew.server.room.agents`): a person's stand-in plans from the time the
 table is shown, whatever the events' own times, so `Shown` passes its events on as they are."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ratscrew.cards import Card
 from ratscrew.events import CardPlayed, ChallengeLost, Event, PileWon
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Answer, Intent, Observation
-from ratscrew.server.agents import RemoteSeat, Shown
+from ratscrew.server.room.agents import RemoteSeat, Shown
 
 SHOWN_AT = 5_000.0
 

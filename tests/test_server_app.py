@@ -13,11 +13,11 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from ratscrew.engine import Game
+from ratscrew.protocol.client_messages import PROTOCOL_VERSION
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.app import Limits, create_app
-from ratscrew.server.collector import GC_THRESHOLDS
-from ratscrew.server.protocol import PROTOCOL_VERSION
-from ratscrew.server.store import SqliteStore
+from ratscrew.server.ops.collector import GC_THRESHOLDS
+from ratscrew.storage.sqlite import SqliteStore
 
 Socket = Any  # starlette.testclient.WebSocketTestSession
 

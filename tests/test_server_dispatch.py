@@ -15,10 +15,7 @@ from typing import Any, get_args
 import pytest
 from online import FakeConnection, make_room, move_to, run_until
 
-from ratscrew.server.dispatch import PHASES, Who, routes_table
-from ratscrew.server.expiry import IdleRooms
-from ratscrew.server.lifecycle import Presence, RoomHooks
-from ratscrew.server.protocol import (
+from ratscrew.protocol.client_messages import (
     Act,
     ClientMessage,
     Configure,
@@ -27,7 +24,6 @@ from ratscrew.server.protocol import (
     Kick,
     MoveSeat,
     Pong,
-    ProtocolError,
     Ready,
     Rematch,
     SetSeat,
@@ -35,7 +31,11 @@ from ratscrew.server.protocol import (
     Start,
     Watch,
 )
-from ratscrew.server.room import ROUTES, Room
+from ratscrew.protocol.codec import ProtocolError
+from ratscrew.server.ops.expiry import IdleRooms
+from ratscrew.server.room.dispatch import PHASES, Who, routes_table
+from ratscrew.server.room.lifecycle import Presence, RoomHooks
+from ratscrew.server.room.room import ROUTES, Room
 
 ONE_OF_EACH: dict[type[Any], Any] = {
     Join: Join("Zed"), Watch: Watch(), Ready: Ready(True), Configure: Configure(pace="fast"),
@@ -166,7 +166,7 @@ def test_a_kicked_token_cannot_rejoin_and_its_holder_only_watches() -> None:
 
 
 class FixedLengths:
-    """The lab's expected game length, already computed (`ratscrew.server.labjobs.LabService`)."""
+    """The lab's expected game length, already computed (`ratscrew.server.lab.jobs.LabService`)."""
 
     def expected_length(self, rules: object, bots: object, on_ready: object,
                         address: object = None) -> dict[str, float]:

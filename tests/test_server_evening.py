@@ -17,23 +17,23 @@ from ratscrew.cli import main
 from ratscrew.engine import Game
 from ratscrew.events import ChallengeLost, Misslap
 from ratscrew.narrate import describe_event
-from ratscrew.ruleset import Ruleset
-from ratscrew.server.absence import AbsenceTimes
-from ratscrew.server.app import create_app
-from ratscrew.server.protocol import (
+from ratscrew.protocol.client_messages import (
     Act,
     Configure,
     Join,
-    ProtocolError,
     Rematch,
     Start,
     Watch,
     parse_client_message,
     parse_room_request,
 )
-from ratscrew.server.room import Room
-from ratscrew.server.store import SqliteStore
-from ratscrew.server.tally import Contest, SlapRecord, judgement_details, judgement_text
+from ratscrew.protocol.codec import ProtocolError
+from ratscrew.ruleset import Ruleset
+from ratscrew.server.app import create_app
+from ratscrew.server.room.absence import AbsenceTimes
+from ratscrew.server.room.room import Room
+from ratscrew.server.room.tally import Contest, SlapRecord, judgement_details, judgement_text
+from ratscrew.storage.sqlite import SqliteStore
 
 # ---------------------------------------------------------------------- a seat added after a game
 

@@ -8,18 +8,18 @@ import pytest
 from online import FakeConnection, act, make_room, run_until
 from test_server_room import double_on_the_table
 
-from ratscrew.server.history import History
-from ratscrew.server.protocol import (
+from ratscrew.protocol.client_messages import (
     Act,
     HistoryRequest,
     MoveSeat,
-    ProtocolError,
     Rematch,
     SetSeat,
     Stand,
     Start,
     parse_room_request,
 )
+from ratscrew.protocol.codec import ProtocolError
+from ratscrew.server.room.history import History
 
 # ---------------------------------------------------------------------------------- seats
 

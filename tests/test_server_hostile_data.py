@@ -238,7 +238,7 @@ def test_a_key_that_does_not_look_random_makes_no_player(server: ServerProcess, 
 
 def test_keys_the_page_and_the_terminal_make_always_look_random(tmp_path: Path) -> None:
     from ratscrew.client.saved import SavedState
-    from ratscrew.server.keys import looks_random, new_key
+    from ratscrew.protocol.keys import looks_random, new_key
 
     assert all(looks_random(new_key()) for _ in range(5000))
     saved = SavedState(tmp_path / "online.json")
@@ -277,8 +277,8 @@ def test_a_weak_key_a_server_already_knows_keeps_its_player(tmp_path: Path) -> N
     from starlette.testclient import TestClient
 
     from ratscrew.server.app import create_app
-    from ratscrew.server.players import hash_key
-    from ratscrew.server.store import SqliteStore
+    from ratscrew.server.ladder.players import hash_key
+    from ratscrew.storage.sqlite import SqliteStore
 
     store = SqliteStore(tmp_path / "old.db")
     old = store.enter_player(hash_key("a" * 20), "Old Ann", "OldAnnPublic").player_id

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import server_load
 from scripted import running_server
 
-from ratscrew.server.store import SqliteStore
+from ratscrew.storage.sqlite import SqliteStore
 
 
 def test_the_benchmarks_examples_hold() -> None:

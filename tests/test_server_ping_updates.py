@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from online import FakeConnection, FakeWall, make_room, pong_after
 
-from ratscrew.server.publisher import ROOM_UPDATE_GAP_MS
+from ratscrew.server.room.publisher import ROOM_UPDATE_GAP_MS
 
 
 def gap_passes(wall: FakeWall) -> None:

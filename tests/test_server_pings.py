@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
-from ratscrew.server import link
 from ratscrew.server.app import Limits, WebSocketConnection
-from ratscrew.server.wsprotocol import SEND_NOW_EXTENSION
+from ratscrew.server.ws import link
+from ratscrew.server.ws.wsprotocol import SEND_NOW_EXTENSION
 
 
 class RecordingWebSocket:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from serving import ServerProcess, latest, play_cards, public
 
-from ratscrew.server.ratings import EXIT_BEFORE_RATING, EXIT_CODE
+from ratscrew.server.ladder.ratings import EXIT_BEFORE_RATING, EXIT_CODE
 
 
 def test_several_clients_share_one_table_on_a_real_server(tmp_path: Path) -> None:

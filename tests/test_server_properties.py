@@ -15,10 +15,11 @@ from online import FakeConnection, SecrecyWatch, WatchedConnection, act, card_st
 from ratscrew.bots.profile import LEVELS
 from ratscrew.cards import parse_cards
 from ratscrew.engine import Game
+from ratscrew.protocol.client_messages import Act, parse_client_message
+from ratscrew.protocol.codec import ProtocolError
 from ratscrew.protocol.server_messages import ErrorMessage
 from ratscrew.ruleset import PRESET_NAMES
-from ratscrew.server.protocol import Act, ProtocolError, parse_client_message
-from ratscrew.server.room import Room
+from ratscrew.server.room.room import Room
 
 GAME_TIME_LIMIT_MS = 3_600_000
 

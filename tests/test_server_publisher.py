@@ -8,7 +8,7 @@ import pytest
 from ratscrew.engine import Game
 from ratscrew.protocol.codec import encode_message
 from ratscrew.ruleset import Ruleset
-from ratscrew.server.publisher import seat_view
+from ratscrew.server.room.publisher import seat_view
 
 
 def test_each_seat_is_sent_its_own_observation_made_from_the_spectators_view() -> None:

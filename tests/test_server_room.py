@@ -7,18 +7,9 @@ import pytest
 from online import FakeConnection, FakeWall, act, make_room, move_to, run_until
 
 from ratscrew.engine import Game
-from ratscrew.server.protocol import (
-    Configure,
-    Kick,
-    ProtocolError,
-    Ready,
-    Rematch,
-    SetSeat,
-    Stand,
-    Start,
-    Watch,
-)
-from ratscrew.server.room import Room
+from ratscrew.protocol.client_messages import Configure, Kick, Ready, Rematch, SetSeat, Stand, Start, Watch
+from ratscrew.protocol.codec import ProtocolError
+from ratscrew.server.room.room import Room
 from ratscrew.tui.stats import game_stats
 
 # ---------------------------------------------------------------------------------- seats
@@ -373,7 +364,7 @@ def test_a_refused_action_is_told_in_words_with_names_not_seat_numbers() -> None
 
 
 def test_past_the_cap_of_people_waiting_a_newcomer_is_refused_and_may_watch() -> None:
-    from ratscrew.server.lobby import MAX_WAITING_PEOPLE
+    from ratscrew.server.room.lobby import MAX_WAITING_PEOPLE
 
     room, _ = make_room(seats=2)
     FakeConnection(room).join("Ann")
@@ -390,7 +381,7 @@ def test_past_the_cap_of_people_waiting_a_newcomer_is_refused_and_may_watch() ->
 
 
 def test_past_the_cap_of_watchers_a_watch_is_refused() -> None:
-    from ratscrew.server.lobby import MAX_WATCHERS
+    from ratscrew.server.room.lobby import MAX_WATCHERS
 
     room, _ = make_room(seats=2)
     FakeConnection(room).join("Ann")

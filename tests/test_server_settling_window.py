@@ -1,7 +1,7 @@
 """A room keeps its settling window between looks (a step looks several times) and works it out
 again whenever what it comes from changes: a link's round trip, who sits where and is
 connected, the judging. Whatever happens, the kept window is the one worked out afresh from the
-seated, connected people's links (`ratscrew.server.judging.settle_window_ms`)."""
+seated, connected people's links (`ratscrew.server.room.judging.settle_window_ms`)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from online import FakeConnection, make_room, pong_after
 from ratscrew.protocol.client_messages import Configure, Kick, MoveSeat, SetSeat, Stand
 from ratscrew.protocol.codec import ProtocolError
 from ratscrew.protocol.room_words import Judging
-from ratscrew.server import room as room_module
-from ratscrew.server.judging import settle_window_ms
-from ratscrew.server.link import LinkEstimate
-from ratscrew.server.room import Room
+from ratscrew.server.room import room as room_module
+from ratscrew.server.room.judging import settle_window_ms
+from ratscrew.server.room.room import Room
+from ratscrew.server.ws.link import LinkEstimate
 
 
 def fresh_window(room: Room) -> float:

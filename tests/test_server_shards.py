@@ -19,8 +19,9 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from ratscrew.server.app import Limits, create_app
-from ratscrew.server.pgstore import PostgresStore
-from ratscrew.server.store import SqliteStore, Store
+from ratscrew.storage.postgres import PostgresStore
+from ratscrew.storage.roles import Store
+from ratscrew.storage.sqlite import SqliteStore
 
 Socket = Any  # starlette.testclient.WebSocketTestSession
 
@@ -217,7 +218,7 @@ def test_after_a_long_outage_the_store_answers_at_the_first_probe_and_the_pool_i
     try, 54 s late after a 3-minute outage. The store now asks the database itself while it is
     away and makes its connections anew once it answers; meanwhile the pool is closed, so it
     logs a warning once in the outage at most, not once for every try."""
-    from ratscrew.server.store import StoreUnavailable
+    from ratscrew.storage.records import StoreUnavailable
 
     store = PostgresStore(private_cluster.create_database())
     try:

@@ -13,8 +13,8 @@ from test_server_room import double_on_the_table
 from ratscrew.cards import parse_cards
 from ratscrew.offline.room import OfflineRoom, parse_play_query
 from ratscrew.patterns import find_slap
+from ratscrew.protocol.client_messages import Start
 from ratscrew.ruleset import Ruleset
-from ratscrew.server.protocol import Start
 
 
 def piles_and_verdicts(states: list[dict[str, Any]]) -> list[tuple[str, str | None]]:

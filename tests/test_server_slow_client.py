@@ -27,13 +27,13 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from ratscrew.server.app import Limits, WebSocketConnection, create_app, watch_sends
-from ratscrew.server.store import SqliteStore
-from ratscrew.server.wsprotocol import (
+from ratscrew.server.ws.wsprotocol import (
     RECEIVE_NOW_EXTENSION,
     UNSENT_CHECK_EVERY,
     UNSENT_HIGH_WATER,
     BatchedReadProtocol,
 )
+from ratscrew.storage.sqlite import SqliteStore
 
 
 @pytest.fixture

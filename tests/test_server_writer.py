@@ -1,4 +1,4 @@
-"""The step writer (`ratscrew.server.writer`): steps stored off the event loop's critical path,
+"""The step writer (`ratscrew.server.room.writer`): steps stored off the event loop's critical path,
 one transaction for a loop turn's steps on SQLite, a connection of the writer's own on PostgreSQL,
 and what a room sends held until the step it shows is stored (persist before publish)."""
 
@@ -16,14 +16,17 @@ import pytest
 from online import FakeConnection, FakeWall, move_to
 from postgres import PostgresCluster
 
-from ratscrew.server.metrics import PUBLISH_WAIT_BUCKETS, Tally
-from ratscrew.server.protocol import Join, Start, Watch, parse_room_request
-from ratscrew.server.room import Room
-from ratscrew.server.store import SqliteStore, StepRows, Store, StoreUnavailable, open_store
-from ratscrew.server.writer import Closing, Item, Outbox, OutboxSends, StepWriter
+from ratscrew.protocol.client_messages import Join, Start, Watch, parse_room_request
+from ratscrew.server.ops.metrics import PUBLISH_WAIT_BUCKETS, Tally
+from ratscrew.server.room.room import Room
+from ratscrew.server.room.writer import Closing, Item, Outbox, OutboxSends, StepWriter
+from ratscrew.storage.opening import open_store
 from ratscrew.storage.postgres import PostgresStore
 from ratscrew.storage.postgres_steps import StepsConnection
+from ratscrew.storage.records import StepRows, StoreUnavailable
+from ratscrew.storage.roles import Store
 from ratscrew.storage.sql import Conflict
+from ratscrew.storage.sqlite import SqliteStore
 
 
 class Recording(OutboxSends):

@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 from postgres import PostgresCluster
 
-from ratscrew.server.pgstore import PostgresStore, redact
-from ratscrew.server.ranking import leaderboard, player_stats
-from ratscrew.server.store import (
+from ratscrew.server.ladder.ranking import leaderboard, player_stats
+from ratscrew.storage import schema
+from ratscrew.storage.opening import open_store
+from ratscrew.storage.postgres import PostgresStore, redact
+from ratscrew.storage.records import (
     FinishedGame,
     GameRating,
     NameTaken,
@@ -25,14 +27,12 @@ from ratscrew.server.store import (
     RatingChange,
     SeatResult,
     SeatRow,
-    SqliteStore,
     StepRows,
-    Store,
     StoreError,
-    open_store,
 )
-from ratscrew.storage import schema
+from ratscrew.storage.roles import Store
 from ratscrew.storage.schema import VERSION, statements_up_to
+from ratscrew.storage.sqlite import SqliteStore
 
 Opener = Callable[[], Store]
 

@@ -181,7 +181,7 @@ def test_nginx_config_goes_into_a_folder_made_for_it_or_says_why_it_cannot(tmp_p
 
 def test_shards_keep_the_operators_warning_filters_and_quiet_the_lock_tracker(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from ratscrew.server.supervisor import QUIET_TRACKER, Supervisor
+    from ratscrew.server.ops.supervisor import QUIET_TRACKER, Supervisor
 
     monkeypatch.setenv("PYTHONWARNINGS", "error::DeprecationWarning")
     supervisor = Supervisor({"A": [sys.executable, "-c", "pass"]}, environment={"X": "1"})

@@ -5,7 +5,7 @@
   minute); a game in progress is discarded only with ``--force``;
 - ``ratscrew admin db copy FROM TO``: copy a whole database into an empty one, SQLite to
   PostgreSQL or back, with each table's rows counted on both sides
-  (`ratscrew.server.dbcopy`);
+  (`ratscrew.server.ops.dbcopy`);
 - ``ratscrew admin db restore BACKUP --db FILE``: put a SQLite backup in place of a stopped
   server's database, checked, keeping the old files (`ratscrew.storage.restore`);
 - ``ratscrew admin players clear-flag ID`` / ``show-flag ID``: review a player's integrity flag
@@ -13,7 +13,7 @@
   since its evidence, with the player in them.
 
 The database is found as ``ratscrew serve`` finds it: ``--db``, ``--db-file`` or
-``RATSCREW_DATABASE_URL`` (`ratscrew.server.settings`). A SQLite file can be used by one process
+``RATSCREW_DATABASE_URL`` (`ratscrew.server.ops.settings`). A SQLite file can be used by one process
 at a time: stop its server first.
 """
 
@@ -104,8 +104,9 @@ def _database_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _open(args: argparse.Namespace) -> Any:
-    from ratscrew.server.settings import resolve_database
-    from ratscrew.server.store import StoreError, StoreInUse, is_database_url, open_store
+    from ratscrew.server.ops.settings import resolve_database
+    from ratscrew.storage.opening import is_database_url, open_store
+    from ratscrew.storage.records import StoreError, StoreInUse
 
     where = resolve_database(args.db, args.db_file, default=str(DEFAULT_DB))
     if not is_database_url(where) and not Path(where).is_file():
@@ -160,7 +161,7 @@ def close_room(args: argparse.Namespace) -> int:
 
 def restore_database(args: argparse.Namespace) -> int:
     """``admin db restore BACKUP``."""
-    from ratscrew.server.settings import resolve_database
+    from ratscrew.server.ops.settings import resolve_database
     from ratscrew.storage.opening import is_database_url
     from ratscrew.storage.records import StoreError, StoreInUse
     from ratscrew.storage.restore import restore_sqlite
@@ -184,8 +185,8 @@ def restore_database(args: argparse.Namespace) -> int:
 
 def copy_database(args: argparse.Namespace) -> int:
     """``admin db copy FROM TO``."""
-    from ratscrew.server.dbcopy import CopyError
-    from ratscrew.server.dbcopy import copy_database as copy
+    from ratscrew.server.ops.dbcopy import CopyError
+    from ratscrew.server.ops.dbcopy import copy_database as copy
 
     try:
         counts = copy(args.source, args.target)
@@ -221,7 +222,7 @@ def register_players(groups: Any) -> None:
 
 def clear_flag(args: argparse.Namespace) -> int:
     """Clear the flag and rate the games it held back; 1 when there was no flag to clear."""
-    from ratscrew.server.ratings import catch_up
+    from ratscrew.server.ladder.ratings import catch_up
 
     store = _open(args)
     try:

@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 if TYPE_CHECKING:
     import uvicorn
 
-    from ratscrew.server.transport import ConnectionLimits
+    from ratscrew.server.ws.transport import ConnectionLimits
 
 DEFAULT_DB = (Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
               / "ratscrew" / "ratscrew.db")
 """Where the server keeps rooms, games and statistics unless ``--db`` says otherwise."""
 DEFAULT_IDLE_ROOM_HOURS = 24.0
-"""``--idle-room-hours``'s default (`ratscrew.server.expiry`)."""
+"""``--idle-room-hours``'s default (`ratscrew.server.ops.expiry`)."""
 
 
 def register(subparsers: Any) -> None:
@@ -126,7 +126,7 @@ def register(subparsers: Any) -> None:
 
 
 def _listen(host: str, port: int) -> socket.socket:
-    from ratscrew.server.transport import GuardedListener
+    from ratscrew.server.ws.transport import GuardedListener
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = GuardedListener(family, socket.SOCK_STREAM)
@@ -186,14 +186,15 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ratscrew.server.app import create_app
-    from ratscrew.server.filelimit import raise_open_file_limit
-    from ratscrew.server.logs import announce, configure_logging
-    from ratscrew.server.metrics import parse_trusted
-    from ratscrew.server.settings import password_on_command_line, resolve_database
-    from ratscrew.server.shards import check_shard
-    from ratscrew.server.store import StoreError, is_database_url, open_store
-    from ratscrew.server.supervisor import watch_parent_from_environment
-    from ratscrew.server.transport import install_accept_error_filter
+    from ratscrew.server.ops.filelimit import raise_open_file_limit
+    from ratscrew.server.ops.logs import announce, configure_logging
+    from ratscrew.server.ops.metrics import parse_trusted
+    from ratscrew.server.ops.settings import password_on_command_line, resolve_database
+    from ratscrew.server.ops.shards import check_shard
+    from ratscrew.server.ops.supervisor import watch_parent_from_environment
+    from ratscrew.server.ws.transport import install_accept_error_filter
+    from ratscrew.storage.opening import is_database_url, open_store
+    from ratscrew.storage.records import StoreError
 
     if password_on_command_line(args.db):
         print("ratscrew: warning: the --db password shows in ps; put the URL in "
@@ -267,13 +268,13 @@ def run(args: argparse.Namespace) -> int:
 def uvicorn_config(app: Any, connection_limits: ConnectionLimits,
                    forwarded_allow_ips: str | None, listener: socket.socket | None = None) -> uvicorn.Config:
     """The ``uvicorn.Config`` this server runs ``app`` with: the guarded HTTP and batched-read
-    websocket protocols (`ratscrew.server.transport`), no per-message deflate, no access log;
+    websocket protocols (`ratscrew.server.ws.transport`), no per-message deflate, no access log;
     a `GuardedListener` ``listener`` refuses what their registry refuses as it accepts.
     ``benchmarks/ws_floor.py`` runs its bare floor on the same configuration."""
     import uvicorn
 
-    from ratscrew.server.protocol import MAX_FRAME_BYTES
-    from ratscrew.server.transport import GuardedListener, guarded_protocols
+    from ratscrew.protocol.codec import MAX_FRAME_BYTES
+    from ratscrew.server.ws.transport import GuardedListener, guarded_protocols
 
     http_protocol, ws_protocol, registry = guarded_protocols(connection_limits, forwarded_allow_ips)
     if isinstance(listener, GuardedListener):
@@ -291,7 +292,7 @@ def _refuse_start(message: str) -> NoReturn:
     format (time, level, shard; one JSON object with ``--log-format json``), since its supervisor
     starts it again and its lines mix with the other shards'; otherwise one ``ratscrew: error:``
     line for whoever typed the command."""
-    from ratscrew.server.supervisor import PARENT_ENV
+    from ratscrew.server.ops.supervisor import PARENT_ENV
 
     if not os.environ.get(PARENT_ENV):
         raise ValueError(message)
@@ -302,7 +303,7 @@ def _refuse_start(message: str) -> NoReturn:
 def _limits(args: argparse.Namespace) -> tuple[Any, Any]:
     """The app's `Limits` and the transport's `ConnectionLimits` from the command line."""
     from ratscrew.server.app import Limits
-    from ratscrew.server.transport import ConnectionLimits
+    from ratscrew.server.ws.transport import ConnectionLimits
 
     given = {name: value for name, value in (
         ("rooms_per_hour", args.rooms_per_hour), ("joins_per_minute", args.joins_per_minute),
@@ -330,7 +331,7 @@ def _own_origins(args: argparse.Namespace, port: int) -> frozenset[str]:
 
 def _absence_times(args: argparse.Namespace) -> Any:
     """The ``--away-after-s`` and ``--abandon-after-s`` durations (an `AbsenceTimes`)."""
-    from ratscrew.server.absence import AbsenceTimes
+    from ratscrew.server.room.absence import AbsenceTimes
 
     defaults = AbsenceTimes()
     times = AbsenceTimes(
@@ -347,16 +348,16 @@ def _absence_times(args: argparse.Namespace) -> Any:
 
 def run_workers(args: argparse.Namespace) -> int:
     """``--workers N``: one ``ratscrew serve --shard L`` process per shard on consecutive ports,
-    kept running by `ratscrew.server.supervisor.Supervisor` (a shard that stops is started again
+    kept running by `ratscrew.server.ops.supervisor.Supervisor` (a shard that stops is started again
     with back-off, and its rooms come back from the database) until this process is stopped,
     which stops them all (as does its death: they watch it)."""
-    from ratscrew.server.logs import configure_logging
-    from ratscrew.server.nginx import write_split
-    from ratscrew.server.settings import DATABASE_ENV
-    from ratscrew.server.shards import shard_letters
-    from ratscrew.server.store import is_database_url
-    from ratscrew.server.supervisor import Supervisor, say
+    from ratscrew.server.ops.logs import configure_logging
+    from ratscrew.server.ops.nginx import write_split
+    from ratscrew.server.ops.settings import DATABASE_ENV
+    from ratscrew.server.ops.shards import shard_letters
+    from ratscrew.server.ops.supervisor import Supervisor, say
     from ratscrew.storage.deployment import DeploymentClaim, describe_this_deployment
+    from ratscrew.storage.opening import is_database_url
     from ratscrew.storage.records import StoreError, StoreInUse
 
     if not is_database_url(args.db):

@@ -5,8 +5,8 @@ a server and returns the frames a server would send back, and :meth:`OfflineRoom
 the game on the clock. Everything it says is made by the server's own parts, which need
 nothing of the server's web or storage layers: the engine at a `ratscrew.runtime.Table`, the
 bots (`ratscrew.bots.BotAgent`, paced as a room paces them, seated through
-`ratscrew.server.agents.Shown`), the person's stand-in for a turn left to time out
-(`ratscrew.server.agents.RemoteSeat`), the server's `ratscrew.server.publisher.Publisher`
+`ratscrew.server.room.agents.Shown`), the person's stand-in for a turn left to time out
+(`ratscrew.server.room.agents.RemoteSeat`), the server's `ratscrew.server.room.publisher.Publisher`
 (states, history, judgements, results, encoded as the server encodes them), its contest tally
 and its ``rules`` entry. No rule is decided here.
 
@@ -59,11 +59,11 @@ from ratscrew.protocol.server_messages import (
     error_message,
 )
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
-from ratscrew.server.agents import RemoteSeat, Shown
-from ratscrew.server.link import Pinger
-from ratscrew.server.publisher import SHOWN_VERSIONS, Publisher
-from ratscrew.server.roomrules import rules_entry
-from ratscrew.server.tally import ContestTally
+from ratscrew.server.room.agents import RemoteSeat, Shown
+from ratscrew.server.room.publisher import SHOWN_VERSIONS, Publisher
+from ratscrew.server.room.rules import rules_entry
+from ratscrew.server.room.tally import ContestTally
+from ratscrew.server.ws.link import Pinger
 from ratscrew.sim.summary import game_seed
 
 CODE = "OFFLINE"

@@ -1,7 +1,7 @@
 """Player keys: the one home for what a key looks like and how one is made.
 
 A player key is a secret the client makes once and sends with every ``join``
-(`ratscrew.server.players`). Its form is 20 to 64 URL-safe characters. A key that would make a
+(`ratscrew.server.ladder.players`). Its form is 20 to 64 URL-safe characters. A key that would make a
 *new* player must also look random (`looks_random`): at least `MIN_NEW_KEY_LENGTH` characters
 (128 bits or more at 6 bits a character) with at least `MIN_DISTINCT_KEY_CHARACTERS` different
 ones and `MIN_DISTINCT_KEY_STEPS` different steps from one character to the next (so not a run

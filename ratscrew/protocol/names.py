@@ -13,7 +13,7 @@ someone else's:
 - the names the server gives its bots (``Expert bot``, ``Casual bot 2``, …) are reserved;
 - two names are the same when their `name_key` is: the Unicode TR 39 *skeleton* of the
   casefolded name, so ``Ann``, ``ANN`` and ``Аnn`` (a Cyrillic А) are one name. Keyed players
-  may not hold the same name (the store compares `name_key`, ``ratscrew.server.store.fold_name``),
+  may not hold the same name (the store compares `name_key`, ``ratscrew.storage.records.fold_name``),
   and within a room nobody, guests included, may take a name that is the same as another
   member's or a bot's.
 

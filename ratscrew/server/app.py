@@ -1,7 +1,7 @@
 """The Starlette app: HTTP routes, the websocket endpoint and the limits that keep them safe.
 
 The websocket endpoint does three things and no more: it parses each frame into a validated
-message (:mod:`ratscrew.server.protocol`), applies the per-connection and per-address limits,
+message (:mod:`ratscrew.protocol`), applies the per-connection and per-address limits,
 and hands the message to its room. Sending never blocks a room: each connection has a bounded
 queue drained by its own task, and a client that stops reading is disconnected once its queue
 is full or a send hangs. Every page carries a strict Content-Security-Policy and every browser
@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import inspect
 import json
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -35,53 +36,49 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ratscrew.bots.profile import LEVELS
 from ratscrew.history import replay_steps
 from ratscrew.narrate import describe_event
+from ratscrew.protocol.client_messages import ClientMessage, parse_client_message, parse_room_request
+from ratscrew.protocol.codec import MAX_FRAME_BYTES, ProtocolError, decode_json, encode_message
+from ratscrew.protocol.http import AgentInfo, BotsAnswer, LeaderboardAnswer, PresetInfo, PresetsAnswer
 from ratscrew.protocol.server_messages import PingMessage, ServerMessage, error_message
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
-from ratscrew.server import players, ranking, ratings
-from ratscrew.server.absence import AbsenceTimes
-from ratscrew.server.collector import settle_collector
-from ratscrew.server.expiry import (
-    CLOSED_MESSAGE,
-    CLOSED_WS_CODE,
-    IdleRooms,
-    close_idle_rooms,
-    closed_page,
-    room_closed,
-)
-from ratscrew.server.health import healthz, readyz
-from ratscrew.server.labjobs import LabService
-from ratscrew.server.labroutes import ROUTES as LAB_ROUTES
-from ratscrew.server.lifecycle import RoomHooks
-from ratscrew.server.limits import (
+from ratscrew.server.blocking import off_the_loop
+from ratscrew.server.http.limits import (
     CrossSiteGuard,
     OpenConnections,
     UnknownCodes,
     is_own_origin,
     limit_key,
 )
-from ratscrew.server.link import Pinger
-from ratscrew.server.metrics import TALLY, instrument_store, metrics
-from ratscrew.server.offline import OFFLINE_ROUTES, WORKER_SCRIPT, content_security_policy
-from ratscrew.server.outage import watch_store
-from ratscrew.server.protocol import (
-    MAX_FRAME_BYTES,
-    ClientMessage,
-    HistoryRequest,
-    Join,
-    Pong,
-    ProtocolError,
-    Watch,
-    decode_json,
-    encode_message,
-    parse_client_message,
-    parse_room_request,
+from ratscrew.server.http.offline import OFFLINE_ROUTES, WORKER_SCRIPT, content_security_policy
+from ratscrew.server.lab.jobs import LabService
+from ratscrew.server.lab.routes import ROUTES as LAB_ROUTES
+from ratscrew.server.ladder import players, ranking, ratings
+from ratscrew.server.ops.collector import settle_collector
+from ratscrew.server.ops.expiry import (
+    CLOSED_MESSAGE,
+    CLOSED_WS_CODE,
+    IdleRooms,
+    close_idle_rooms,
+    close_room,
+    closed_page,
+    room_closed,
 )
-from ratscrew.server.room import SHOWN_VERSIONS, Room
-from ratscrew.server.shards import misdirected, misdirected_page, new_room_code_async
-from ratscrew.server.store import RateCounter, Store, StoreUnavailable, off_the_loop, open_store
-from ratscrew.server.writer import Closing, Item, OutboxSends, StepWriter
-from ratscrew.server.wsprotocol import RECEIVE_NOW_EXTENSION, SEND_NOW_EXTENSION, SendNow
+from ratscrew.server.ops.health import healthz, readyz
+from ratscrew.server.ops.metrics import TALLY, instrument_store, metrics
+from ratscrew.server.ops.shards import misdirected, misdirected_page, new_room_code_async
+from ratscrew.server.room.absence import AbsenceTimes
+from ratscrew.server.room.admission import Door, Reservation
+from ratscrew.server.room.dispatch import RouteLimit
+from ratscrew.server.room.lifecycle import RoomHooks
+from ratscrew.server.room.outage import watch_store
+from ratscrew.server.room.room import SHOWN_VERSIONS, Room
+from ratscrew.server.room.writer import Closing, Item, OutboxSends, StepWriter
+from ratscrew.server.ws.link import Pinger
+from ratscrew.server.ws.wsprotocol import RECEIVE_NOW_EXTENSION, SEND_NOW_EXTENSION, SendNow
+from ratscrew.storage.opening import open_store
+from ratscrew.storage.records import RateCounter, StoreUnavailable
+from ratscrew.storage.roles import Store
 
 log = logging.getLogger("ratscrew.server")
 Answer = TypeVar("Answer")
@@ -125,13 +122,10 @@ class Limits:
     """A single send that takes longer than this disconnects the client."""
     connections_per_address: int = 200
     """Websockets one client address may hold open (the transport caps every connection of a
-    direct peer too: `ratscrew.server.transport`)."""
+    direct peer too: `ratscrew.server.ws.transport`)."""
     unknown_codes_per_minute: int = 30
     """Lookups of room codes that do not exist (pages, ``/api/rooms/CODE``, websockets) one
     address may make in a minute; past it every room lookup from it is refused."""
-    history_per_second: float = 1.0
-    history_burst: int = 4
-    """``history`` requests one connection may make (beyond: ``rate_limited``)."""
 
 
 class TokenBucket:
@@ -188,7 +182,7 @@ class WindowCounter:
 
 
 class WebSocketConnection(OutboxSends):
-    """One websocket, as a room sees it (`ratscrew.server.room.Connection`): a bounded queue of
+    """One websocket, as a room sees it (`ratscrew.server.room.room.Connection`): a bounded queue of
     messages written out by its own task, the link's pings, and when each state was sent."""
 
     WAITING_MAX = 64
@@ -205,7 +199,8 @@ class WebSocketConnection(OutboxSends):
         it (each with when it was read, already held to the message rates), to be taken in order
         once the join is in; at most `WAITING_MAX`."""
         self.bucket = TokenBucket(limits.messages_per_second, limits.message_burst, time.monotonic())
-        self.history_bucket = TokenBucket(limits.history_per_second, limits.history_burst, time.monotonic())
+        self._route_buckets: dict[str, TokenBucket] = {}
+        """A token bucket per route limit this connection used (`within`)."""
         self._limits = limits
         self._room_clock = room_clock
         self._queue: deque[ServerMessage | tuple[int, str] | str] = deque()
@@ -256,6 +251,13 @@ class WebSocketConnection(OutboxSends):
             return
         self._queue.append(item)
         self._ready.set()
+
+    def within(self, limit: RouteLimit, now: float) -> bool:
+        """Whether a message held to ``limit`` (its route's) is within it; counts it if so."""
+        bucket = self._route_buckets.get(limit.name)
+        if bucket is None:
+            bucket = self._route_buckets[limit.name] = TokenBucket(limit.per_second, limit.burst, now)
+        return bucket.take(now)
 
     def _text(self, item: ServerMessage | tuple[int, str] | str) -> str:
         """``item`` as the text that goes on the wire, as it goes: a state stamped with when it
@@ -385,15 +387,18 @@ class Server:
     rooms: dict[str, Room] = field(default_factory=dict)
     connections: set[WebSocketConnection] = field(default_factory=set)
     shard: str | None = None
-    """This process's shard letter (`ratscrew.server.shards`): it owns only those rooms."""
+    """This process's shard letter (`ratscrew.server.ops.shards`): it owns only those rooms."""
     lab: LabService = field(default_factory=LabService)
     """The house-rule lab's worker and jobs; lobbies ask it for their expected game length."""
     absence: AbsenceTimes = field(default_factory=AbsenceTimes)
     """When a stand-in bot plays for someone away, and when a game everyone left is abandoned."""
     room_hooks: list[RoomHooks] = field(default_factory=list)
-    """What hears of every room's lifecycle (the idle-room sweep: `ratscrew.server.expiry`)."""
+    """What hears of every room's lifecycle (the idle-room sweep: `ratscrew.server.ops.expiry`)."""
     admissions: set[asyncio.Task[None]] = field(default_factory=set)
-    """Joins being counted in the database (`_admit_async`), kept until done."""
+    """Arrivals being admitted as tasks (PostgreSQL: `ratscrew.server.room.admission`), kept
+    until done."""
+    admissions_closing: set[asyncio.Task[None]] = field(default_factory=set)
+    """Matched rooms' show-up watches and no-show closings, kept until done."""
     max_request_reads: int = MAX_REQUEST_READS
     """Requests' store reads that may wait for `REQUEST_READS`' threads at once (`call_store`)."""
     max_request_reads_per_address: int = MAX_REQUEST_READS_PER_ADDRESS
@@ -418,7 +423,7 @@ class Server:
         self.unknown_codes = UnknownCodes(self.limits.unknown_codes_per_minute, 60.0)
         self.open_websockets = OpenConnections(self.limits.connections_per_address)
         self.writer = StepWriter(self.store)
-        """The one writer of every room's steps (`ratscrew.server.writer`)."""
+        """The one writer of every room's steps (`ratscrew.server.room.writer`)."""
 
     async def call_store(self, request: Request, call: Callable[..., Answer], *args: Any) -> Answer:
         """``call(*args)``, store calls ``request`` waits for (a record, a player's page, the
@@ -467,10 +472,56 @@ class Server:
             room.add_hooks(hooks)
         self.rooms[room.code] = room
 
+    def door(self, conn: WebSocketConnection, address: str, now: float) -> Door:
+        """Where an arrival on ``conn`` comes from, with the counters it is held to
+        (`ratscrew.server.room.admission`)."""
+        return Door(address, now, self.join_counter, self.player_counter,
+                    self.limits.players_per_hour, lambda: self.gone(conn))
+
+    def gone(self, conn: WebSocketConnection) -> bool:
+        """Closed, or disconnected (its close may still wait in the outbox)."""
+        return conn.closed or conn not in self.connections
+
+    async def open_matched_room(self, rules: str, players: int, reservations: Sequence[Reservation], *,
+                                show_up_s: float = 20.0,
+                                on_no_show: Callable[[list[str], list[str]], object] | None = None) -> str:
+        """A room on this shard for players matched by quick play (issue 50): the preset
+        ``rules``, ``players`` seats each reserved for one of ``reservations`` (their player
+        ids: a ``join`` with the player key of one takes its seat; anyone else may watch), no
+        host and no lobby. Its game starts by itself once every reserved player has joined
+        and is rated as any game of the preset. If they have not all joined within
+        ``show_up_s`` of room time, the room closes without a game, nobody is rated, and
+        ``on_no_show(missing_player_ids, present_player_ids)`` is called (and awaited if it
+        returns an awaitable). Returns the room's code."""
+        code = await new_room_code_async(self.store, self.shard)
+
+        def no_show(missing: list[str], present: list[str]) -> None:
+            task = asyncio.get_running_loop().create_task(
+                self._after_no_show(code, missing, present, on_no_show))
+            self.admissions_closing.add(task)
+            task.add_done_callback(self.admissions_closing.discard)
+
+        room = await Room.matched(rules, players, reservations, self.store, code, show_up_s=show_up_s,
+                                  on_no_show=no_show, absence=self.absence, writer=self.writer)
+        self.add_room(room)
+        task = asyncio.get_running_loop().create_task(_watch_show_up(room))
+        self.admissions_closing.add(task)
+        task.add_done_callback(self.admissions_closing.discard)
+        return code
+
+    async def _after_no_show(self, code: str, missing: list[str], present: list[str],
+                             on_no_show: Callable[[list[str], list[str]], object] | None) -> None:
+        """A matched room whose players did not all come: closed for good, then the caller told."""
+        await close_room(self, code, "the matched players did not all come")
+        if on_no_show is not None:
+            answer = on_no_show(missing, present)
+            if inspect.isawaitable(answer):
+                await answer
+
     def origin_allowed(self, websocket: WebSocket) -> bool:
         """A browser's websocket must come from the server's own origin (or one allowed by
         ``--allowed-origin``); clients that send no ``Origin`` (not browsers) are let in
-        (`ratscrew.server.limits.is_own_origin`)."""
+        (`ratscrew.server.http.limits.is_own_origin`)."""
         return is_own_origin(websocket.headers.get("origin"), websocket.headers.get("host"),
                              self.allowed_origins)
 
@@ -488,10 +539,18 @@ class Server:
         return room
 
 
+async def _watch_show_up(room: Room) -> None:
+    """Wake a matched room when its players' time to come is up (`Room.tick` closes it then
+    unless they all came)."""
+    while (wait := room.show_up_wait()) is not None:
+        await asyncio.sleep(wait + 0.001)
+        room.tick()
+
+
 def client_address(scope_client: Any) -> str:
     """The client's address as the server sees it (behind a proxy, uvicorn's
     ``--forwarded-allow-ips`` puts the real one here), as the limits count it (an IPv6
-    address as its /64: `ratscrew.server.limits.limit_key`)."""
+    address as its /64: `ratscrew.server.http.limits.limit_key`)."""
     return limit_key(str(scope_client[0])) if scope_client else "unknown"
 
 
@@ -635,8 +694,8 @@ async def room_info(request: Request) -> JSONResponse:
 
 
 @lru_cache(maxsize=1)
-def _presets() -> dict[str, Any]:
-    presets = []
+def _presets() -> PresetsAnswer:
+    presets: list[PresetInfo] = []
     for name in PRESET_NAMES:
         rules = Ruleset.preset(name)
         presets.append({"name": name, "summary": rules.summary, "toml": rules.to_toml(),
@@ -653,9 +712,12 @@ async def bots(request: Request) -> JSONResponse:
     """``GET /api/bots``."""
     from ratscrew.rl.agents import seat_listing
 
-    return JSONResponse({"levels": [{"name": name, "mean_reaction_ms": round(p.mean_reaction_ms),
-                                     "memory": p.memory} for name, p in LEVELS.items()],
-                         "agents": seat_listing()})
+    answer: BotsAnswer = {
+        "levels": [{"name": name, "mean_reaction_ms": round(p.mean_reaction_ms), "memory": p.memory}
+                   for name, p in LEVELS.items()],
+        "agents": [AgentInfo(name=a["name"], description=a["description"], reaction=a["reaction"],
+                             mean_reaction_ms=a["mean_reaction_ms"]) for a in seat_listing()]}
+    return JSONResponse(answer)
 
 
 async def game_record(request: Request) -> JSONResponse:
@@ -709,7 +771,8 @@ async def leaderboard(request: Request) -> JSONResponse:
         return _error(400, "rules: a ruleset name is at most 64 characters")
     server = _server(request)
     ranked = await server.call_store(request, ranking.leaderboard, server.store, rules)
-    return JSONResponse({"rules": rules, "players": ranked})
+    answer: LeaderboardAnswer = {"rules": rules, "players": ranked}
+    return JSONResponse(answer)
 
 
 def _coded_error(status: int, code: str, message: str) -> JSONResponse:
@@ -915,91 +978,48 @@ def _take_message(server: Server, room: Room, conn: WebSocketConnection, address
 
 def _take_parsed(server: Server, room: Room, conn: WebSocketConnection, address: str,
                  message: ClientMessage, now: float) -> None:
-    """A parsed message, read at ``now``, handed to the room. Behind a join being counted in the
-    database (PostgreSQL) it waits, in order, unless it is a pong: a pong held back would measure
-    the join's round trip, not the link's, and the room's settling window would keep that for a
-    minute."""
-    if conn.waiting is not None and not isinstance(message, Pong):
-        if len(conn.waiting) < conn.WAITING_MAX:
-            conn.waiting.append((message, now))
-        else:
-            conn.send(error_message("rate_limited", "too many messages before your join was "
-                                    "answered: this one was dropped"))
-        return
+    """A parsed message, read at ``now``, handed to the room. The transport knows no message
+    types: it asks the room's route table (`Room.route`) whether the message is held to a
+    per-connection limit, and, behind an arrival being admitted as a task (PostgreSQL), whether
+    it waits in order or goes ahead (a pong held back would measure the join's round trip, not
+    the link's)."""
     try:
-        if isinstance(message, HistoryRequest) and not conn.history_bucket.take(now):
-            raise ProtocolError("rate_limited", "too many history requests: this one "
-                                "was dropped; ask again in a second")
-        if isinstance(message, (Join, Watch)) and server.store.writes_off_the_loop:
-            conn.waiting = []  # what the connection sends next waits until the join is in
+        route = room.route(message)
+        if conn.waiting is not None and not route.ahead_of_arrivals:
+            if len(conn.waiting) < conn.WAITING_MAX:
+                conn.waiting.append((message, now))
+            else:
+                conn.send(error_message("rate_limited", "too many messages before your join was "
+                                        "answered: this one was dropped"))
+            return
+        if route.limit is not None and not conn.within(route.limit, now):
+            raise ProtocolError("rate_limited", route.limit.refusal)
+        pending = room.handle(conn, message, server.door(conn, address, now))
+        if pending is not None:
+            conn.waiting = []  # what the connection sends next waits until the arrival is in
             task = asyncio.get_running_loop().create_task(
-                _admit_async(server, room, conn, address, message, now))
+                _admitted_then_the_rest(server, room, conn, address, pending))
             server.admissions.add(task)
             task.add_done_callback(server.admissions.discard)
-            return
-        if isinstance(message, (Join, Watch)):
-            _admit(server, server.join_counter.allow(address, now), address, message, now)
-        room.handle(conn, message)
     except ProtocolError as error:
         conn.send(error.to_message())
     except StoreUnavailable:
         room.pause_for_store()
 
 
-TOO_MANY_JOINS = "too many joins from your address; wait a minute"
-
-
-def _admit(server: Server, allowed: bool, address: str, message: Join | Watch, now: float) -> None:
-    """A join or watch past the count of its address's joins (``allowed``: within the limit;
-    `ProtocolError` ``rate_limited`` when not); a new player key is counted too (issue 29)."""
-    if not allowed:
-        raise ProtocolError("rate_limited", TOO_MANY_JOINS)
-    if isinstance(message, Join) and message.player_key is not None:
-        players.admit_new_player(server.store, message.player_key, server.player_counter,
-                                 address, now, server.limits.players_per_hour)
-
-
-async def _admit_async(server: Server, room: Room, conn: WebSocketConnection, address: str,
-                       message: Join | Watch, now: float) -> None:
-    """A join or watch on PostgreSQL: its count (rows every process shares) made while the event
-    loop runs on, then the join handed to the room; then what the connection sent meanwhile, in
-    order. A join with a player key has its player looked up, counted if new, and entered
-    while the loop runs on too, after the room's own checks (`players.enter_async`), one join
-    of the room at a time (`Room.admitting`)."""
-    def gone() -> bool:  # closed, or disconnected meanwhile (its close may still wait in the outbox)
-        return conn.closed or conn not in server.connections
-
+async def _admitted_then_the_rest(server: Server, room: Room, conn: WebSocketConnection, address: str,
+                                  pending: Coroutine[Any, Any, None]) -> None:
+    """Run an arrival the room admits as a task (`ratscrew.server.room.admission`), then what
+    the connection sent meanwhile, in order."""
     try:
-        allowed = await server.join_counter.allow_async(address, now)
-        if gone():  # a connection gone meanwhile joins nothing: its seat would look taken
-            return
-        if not allowed:
-            raise ProtocolError("rate_limited", TOO_MANY_JOINS)
-        async with room.admitting:
-            if isinstance(message, Join) and message.player_key is not None:
-                joining, key = message, message.player_key
-                entry = await players.enter_async(
-                    server.store, key, joining.name, server.player_counter, address,
-                    now, server.limits.players_per_hour,
-                    lambda known_id: room.check_join(conn, joining, known_id))
-                if not gone():
-                    room.join_entered(conn, joining, entry)
-            elif not gone():
-                room.handle(conn, message)
-    except ProtocolError as error:
-        conn.send(error.to_message())
-    except StoreUnavailable:
-        room.pause_for_store()
-    except Exception:  # as the websocket's own handler would: said in the log, the socket closed
-        log.exception("room %s: a join failed", room.code)
-        conn.close(1011, "server error")
+        await pending
     finally:
         waiting, conn.waiting = conn.waiting or [], None
         for index, (later, read_at) in enumerate(waiting):
-            if gone():
+            if server.gone(conn):
                 break
             _take_parsed(server, room, conn, address, later, read_at)
-            if conn.waiting is not None:  # another join: the rest wait behind it, in order
+            if conn.waiting is not None:  # another arrival: the rest wait behind it, in order
                 conn.waiting.extend(waiting[index + 1:])
                 break
 
@@ -1013,10 +1033,10 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
                absence: AbsenceTimes | None = None, settle_gc: bool = False) -> Starlette:
     """The ratscrew web app over ``store`` (a `Store`, or a database path or URL to open and
     own); with ``shard``, it owns only the rooms whose code begins with that letter; with
-    ``idle_room_hours``, rooms nobody has been in for that long are closed (`ratscrew.server.expiry`);
+    ``idle_room_hours``, rooms nobody has been in for that long are closed (`ratscrew.server.ops.expiry`);
     ``absence``: when people who left a game are stood in for, and the game abandoned (2 and 5 minutes);
     ``settle_gc``: once started, set the garbage collector for a server process
-    (`ratscrew.server.collector`; ``ratscrew serve`` does, tests do not).
+    (`ratscrew.server.ops.collector`; ``ratscrew serve`` does, tests do not).
 
     A store the app opened itself, or any store with ``close_store``, is closed when the app
     shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after

@@ -13,7 +13,7 @@ event loop runs (a room's saves and tokens, whether a code is taken, the per-add
 
 When PostgreSQL goes away, the method that needed it raises `StoreUnavailable` and the store
 fails fast from then on (no call waits for a connection) until :meth:`PostgresStore.reachable`
-finds the database back; the rooms pause meanwhile (see :mod:`ratscrew.server.outage`).
+finds the database back; the rooms pause meanwhile (see :mod:`ratscrew.server.room.outage`).
 
 Shards: :meth:`PostgresStore.claim` takes a PostgreSQL advisory lock for the shard's letter (and
 a shared one on the whole database; a process without a shard takes that one exclusively), held
@@ -312,7 +312,7 @@ class PostgresStore(SqlStore):
     @property
     def writes_off_the_loop(self) -> bool:
         """True: a step is a round trip to PostgreSQL, written in a task by
-        `append_steps_async` (see `ratscrew.server.writer`)."""
+        `append_steps_async` (see `ratscrew.server.room.writer`)."""
         return True
 
     async def append_steps_async(self, steps: Sequence[StepRows]) -> None:

@@ -1,7 +1,7 @@
 """The connection that stores the rooms' steps in PostgreSQL: one connection of its own, driven
 through libpq (``psycopg.pq``) on the event loop, one statement at a time.
 
-The step writer (`ratscrew.server.writer`) sends one batch at a time, so one connection is all
+The step writer (`ratscrew.server.room.writer`) sends one batch at a time, so one connection is all
 it needs. It used to borrow one from psycopg's asynchronous pool and run the statement through
 psycopg's asynchronous connection. At 500 rooms that is some 600 batches a second of two or
 three steps each, and psycopg's layers (the pool's lending, the cursor, its query conversion,

@@ -163,12 +163,12 @@ class FinishedGame:
     results: tuple[SeatResult, ...]
     earlier_quick_resigns: int = 0
     """Games that ended in a quick resignation between keys of this game's players lately
-    (`ratscrew.server.rated.FARM_WINDOW_S`)."""
+    (`ratscrew.storage.terms.FARM_WINDOW_S`)."""
     flagged: frozenset[str] = frozenset()
     """This game's players under an integrity flag not cleared."""
     established: frozenset[str] = frozenset()
     """This game's participants with rated games in the ruleset against
-    `ratscrew.server.rated.MIN_OPPONENTS` different opponents before it."""
+    `ratscrew.storage.terms.MIN_OPPONENTS` different opponents before it."""
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ class GameRating:
     patterns: dict[int, dict[str, list[int]]]
     changes: dict[str, RatingChange]
     unrated: str | None = None
-    """Why the game was not rated (`ratscrew.server.rated`), or ``None``."""
+    """Why the game was not rated (`ratscrew.server.ladder.rated`), or ``None``."""
     quick_resign: bool = False
     """A keyed person resigned it quickly (counted against the same keys' later games)."""
     seat_notes: dict[int, str] = field(default_factory=dict)
@@ -190,7 +190,7 @@ class GameRating:
 
 
 Rater = Callable[[FinishedGame, Mapping[str, Rating]], GameRating]
-"""Rates a finished game from the participants' current ratings (`ratscrew.server.ratings.rate`)."""
+"""Rates a finished game from the participants' current ratings (`ratscrew.server.ladder.ratings.rate`)."""
 
 
 class RateCounter(Protocol):
@@ -214,7 +214,7 @@ def new_server_id() -> str:
 
 def fold_name(name: str) -> str:
     """A name as compared for "two keys may not hold the same name": its confusable skeleton
-    (`ratscrew.server.names.name_key`). A player stored before names were compared this way
+    (`ratscrew.protocol.names.name_key`). A player stored before names were compared this way
     keeps the casefolded name until they next join; no two such values can collide.
 
     >>> fold_name("Ann") == fold_name("ANN") == fold_name("\\u0410nn")

@@ -107,7 +107,7 @@ class RoomStore(Protocol):
         ...
 
     def close_room(self, code: str) -> bool:
-        """Mark a room closed (`ratscrew.server.expiry`): never loaded again, and a later
+        """Mark a room closed (`ratscrew.server.ops.expiry`): never loaded again, and a later
         `save_room` leaves it closed. False when there is no such open room."""
         ...
 
@@ -270,7 +270,7 @@ class RatingStore(Protocol):
 
     def ranked_players(self, rules_name: str, limit: int = 50) -> list[dict[str, Any]]:
         """The ranked players of a ruleset, best rating (mu - 3 sigma) first: ``player_id``,
-        ``name``, ``mu``, ``sigma``, ``rated`` (`ratscrew.server.ranking.leaderboard`)."""
+        ``name``, ``mu``, ``sigma``, ``rated`` (`ratscrew.server.ladder.ranking.leaderboard`)."""
         ...
 
     def players_results(self, rules_name: str, player_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -295,7 +295,7 @@ class RatingStore(Protocol):
     def flag_player(self, player_id: str, rules_name: str, since_game: int, reasons: Sequence[str],
                     checked_slaps: int) -> None:
         """Flag a player, and in the same transaction take back the ratings of every game of
-        ``rules_name`` from ``since_game`` on (`ratscrew.server.ratings.catch_up` rates them
+        ``rules_name`` from ``since_game`` on (`ratscrew.server.ladder.ratings.catch_up` rates them
         again, the flagged player's games now unrated)."""
         ...
 

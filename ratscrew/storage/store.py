@@ -15,7 +15,6 @@ from typing import Any
 
 import orjson
 
-from ratscrew.server.rated import FARM_WINDOW_S, MIN_OPPONENTS
 from ratscrew.storage import queries as q
 from ratscrew.storage import schema
 from ratscrew.storage.records import (
@@ -36,6 +35,7 @@ from ratscrew.storage.records import (
     participant,
 )
 from ratscrew.storage.sql import Conflict, Database, Params, Rows, Transaction, Write, chunks
+from ratscrew.storage.terms import FARM_WINDOW_S, MIN_OPPONENTS
 
 
 def seat_result(row: Mapping[str, Any]) -> SeatResult:
@@ -281,7 +281,7 @@ class SqlStore:
 
     def append_steps(self, steps: Sequence[StepRows]) -> None:
         """Several steps (of one game or of several), in one transaction: the rooms' steps of
-        one event-loop turn (`ratscrew.server.writer`)."""
+        one event-loop turn (`ratscrew.server.room.writer`)."""
         inserts = step_inserts(steps)
         if inserts:
             self._database.insert_rows(inserts)
@@ -292,7 +292,7 @@ class SqlStore:
 
     @property
     def writes_off_the_loop(self) -> bool:
-        """False: steps are written at the end of a loop turn (see `ratscrew.server.writer`)."""
+        """False: steps are written at the end of a loop turn (see `ratscrew.server.room.writer`)."""
         return False
 
     def start_steps(self, steps: Sequence[StepRows], done: StepsDone) -> bool:
@@ -336,7 +336,7 @@ class SqlStore:
 
     def person_results(self, token_hash: str, rules_name: str | None = None) -> list[dict[str, Any]]:
         """A person's finished results (by seat token hash; all rulesets, or one), oldest first
-        (`ratscrew.server.ranking.player_stats` adds them up)."""
+        (`ratscrew.server.ladder.ranking.player_stats` adds them up)."""
         if rules_name is None:
             return self._database.rows(q.PERSON_RESULTS, {"token_hash": token_hash})
         return self._database.rows(q.PERSON_RESULTS_IN, {"token_hash": token_hash, "rules_name": rules_name})
@@ -446,7 +446,7 @@ class SqlStore:
     def _rating_context(tx: Transaction, results: Sequence[SeatResult], rules_name: str,
                         now: float) -> tuple[int, frozenset[str], frozenset[str]]:
         """Earlier quick resignations between the game's keyed players within
-        `ratscrew.server.rated.FARM_WINDOW_S`, which of them are flagged, and which of its
+        `ratscrew.storage.terms.FARM_WINDOW_S`, which of them are flagged, and which of its
         participants are established (rated games against `MIN_OPPONENTS` different opponents)."""
         keyed = sorted({r.player_id for r in results if r.kind == "human" and r.player_id})
         if not keyed:
@@ -547,7 +547,7 @@ class SqlStore:
     def flag_player(self, player_id: str, rules_name: str, since_game: int, reasons: Sequence[str],
                     checked_slaps: int) -> None:
         """Flag a player, and in the same transaction take back the ratings of every game of
-        ``rules_name`` from ``since_game`` on (`ratscrew.server.ratings.catch_up` rates them
+        ``rules_name`` from ``since_game`` on (`ratscrew.server.ladder.ratings.catch_up` rates them
         again, the flagged player's games now unrated)."""
         self._rerate((q.FLAG_PLAYER, {"player_id": player_id, "rules_name": rules_name,
                                       "since_game": since_game, "flagged_at": time.time(),

@@ -12,7 +12,7 @@ const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
  *             removeItem(k: string): void}} Storage */
 
 /** A server takes a key for a new player only if it has at least this many different
- * characters (ratscrew/server/keys.py, MIN_DISTINCT_KEY_CHARACTERS); 32 random ones fall short
+ * characters (ratscrew/protocol/keys.py, MIN_DISTINCT_KEY_CHARACTERS); 32 random ones fall short
  * with probability 1.4e-13, and `newKey` draws again then. */
 export const MIN_DISTINCT = 12;
 

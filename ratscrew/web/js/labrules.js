@@ -4,8 +4,8 @@
  * Node tests check that a share link round-trips. */
 
 /**
- * @typedef {{name: string, kind: "bool" | "int" | "choice" | "patterns", text: string, choices?: string[]}} Setting
- * @typedef {Record<string, boolean | number | string | string[]>} Values
+ * @typedef {import("./protocol").LabSetting} Setting a setting the lab offers (GET /api/lab/settings)
+ * @typedef {Record<string, import("./protocol").SettingValue>} Values
  * @typedef {{preset: string, values: Values, players: number, bots: string, games: number}} LabState
  */
 

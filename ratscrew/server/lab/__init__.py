@@ -1,0 +1,1 @@
+"""The server's house-rule lab: its HTTP routes and the worker process that runs its jobs."""
