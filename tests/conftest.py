@@ -129,17 +129,21 @@ with its file (`work_unit`), so that a module-scoped server starts once."""
 
 LONGEST_FIRST = (
     "test_ladder.py::test_a_40_ms_slapper_is_flagged_*",
-    "test_kernel_differential.py::test_thousands_of_games_per_preset_are_identical?classic?",
+    "test_properties.py::*",
     "test_browser_offline.py::test_a_whole_game_read_through_the_live_regions",
+    "test_hostile_net.py::*", "test_server_process.py::*", "test_deployment.py::*",
+    "test_browser_friends.py::*",
     "test_browser_offline.py::test_after_one_visit_a_whole_game_plays_offline*",
     "test_browser_table.py::test_play_slap_and_the_deck_stay_put_over_a_minute_*",
+    "test_browser_lab.py::*", "test_browser_table.py::*", "test_browser_players.py::*", "test_join.py::*",
+    "test_server_hostile_data.py::*", "test_bench.py::*", "test_browser.py::*", "test_server_shards.py::*",
     "test_kernel_differential.py::test_thousands_of_games_per_preset_are_identical*",
+    "test_supervisor.py::*", "test_browser_slower_table.py::*", "test_browser_offline.py::*",
+    "test_admin.py::*", "test_browser_origin.py::*", "test_installed.py::*", "test_lab_deployment.py::*",
     "test_kernel.py::test_every_action_is_the_engines*",
     "test_kernel_differential.py::test_random_rule_variants_are_identical",
     "test_lab.py::test_the_kernel_figures_are_the_reference_engines",
-    "test_browser_friends.py::*", "test_admin.py::*", "test_supervisor.py::*", "test_browser_lab.py::*",
-    "test_browser_table.py::*", "test_ladder.py::*", "test_join.py::*", "test_hostile_net.py::*",
-    "test_rl.py::test_random_play_is_legal_conserves_the_deck_and_pays_the_result",
+    "test_kernel_differential.py::*", "test_rl.py::*",
 )
 """The work units that take longest (`pytest --durations`, docs/testing.md), longest first:
 `make test` hands them out in this order (``--no-loadscope-reorder``), so that none of them
