@@ -378,7 +378,6 @@ class StepWriter:
 
     def _write_on_the_loop(self) -> None:
         self._scheduled = False
-        self._last_flush = time.monotonic()
         self.flush_now()
 
     def flush_now(self) -> None:
@@ -391,10 +390,13 @@ class StepWriter:
             for group, rest in self._queued_groups():
                 try:
                     if group[0].step is not None:
-                        self.store.append_steps(_steps(group))
+                        steps = _steps(group)
+                        self._last_flush = time.monotonic()  # the gap runs from a transaction's begin
+                        self.store.append_steps(steps)
                     else:
                         for write in group:
                             assert write.call is not None
+                            self._last_flush = time.monotonic()
                             write.call()
                 except Exception as error:
                     self._lost(rest, error)
