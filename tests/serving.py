@@ -2,7 +2,9 @@
 talk to it over real websockets, kill it.
 
 `ServerProcess` runs ``python -m ratscrew serve --port 0`` and reads the address it prints;
-`Player` is one websocket client that answers pings and keeps the latest state it was sent.
+`Player` is one websocket client that answers pings and keeps the latest state it was sent;
+`server_in_a_thread` runs the real stack in this process instead (a test that sets up its
+sockets itself).
 """
 
 from __future__ import annotations
@@ -13,18 +15,53 @@ import os
 import re
 import select
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import httpx
+import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
 ADDRESS = re.compile(r"open (http://127\.0\.0\.1:(\d+)/)")
+SHUTDOWN_GRACE_S = 5.0
+"""How long `server_in_a_thread` gives its open connections to close when it stops."""
+
+
+@contextlib.contextmanager
+def server_in_a_thread(config: uvicorn.Config, listener: socket.socket) -> Iterator[uvicorn.Server]:
+    """uvicorn with ``config`` in a thread of this process, serving on ``listener``; yielded
+    once it serves, stopped on the way out, and it must stop: its open connections get
+    `SHUTDOWN_GRACE_S` to close, then their tasks are cancelled and the app's lifespan ends
+    (which closes its rooms), and a thread still running after that fails the test. (uvicorn
+    waits for every connection to close unless given a grace: a server left running in a
+    daemon thread goes on playing its rooms' games, and writing to sockets their clients have
+    closed, long after its test.)"""
+    if config.timeout_graceful_shutdown is None:
+        config.timeout_graceful_shutdown = int(SHUTDOWN_GRACE_S)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True,
+                              name="uvicorn-in-a-test")
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started, "the server in a thread did not start"
+    try:
+        yield server
+    finally:  # (a failure inside is not hidden by one here: the assertion comes after)
+        server.should_exit = True
+        thread.join(timeout=SHUTDOWN_GRACE_S + 15)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(timeout=5)
+    assert not thread.is_alive(), "the server in a thread did not stop"
 
 
 class ServerProcess:

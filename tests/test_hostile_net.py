@@ -17,7 +17,6 @@ import resource
 import secrets
 import signal
 import socket
-import threading
 import time
 from pathlib import Path
 
@@ -35,7 +34,7 @@ from raw_clients import (
     rss_mb,
     text_frame,
 )
-from serving import Player, ServerProcess, play_cards
+from serving import Player, ServerProcess, play_cards, server_in_a_thread
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 from websockets.typing import Origin
@@ -518,14 +517,9 @@ def test_pongs_a_client_does_not_read_are_held_back_then_it_is_closed(
     listener.listen(16)
     port = listener.getsockname()[1]
     http_protocol, ws_protocol, _ = guarded_protocols(ConnectionLimits(), None)
-    server = uvicorn.Server(uvicorn.Config(create_app(tmp_path / "r.db"), http=http_protocol,
-                                           ws=ws_protocol, log_level="warning", ws_per_message_deflate=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 20
-        while not server.started and time.monotonic() < deadline:
-            time.sleep(0.05)
+    config = uvicorn.Config(create_app(tmp_path / "r.db"), http=http_protocol, ws=ws_protocol,
+                            log_level="warning", ws_per_message_deflate=False)
+    with server_in_a_thread(config, listener):
         code = httpx.post(f"http://127.0.0.1:{port}/api/rooms", json={"rules": "classic", "seats": 2},
                           timeout=10).json()["code"]
 
@@ -544,6 +538,3 @@ def test_pongs_a_client_does_not_read_are_held_back_then_it_is_closed(
 
         asyncio.run(ping_without_reading())
         assert "pings whose pongs are not read (policy violation, 1008)" in caplog.text
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)

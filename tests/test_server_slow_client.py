@@ -14,7 +14,6 @@ import contextlib
 import json
 import logging
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -23,6 +22,7 @@ import httpx
 import pytest
 import uvicorn
 from raw_clients import handshake
+from serving import server_in_a_thread
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -44,16 +44,9 @@ def server_url() -> Iterator[str]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
-                                           ws_per_message_deflate=False))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with server_in_a_thread(uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
+                                           ws_per_message_deflate=False), sock):
+        yield f"127.0.0.1:{port}"
 
 
 def test_a_client_that_never_reads_is_dropped_and_does_not_slow_its_room(
@@ -227,15 +220,6 @@ def bare_server(app: Any) -> Iterator[int]:
     port (yielded), stopped on the way out."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
-                                           ws_per_message_deflate=False, lifespan="off"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    try:
+    with server_in_a_thread(uvicorn.Config(app, log_level="warning", ws=BatchedReadProtocol,
+                                           ws_per_message_deflate=False, lifespan="off"), listener):
         yield listener.getsockname()[1]
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
