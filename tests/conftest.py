@@ -115,49 +115,45 @@ def layer_marks(module: str, node: str, fixtures: Iterable[str], parameters: Ite
 
 UNITS_OF_THEIR_OWN = (
     "test_ladder.py::test_a_40_ms_slapper_is_flagged_*",
-    "test_kernel_differential.py::test_thousands_of_games_per_preset_are_identical*",
-    "test_kernel_differential.py::test_random_rule_variants_are_identical",
-    "test_kernel.py::test_every_action_is_the_engines*",
     "test_browser_offline.py::*",
     "test_browser_table.py::test_play_slap_and_the_deck_stay_put_over_a_minute_*",
-    "test_lab.py::test_the_kernel_figures_are_the_reference_engines",
-    "test_rl.py::test_random_play_is_legal_conserves_the_deck_and_pays_the_result",
 )
-"""Tests long enough (a minute or more of one worker) to be handed to `make test`'s workers on
-their own (``file::name`` `fnmatch` patterns, each case its own unit). Every other test goes
-with its file (`work_unit`), so that a module-scoped server starts once."""
+"""Tests that mostly wait (real games at bot pace, a minute of a browser's play) for a minute or
+more, each handed to `make test`'s workers on its own (``file::name`` `fnmatch` patterns, each
+case its own unit), so that they wait beside other work instead of one after another. Every other
+test goes with its file (`work_unit`), so that a module-scoped server starts once. Long tests
+that compute are not split: the kernel differential's presets each use a pool of two processes,
+so on this 2-core machine one of them at a time already takes both cores (split, three ran at
+once on three workers and each took 110-176 s instead of 13-40 s, at load 12)."""
 
 LONGEST_FIRST = (
     "test_ladder.py::test_a_40_ms_slapper_is_flagged_*",
-    "test_properties.py::*",
+    "test_kernel_differential.py::*",
     "test_browser_offline.py::test_a_whole_game_read_through_the_live_regions",
-    "test_hostile_net.py::*", "test_server_process.py::*", "test_deployment.py::*",
-    "test_browser_friends.py::*",
+    "test_properties.py::*",
     "test_browser_offline.py::test_after_one_visit_a_whole_game_plays_offline*",
+    "test_hostile_net.py::*", "test_server_process.py::*", "test_deployment.py::*",
     "test_browser_table.py::test_play_slap_and_the_deck_stay_put_over_a_minute_*",
+    "test_browser_friends.py::*", "test_supervisor.py::*", "test_kernel.py::*",
     "test_browser_lab.py::*", "test_browser_table.py::*", "test_browser_players.py::*", "test_join.py::*",
     "test_server_hostile_data.py::*", "test_bench.py::*", "test_browser.py::*", "test_server_shards.py::*",
-    "test_kernel_differential.py::test_thousands_of_games_per_preset_are_identical*",
-    "test_supervisor.py::*", "test_browser_slower_table.py::*", "test_browser_offline.py::*",
+    "test_browser_slower_table.py::*", "test_browser_offline.py::*", "test_lab.py::*",
     "test_admin.py::*", "test_browser_origin.py::*", "test_installed.py::*", "test_lab_deployment.py::*",
-    "test_kernel.py::test_every_action_is_the_engines*",
-    "test_kernel_differential.py::test_random_rule_variants_are_identical",
-    "test_lab.py::test_the_kernel_figures_are_the_reference_engines",
-    "test_kernel_differential.py::*", "test_rl.py::*",
+    "test_rl.py::*",
 )
 """The work units that take longest (`pytest --durations`, docs/testing.md), longest first:
-`make test` hands them out in this order (``--no-loadscope-reorder``), so that none of them
-starts last and runs alone while the other workers idle. Patterns as in `UNITS_OF_THEIR_OWN`;
-a unit ranks by the first pattern its first test matches."""
+`make test` hands them out in this order, so that none of them starts last and runs alone while
+the other workers idle. Patterns as in `UNITS_OF_THEIR_OWN`; a unit ranks by the first pattern
+its first test matches."""
 
 
 def work_unit(node_id: str) -> str:
     """The work unit of a test under ``make test``'s workers, from its node id: the test itself
     when it matches `UNITS_OF_THEIR_OWN`, else its file.
 
+    >>> work_unit("tests/test_browser_offline.py::test_after_one_visit_a_whole_game_plays_offline[phone]")
+    'tests/test_browser_offline.py::test_after_one_visit_a_whole_game_plays_offline[phone]'
     >>> work_unit("tests/test_kernel.py::test_every_action_is_the_engines[classic]")
-    'tests/test_kernel.py::test_every_action_is_the_engines[classic]'
-    >>> work_unit("tests/test_kernel.py::test_the_compiled_shuffle_is_cpythons")
     'tests/test_kernel.py'
     """
     path, _, name = node_id.partition("::")

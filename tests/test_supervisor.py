@@ -96,7 +96,10 @@ def test_a_shard_killed_while_postgresql_is_down_comes_back_when_it_returns(
             private_cluster.stop()
             pid_a = next(pid for pid, line in shard_pids(process.pid).items() if "--shard A" in line)
             os.kill(pid_a, signal.SIGKILL)
-            time.sleep(8)  # A is refused at start (PostgreSQL is down) and started again, backing off
+            # A is refused at start (PostgreSQL is down) and started again, backing off: wait for
+            # the refusal itself (a fixed 8 s was too short at load 12: PostgreSQL came back first)
+            wait_until(lambda: "shard A stopped (status 2); starting it again in 2 s" in log.read_text(), 90,
+                       "shard A refused while PostgreSQL is down")
             assert process.poll() is None, log.read_text()
             assert answers(shards["B"]), "the healthy shard was stopped for another's failure"
             assert not answers(shards["A"])
