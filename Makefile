@@ -51,7 +51,9 @@ ratscrew/web/pyodide/.copied: node_modules/.installed
 pyodide: ratscrew/web/pyodide/.copied
 
 # Most tests wait (servers, browsers, PostgreSQL) rather than compute, so the suite runs on one
-# worker more than the machine has cores, a module to a worker (its shared fixtures start once).
+# worker more than the machine has cores, a module to a worker (its shared fixtures start once)
+# but for a few long waits of their own, longest first: with --dist loadgroup, tests/conftest.py
+# supplies the scheduler (work_unit, LONGEST_FIRST; docs/testing.md).
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 
