@@ -18,7 +18,8 @@ from typing import Literal, NotRequired, get_args, get_origin, get_type_hints, i
 
 import pytest
 from starlette.testclient import TestClient
-from test_players import ANN_KEY, play_and_resign, store_of
+from test_players import ANN_KEY, join, play_and_resign, store_of
+from test_server_app import new_room
 
 from ratscrew.protocol import http
 from ratscrew.ruleset import Ruleset
@@ -105,6 +106,18 @@ def test_a_players_page_and_the_leaderboard(client: TestClient) -> None:
     assert mismatches(board, http.LeaderboardAnswer) == []
 
 
+def test_a_players_export_and_import_and_their_coded_errors(client: TestClient) -> None:
+    ann = join(client, new_room(client), "Ann", ANN_KEY)["player_id"]
+    exported = client.post("/api/players/export", json={"player_key": ANN_KEY})
+    assert exported.status_code == 200 and mismatches(exported.json(), http.PlayerExported) == []
+    imported = client.post("/api/players/import", json={"code": exported.json()["code"]})
+    assert imported.json()["player_id"] == ann and mismatches(imported.json(), http.PlayerImported) == []
+    refused = client.post("/api/players/import", json={"code": "not a code"})
+    assert refused.status_code == 400 and mismatches(refused.json(), http.CodedError) == []
+    unknown = client.get("/api/players/NoSuchPlayer")
+    assert unknown.status_code == 404 and mismatches(unknown.json(), http.CodedError) == []
+
+
 def test_the_labs_settings_a_job_and_its_report(client: TestClient) -> None:
     settings = client.get("/api/lab/settings").json()
     assert settings["settings"] and settings["presets"] and mismatches(settings, http.LabSettingsAnswer) == []
@@ -126,6 +139,7 @@ def test_the_labs_settings_a_job_and_its_report(client: TestClient) -> None:
 
 def test_every_answer_type_is_checked_here() -> None:
     checked = {http.PresetsAnswer, http.BotsAnswer, http.PlayerAnswer, http.LeaderboardAnswer,
+               http.PlayerExported, http.PlayerImported, http.CodedError,
                http.LabSettingsAnswer, http.LabJobStarted, http.LabJobStatus}
     assert checked == set(http.HTTP_ANSWERS)
 

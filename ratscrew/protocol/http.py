@@ -1,7 +1,8 @@
 """The server's HTTP JSON answers, one TypedDict each (docs/protocol.md, "HTTP").
 
-What ``GET /api/presets``, ``/api/bots``, ``/api/leaderboard``, ``/api/players/ID``,
-``/api/lab/settings``, ``POST /api/lab`` and ``GET /api/lab/jobs/ID`` answer, typed like the
+What ``GET /api/presets``, ``/api/bots``, ``/api/leaderboard``, ``/api/players/ID``, ``POST
+/api/players/export`` and ``/import``, ``GET /api/lab/settings``, ``POST /api/lab`` and ``GET
+/api/lab/jobs/ID`` answer (and the coded errors of the players' endpoints), typed like the
 websocket's messages (:mod:`ratscrew.protocol.server_messages`): the server builds each answer
 as its type, so ``mypy --strict`` checks the keys it sends, and ``python -m ratscrew.protocol
 typescript`` declares the same types for the pages (``ratscrew/web/js/protocol.d.ts``), which
@@ -174,6 +175,28 @@ class PlayerAnswer(TypedDict):
     integrity: Integrity
 
 
+class PlayerExported(TypedDict):
+    """``POST /api/players/export``: the import code that moves the key to another device."""
+
+    player_id: str
+    code: str
+
+
+class PlayerImported(TypedDict):
+    """``POST /api/players/import``: the player (and key) an import code made on this server stands for."""
+
+    player_id: str
+    name: str
+    player_key: str
+
+
+class CodedError(TypedDict):
+    """An HTTP error a client can act on: a ``code`` word in ``error`` and a sentence in ``message``."""
+
+    error: str
+    message: str
+
+
 # ---------------------------------------------------------------------------------- the lab
 
 
@@ -298,5 +321,6 @@ class LabJobStatus(TypedDict):
 
 
 HTTP_ANSWERS: tuple[type, ...] = (PresetsAnswer, BotsAnswer, LeaderboardAnswer, PlayerAnswer,
-                                  LabSettingsAnswer, LabJobStarted, LabJobStatus)
+                                  PlayerExported, PlayerImported, CodedError, LabSettingsAnswer,
+                                  LabJobStarted, LabJobStatus)
 """Every HTTP answer typed here, in the order docs/protocol.md describes them."""

@@ -38,7 +38,16 @@ from ratscrew.history import replay_steps
 from ratscrew.narrate import describe_event
 from ratscrew.protocol.client_messages import ClientMessage, parse_client_message, parse_room_request
 from ratscrew.protocol.codec import MAX_FRAME_BYTES, ProtocolError, decode_json, encode_message
-from ratscrew.protocol.http import AgentInfo, BotsAnswer, LeaderboardAnswer, PresetInfo, PresetsAnswer
+from ratscrew.protocol.http import (
+    AgentInfo,
+    BotsAnswer,
+    CodedError,
+    LeaderboardAnswer,
+    PlayerExported,
+    PlayerImported,
+    PresetInfo,
+    PresetsAnswer,
+)
 from ratscrew.protocol.server_messages import PingMessage, ServerMessage, error_message
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
@@ -777,7 +786,7 @@ async def leaderboard(request: Request) -> JSONResponse:
 
 def _coded_error(status: int, code: str, message: str) -> JSONResponse:
     """An API error with a code a client can act on: ``{"error": CODE, "message": TEXT}``."""
-    return JSONResponse({"error": code, "message": message}, status_code=status)
+    return JSONResponse(CodedError(error=code, message=message), status_code=status)
 
 
 async def player_page(request: Request) -> Response:
@@ -824,8 +833,9 @@ async def export_player(request: Request) -> JSONResponse:
     return await _player_code_answer(request, "player_key", players.export)
 
 
-async def _player_code_answer(request: Request, field_name: str,
-                              answer: Callable[[Store, str], dict[str, Any]]) -> JSONResponse:
+async def _player_code_answer(
+        request: Request, field_name: str,
+        answer: Callable[[Store, str], PlayerExported | PlayerImported]) -> JSONResponse:
     """``answer`` for the request body's ``field_name``, or the error that says what is wrong."""
     value = await _key_request(request, field_name)
     if isinstance(value, JSONResponse):

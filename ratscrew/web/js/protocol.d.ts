@@ -477,6 +477,25 @@ export interface PlayerAnswer {
   integrity: Integrity;
 }
 
+/** ``POST /api/players/export``: the import code that moves the key to another device. */
+export interface PlayerExported {
+  player_id: string;
+  code: string;
+}
+
+/** ``POST /api/players/import``: the player (and key) an import code made on this server stands for. */
+export interface PlayerImported {
+  player_id: string;
+  name: string;
+  player_key: string;
+}
+
+/** An HTTP error a client can act on: a ``code`` word in ``error`` and a sentence in ``message``. */
+export interface CodedError {
+  error: string;
+  message: string;
+}
+
 /**
  * ``GET /api/lab/settings``: the settings, the slap patterns, each preset's values, the
  * bot levels, and the most games a job may ask for.
