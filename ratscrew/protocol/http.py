@@ -1,8 +1,8 @@
 """The server's HTTP JSON answers, one TypedDict each (docs/protocol.md, "HTTP").
 
-What ``GET /api/presets``, ``/api/bots``, ``/api/leaderboard``, ``/api/players/ID``, ``POST
-/api/players/export`` and ``/import``, ``GET /api/lab/settings``, ``POST /api/lab`` and ``GET
-/api/lab/jobs/ID`` answer (and the coded errors of the players' endpoints), typed like the
+What ``POST /api/rooms``, ``GET /api/presets``, ``/api/bots``, ``/api/leaderboard``,
+``/api/players/ID``, ``POST /api/players/export`` and ``/import``, ``GET /api/lab/settings``,
+``POST /api/lab`` and ``GET /api/lab/jobs/ID`` answer (and the coded errors), typed like the
 websocket's messages (:mod:`ratscrew.protocol.server_messages`): the server builds each answer
 as its type, so ``mypy --strict`` checks the keys it sends, and ``python -m ratscrew.protocol
 typescript`` declares the same types for the pages (``ratscrew/web/js/protocol.d.ts``), which
@@ -28,6 +28,17 @@ SettingKind = Literal["bool", "int", "choice", "patterns"]
 
 JobState = Literal["queued", "running", "done", "failed"]
 """Where a lab job is."""
+
+
+# ---------------------------------------------------------------------------------- rooms
+
+
+class RoomCreated(TypedDict):
+    """``POST /api/rooms`` (201): the new room's code and its page. (``GET /api/rooms/CODE``
+    answers the ``room`` message without ``you``: `ratscrew.protocol.server_messages.RoomMessage`.)"""
+
+    code: str
+    url: str
 
 
 # ---------------------------------------------------------------------------------- presets, bots
@@ -320,7 +331,7 @@ class LabJobStatus(TypedDict):
     error: NotRequired[str]
 
 
-HTTP_ANSWERS: tuple[type, ...] = (PresetsAnswer, BotsAnswer, LeaderboardAnswer, PlayerAnswer,
+HTTP_ANSWERS: tuple[type, ...] = (RoomCreated, PresetsAnswer, BotsAnswer, LeaderboardAnswer, PlayerAnswer,
                                   PlayerExported, PlayerImported, CodedError, LabSettingsAnswer,
                                   LabJobStarted, LabJobStatus)
 """Every HTTP answer typed here, in the order docs/protocol.md describes them."""

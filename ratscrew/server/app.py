@@ -47,6 +47,7 @@ from ratscrew.protocol.http import (
     PlayerImported,
     PresetInfo,
     PresetsAnswer,
+    RoomCreated,
 )
 from ratscrew.protocol.server_messages import PingMessage, ServerMessage, error_message
 from ratscrew.rulebook import explain
@@ -682,7 +683,7 @@ async def create_room(request: Request) -> JSONResponse:
                                    writer=server.writer)
     room.estimates_for = address
     server.add_room(room)
-    return JSONResponse({"code": room.code, "url": f"/r/{room.code}"}, status_code=201)
+    return JSONResponse(RoomCreated(code=room.code, url=f"/r/{room.code}"), status_code=201)
 
 
 async def room_info(request: Request) -> JSONResponse:

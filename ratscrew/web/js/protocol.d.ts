@@ -448,6 +448,15 @@ export type ClientMessage =
 
 // The HTTP API's JSON answers (ratscrew/protocol/http.py).
 
+/**
+ * ``POST /api/rooms`` (201): the new room's code and its page. (``GET /api/rooms/CODE``
+ * answers the ``room`` message without ``you``: `ratscrew.protocol.server_messages.RoomMessage`.)
+ */
+export interface RoomCreated {
+  code: string;
+  url: string;
+}
+
 /** ``GET /api/presets``: every preset, in the order the rules list them. */
 export interface PresetsAnswer {
   presets: PresetInfo[];
