@@ -16,8 +16,9 @@ from ratscrew.bots.spec import parse_bot_spec
 from ratscrew.cli import main
 from ratscrew.ruleset import Ruleset
 from ratscrew.sim import runner
+from ratscrew.sim.intervals import describe, wilson_interval
 from ratscrew.sim.runner import KernelUnavailableError, batches, play_reference_game, simulate
-from ratscrew.sim.stats import chi_square_sf, describe, seat_bias, summarize, wilson_interval
+from ratscrew.sim.stats import chi_square_sf, seat_bias, summarize
 from ratscrew.sim.summary import GameSummary, game_seed
 
 CLASSIC = Ruleset.preset("classic")

@@ -26,6 +26,7 @@ from ratscrew.protocol.codec import ProtocolError
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server.http.limits import limit_key
 from ratscrew.server.lab.jobs import DEFAULT_GAMES, LabBusy, LabService
+from ratscrew.sim.figures import FIGURES
 
 WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 
@@ -112,7 +113,8 @@ def _plain_words(docstring: str) -> str:
 @lru_cache(maxsize=1)
 def lab_settings() -> dict[str, Any]:
     """``GET /api/lab/settings``: every setting the page offers (name, kind, choices, what it
-    means), the slap patterns, and each preset's values."""
+    means), the slap patterns, each preset's values, and the report's figures (name, label,
+    decimals, unit: :data:`ratscrew.sim.figures.FIGURES`)."""
     texts = setting_texts()
     hints = typing.get_type_hints(Ruleset)
     settings = []
@@ -135,6 +137,7 @@ def lab_settings() -> dict[str, Any]:
         "patterns": [{"name": name, "text": PATTERN_DESCRIPTIONS.get(name, name)} for name in PATTERNS],
         "presets": [{**Ruleset.preset(name).to_dict(), "name": name} for name in PRESET_NAMES],
         "levels": list(LEVELS),
+        "figures": [figure.describe() for figure in FIGURES],
         "max_games": None,
     }
 
