@@ -46,7 +46,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=None,
                         help=f"worker processes (default: one per core, {default_workers()} here)")
     parser.add_argument("--engine", choices=["auto", "reference", "kernel"], default="auto",
-                        help="reference: the real engine with Table bots; kernel: the compiled "
+                        help="reference: the real engine with the bots in Python; kernel: the compiled "
                              "kernel; auto: the kernel when it models these rules and bots")
     parser.add_argument("--backend", choices=["local", "ray"], default="local",
                         help="local processes, or a Ray cluster (pip install 'ratscrew[ray]')")
