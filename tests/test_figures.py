@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from typing import get_args
 
 import pytest
 
 from ratscrew.bots.profile import LEVELS
 from ratscrew.commands.lab import print_report
+from ratscrew.protocol.http import FigureUnit
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.lab.routes import lab_settings
 from ratscrew.sim import figures as registry
 from ratscrew.sim import lab
-from ratscrew.sim.figures import FIGURES, MEASURES, Figure, figure_at, figure_named, mean_of
+from ratscrew.sim.figures import FIGURES, MEASURES, Figure, Unit, figure_at, figure_named, mean_of
 from ratscrew.sim.lab import REPORT_KEYS, LabRun, significant_differences
 from ratscrew.sim.summary import GameSummary
 
@@ -71,6 +73,7 @@ def test_the_terminal_and_the_page_list_every_figure(capsys: pytest.CaptureFixtu
     assert all(figure.short in shown for figure in FIGURES)
     assert lab_settings()["figures"] == [
         {"name": f.key, "label": f.label, "digits": f.digits, "unit": f.unit} for f in FIGURES]
+    assert get_args(FigureUnit) == get_args(Unit)  # the page's type of a unit is the registry's
 
 
 def test_a_figure_the_kernel_cannot_give_sends_the_lab_to_the_reference_engine(

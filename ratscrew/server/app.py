@@ -38,6 +38,7 @@ from ratscrew.history import replay_steps
 from ratscrew.narrate import describe_event
 from ratscrew.protocol.client_messages import ClientMessage, parse_client_message, parse_room_request
 from ratscrew.protocol.codec import MAX_FRAME_BYTES, ProtocolError, decode_json, encode_message
+from ratscrew.protocol.http import AgentInfo, BotsAnswer, LeaderboardAnswer, PresetInfo, PresetsAnswer
 from ratscrew.protocol.server_messages import PingMessage, ServerMessage, error_message
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
@@ -693,8 +694,8 @@ async def room_info(request: Request) -> JSONResponse:
 
 
 @lru_cache(maxsize=1)
-def _presets() -> dict[str, Any]:
-    presets = []
+def _presets() -> PresetsAnswer:
+    presets: list[PresetInfo] = []
     for name in PRESET_NAMES:
         rules = Ruleset.preset(name)
         presets.append({"name": name, "summary": rules.summary, "toml": rules.to_toml(),
@@ -711,9 +712,12 @@ async def bots(request: Request) -> JSONResponse:
     """``GET /api/bots``."""
     from ratscrew.rl.agents import seat_listing
 
-    return JSONResponse({"levels": [{"name": name, "mean_reaction_ms": round(p.mean_reaction_ms),
-                                     "memory": p.memory} for name, p in LEVELS.items()],
-                         "agents": seat_listing()})
+    answer: BotsAnswer = {
+        "levels": [{"name": name, "mean_reaction_ms": round(p.mean_reaction_ms), "memory": p.memory}
+                   for name, p in LEVELS.items()],
+        "agents": [AgentInfo(name=a["name"], description=a["description"], reaction=a["reaction"],
+                             mean_reaction_ms=a["mean_reaction_ms"]) for a in seat_listing()]}
+    return JSONResponse(answer)
 
 
 async def game_record(request: Request) -> JSONResponse:
@@ -767,7 +771,8 @@ async def leaderboard(request: Request) -> JSONResponse:
         return _error(400, "rules: a ruleset name is at most 64 characters")
     server = _server(request)
     ranked = await server.call_store(request, ranking.leaderboard, server.store, rules)
-    return JSONResponse({"rules": rules, "players": ranked})
+    answer: LeaderboardAnswer = {"rules": rules, "players": ranked}
+    return JSONResponse(answer)
 
 
 def _coded_error(status: int, code: str, message: str) -> JSONResponse:

@@ -10,7 +10,7 @@ and the compiled kernel both return), so a run's engine never changes a figure:
   (``{"value", "low", "high"}``), stored in the lab's JSON report under its dotted ``key``
   (``length.mean_cards`` is ``report["length"]["mean_cards"]``), compared with the preset the
   rules start from, shown by ``ratscrew lab`` (``short``) and by the lab page (``label``, sent
-  by ``GET /api/lab/settings``).
+  by ``GET /api/lab/settings``, ``figures``).
 
 Adding a figure is adding an entry to :data:`FIGURES` (and its computation, if none here fits):
 the lab's report, its comparison with the preset, the terminal table and the page's table all
@@ -75,7 +75,8 @@ lineup (a counter in seat 0 against a fast hand in seat 1, :mod:`ratscrew.sim.la
 
 Unit = Literal["cards", "minutes", "count", "share difference"]
 """What a figure's value counts: how it is shown (a share difference as points of a percent,
-with its sign)."""
+with its sign). The page's type of it is ``ratscrew.protocol.http.FigureUnit`` (the protocol sits
+above simulation, so it cannot import this; ``tests/test_figures.py`` holds the two equal)."""
 
 
 @dataclass(frozen=True)
@@ -103,11 +104,6 @@ class Figure:
     def path(self) -> tuple[str, ...]:
         """The keys leading to the figure in the report."""
         return tuple(self.key.split("."))
-
-    def describe(self) -> dict[str, Any]:
-        """What the lab page needs to show it (``figures`` of ``GET /api/lab/settings``)."""
-        return {"name": self.key, "label": self.label, "digits": self.digits, "unit": self.unit}
-
 
 def mean_of(measure: str) -> Callable[[Sequence[GameSummary]], Estimate]:
     """The mean of a `Measure` over the games, with its normal-approximation interval."""

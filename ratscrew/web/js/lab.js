@@ -9,19 +9,21 @@ import { changedSettings, decodeShare, encodeShare, figureAt, figureLabel, parse
  * @typedef {import("./labrules.js").Setting} Setting
  * @typedef {import("./labrules.js").Values} Values
  * @typedef {import("./labrules.js").LabState} LabState
- * @typedef {import("./labrules.js").FigureInfo} FigureInfo
- * @typedef {{value: number, low: number, high: number}} Figure
- * @typedef {{seat: number | null, share: number, low: number, high: number}} Share
- * @typedef {{win_share: Share[], length: Record<string, Figure>, slaps_per_game: Figure, misslaps_per_game: Figure,
- *   memory_vs_speed: {memory_bot: string, fast_bot: string, memory_share: Figure, fast_share: Figure, difference: Figure}}} Figures
- * @typedef {Figures & {compared_to: Figures & {preset: string, changed: Values, significant: {figure: string, value: number, preset: number, difference: number}[]}}} Report
+ * @typedef {import("./protocol").Figure} Figure
+ * @typedef {import("./protocol").WinShare} Share
+ * @typedef {import("./protocol").LabFigures} Figures
+ * @typedef {import("./protocol").LabReport} Report
+ * @typedef {import("./protocol").LabSettingsAnswer} LabSettingsAnswer
+ * @typedef {import("./protocol").LabJobStarted} LabJobStarted
+ * @typedef {import("./protocol").LabJobStatus} LabJobStatus
+ * @typedef {import("./protocol").FigureInfo} FigureInfo
  */
 
 const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#0072b2", "#e69f00"];
 const POLL_MS = 500;
 
-/** @type {{settings: Setting[], patterns: {name: string, text: string}[], presets: Record<string, Values>, levels: string[], summaries: Record<string, string>, figures: FigureInfo[]}} */
+/** @type {Pick<LabSettingsAnswer, "settings" | "patterns" | "levels" | "figures"> & {presets: Record<string, Values>, summaries: Record<string, string>}} */
 const meta = { settings: [], patterns: [], presets: {}, levels: [], summaries: {}, figures: [] };
 /** @type {LabState} */
 let state = { preset: "classic", values: {}, players: 4, bots: "casual", games: 2000 };
@@ -218,17 +220,17 @@ async function simulate() {
   const text = byId("progress-text");
   const asked = { ...state, values: { ...state.values } };
   try {
-    const job = await fetchJson("/api/lab", { rules: rulesText(), players: state.players, bots: [state.bots], games: state.games });
+    const job = /** @type {LabJobStarted} */ (await fetchJson("/api/lab", { rules: rulesText(), players: state.players, bots: [state.bots], games: state.games }));
     panel.hidden = false;
     bar.max = job.total;
     bar.value = 0;
     text.textContent = "Starting…";
     for (;;) {
-      const status = await fetchJson(job.url);
+      const status = /** @type {LabJobStatus} */ (await fetchJson(job.url));
       bar.value = status.done;
       if (status.state === "done") {
         text.textContent = `Done: ${status.total.toLocaleString("en")} games played.`;
-        renderReport(status.report, asked);
+        if (status.report) renderReport(status.report, asked);
         break;
       }
       if (status.state === "failed") throw new Error(status.error);
@@ -368,7 +370,7 @@ async function playTheseRules() {
 // ------------------------------------------------------------------------------ start
 
 async function start() {
-  const data = await fetchJson("/api/lab/settings");
+  const data = /** @type {LabSettingsAnswer} */ (await fetchJson("/api/lab/settings"));
   meta.settings = data.settings;
   meta.patterns = data.patterns;
   meta.levels = data.levels;

@@ -4,8 +4,8 @@
  * Node tests check that a share link round-trips. */
 
 /**
- * @typedef {{name: string, kind: "bool" | "int" | "choice" | "patterns", text: string, choices?: string[]}} Setting
- * @typedef {Record<string, boolean | number | string | string[]>} Values
+ * @typedef {import("./protocol").LabSetting} Setting a setting the lab offers (GET /api/lab/settings)
+ * @typedef {Record<string, import("./protocol").SettingValue>} Values
  * @typedef {{preset: string, values: Values, players: number, bots: string, games: number}} LabState
  */
 
@@ -138,7 +138,7 @@ export function settingLabel(name) {
 /**
  * A figure of the lab's report as `GET /api/lab/settings` lists it (`ratscrew/sim/figures.py`
  * declares them): where the report holds it, what it is called, its decimals and unit.
- * @typedef {{name: string, label: string, digits: number, unit: string}} FigureInfo
+ * @typedef {import("./protocol").FigureInfo} FigureInfo
  */
 
 /**
