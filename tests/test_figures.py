@@ -93,3 +93,20 @@ def test_a_figure_the_kernel_cannot_give_sends_the_lab_to_the_reference_engine(
     lab.length_only(run)
     lab.length_only(dataclasses.replace(run, engine="kernel"))
     assert asked == ["auto", "reference", "kernel"]
+
+
+def test_every_figure_has_its_place_in_the_reports_protocol_type() -> None:
+    # The report is typed end to end (ratscrew/protocol/http.py, and the page's protocol.d.ts
+    # generated from it): a figure added here needs its key there too.
+    from typing import get_type_hints
+
+    from ratscrew.protocol.http import Figure as FigureType
+    from ratscrew.protocol.http import LabFigures
+
+    for figure in FIGURES:
+        hint: object = LabFigures
+        for key in figure.path:
+            hints = get_type_hints(hint)
+            assert key in hints, f"{figure.key}: add {key!r} to ratscrew/protocol/http.py"
+            hint = hints[key]
+        assert hint is FigureType, figure.key
