@@ -227,14 +227,30 @@ class PatternText(TypedDict):
     text: str
 
 
+FigureUnit = Literal["cards", "minutes", "count", "share difference"]
+"""What a lab figure counts (`ratscrew.sim.figures.Unit`): a share difference is shown as points
+of a percent."""
+
+
+class FigureInfo(TypedDict):
+    """A figure of the lab's report as the page shows it (`ratscrew.sim.figures.FIGURES`): where
+    the report holds it (``length.mean_cards``), its label, its decimals and its unit."""
+
+    name: str
+    label: str
+    digits: int
+    unit: FigureUnit
+
+
 class LabSettingsAnswer(TypedDict):
     """``GET /api/lab/settings``: the settings, the slap patterns, each preset's values, the
-    bot levels, and the most games a job may ask for."""
+    bot levels, the report's figures, and the most games a job may ask for."""
 
     settings: list[LabSetting]
     patterns: list[PatternText]
     presets: list[RulesetSettings]
     levels: list[str]
+    figures: list[FigureInfo]
     max_games: int | None
 
 

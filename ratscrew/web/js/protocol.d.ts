@@ -507,13 +507,14 @@ export interface CodedError {
 
 /**
  * ``GET /api/lab/settings``: the settings, the slap patterns, each preset's values, the
- * bot levels, and the most games a job may ask for.
+ * bot levels, the report's figures, and the most games a job may ask for.
  */
 export interface LabSettingsAnswer {
   settings: LabSetting[];
   patterns: PatternText[];
   presets: RulesetSettings[];
   levels: string[];
+  figures: FigureInfo[];
   max_games: number | null;
 }
 
@@ -648,6 +649,17 @@ export interface LabSetting {
 export interface PatternText {
   name: string;
   text: string;
+}
+
+/**
+ * A figure of the lab's report as the page shows it (`ratscrew.sim.figures.FIGURES`): where
+ * the report holds it (``length.mean_cards``), its label, its decimals and its unit.
+ */
+export interface FigureInfo {
+  name: string;
+  label: string;
+  digits: number;
+  unit: "cards" | "minutes" | "count" | "share difference";
 }
 
 /** A figure with its 95% interval. */
