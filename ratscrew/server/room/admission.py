@@ -44,13 +44,13 @@ from ratscrew.protocol.keys import looks_random, valid_key
 from ratscrew.protocol.server_messages import ReplacedMessage, WelcomeMessage
 from ratscrew.server.ladder import players
 from ratscrew.server.room.lobby import MAX_WAITING_PEOPLE, MAX_WATCHERS, Seat
-from ratscrew.server.room.membership import Arrival, Member
+from ratscrew.server.room.membership import Arrival, Member, hash_token
 from ratscrew.storage.records import NameTaken, RateCounter, StoreUnavailable
 
 if TYPE_CHECKING:
     from ratscrew.protocol.client_messages import ClientMessage
     from ratscrew.server.room.lifecycle import RoomHooks
-    from ratscrew.server.room.lobby import Lobby
+    from ratscrew.server.room.lobby import Lobby, RoomSettings
     from ratscrew.server.room.membership import Membership
     from ratscrew.server.room.persistence import RoomRecorder
     from ratscrew.server.room.publisher import Connection
@@ -118,6 +118,7 @@ class AdmittingRoom(Protocol):
 
     code: str
     store: Store
+    settings: RoomSettings
     lobby: Lobby
     hooks: list[RoomHooks]
     recorder: RoomRecorder
@@ -147,9 +148,6 @@ class Admission:
         change the answer in between (a join waits here while another's key is entered)."""
         self.reserved: list[Reservation] = []
         """Each seat's reservation, in seat order (a matched room), or none."""
-        self.password_hash: str | None = None
-        """The hash of the room's password (`ratscrew.server.room.membership.hash_token`), if
-        it was made with one: a newcomer's join must carry it."""
 
     # ------------------------------------------------------------------ the transport's entry
 
@@ -232,6 +230,11 @@ class Admission:
             assert token_hash is not None
             for hooks in room.hooks:
                 hooks.on_auth(room.code, token_hash)
+        elif arrival == "new" and (expected := room.settings.password_hash) is not None and (
+                message.password is None
+                or not hmac.compare_digest(hash_token(message.password), expected)):
+            raise ProtocolError("bad_password", "join: this room has a password: ask whoever "
+                                "sent you the link for it")
         return arrival, token_hash
 
     def _refuse_a_name_in_use(self, name: str, token_hash: str | None, player_id: str | None) -> None:

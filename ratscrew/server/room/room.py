@@ -309,7 +309,8 @@ class Room:
             seats[first_bot + offset].kind = "bot"
             seats[first_bot + offset].bot = level
         settings = RoomSettings(request.rules, request.seed, request.pace, request.turn_timeout_ms,
-                                request.judging, request.time_limit_ms)
+                                request.judging, request.time_limit_ms,
+                                None if request.password is None else hash_token(request.password))
         room = cls(code, settings, seats, store, **options)
         room.lobby.name_bots()
         return room

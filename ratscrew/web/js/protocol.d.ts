@@ -6,7 +6,7 @@ export type EventKind = "card_played" | "cards_burned" | "challenge_lost" | "cha
 
 export type PublicEvent = { kind: EventKind; at: number; seat: number | null; [field: string]: any };
 
-export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "room_full" | "server";
+export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "room_full" | "server" | "bad_password";
 
 export type Status = "player" | "waiting" | "watching";
 
@@ -341,6 +341,7 @@ export interface JoinMessage {
   name: string;
   token?: string | null;
   player_key?: string | null;
+  password?: string | null;
 }
 
 /** Look on without a seat. */
