@@ -3,8 +3,10 @@ played in it. The room is the only writer of its game.
 
 The room wires its parts together, each with one job:
 
-- :data:`ROUTES` (checked by :mod:`ratscrew.server.room.dispatch`): who may send which message when,
-  and the handler each message goes to;
+- :data:`~ratscrew.server.room.routes.ROUTES` (checked by :mod:`ratscrew.server.room.dispatch`):
+  who may send which message when, and the handler each message goes to
+  (:mod:`ratscrew.server.room.routes`); ``join`` and ``watch`` go to the one way in,
+  :class:`~ratscrew.server.room.admission.Admission`;
 - :class:`~ratscrew.server.room.membership.Membership`: tokens, the host, kicks, who each connection
   is;
 - :class:`~ratscrew.server.room.lobby.Lobby`: who sits where, who waits, who watches, what the
@@ -35,7 +37,7 @@ import secrets
 import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ratscrew.bots.agent import BotAgent
 from ratscrew.bots.profile import LEVELS, paced
@@ -47,22 +49,12 @@ from ratscrew.protocol.client_messages import (
     PACE_FACTORS,
     Act,
     ClientMessage,
-    Configure,
-    HistoryRequest,
     Join,
-    Kick,
-    MoveSeat,
-    Pong,
-    Ready,
-    Rematch,
     RoomRequest,
-    SetSeat,
-    Stand,
-    Start,
     Watch,
     parse_room_request,
 )
-from ratscrew.protocol.codec import ProtocolError, encode_message
+from ratscrew.protocol.codec import encode_message
 from ratscrew.protocol.server_messages import (
     ExpectedLength,
     KickedMessage,
@@ -80,11 +72,11 @@ from ratscrew.server.lab.jobs import LabService
 from ratscrew.server.ladder.rated import room_verdict  # issue 30
 from ratscrew.server.ops.metrics import TALLY
 from ratscrew.server.room.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
-from ratscrew.server.room.admission import Admission, Door, Reservation
+from ratscrew.server.room.admission import Admission, AdmittingRoom, Door, Reservation
 from ratscrew.server.room.agents import RemoteSeat, Shown
-from ratscrew.server.room.dispatch import OUTSIDE_A_GAME, PHASES, Route, RouteLimit, Who, check, route_for
+from ratscrew.server.room.dispatch import Route, check, route_for
 from ratscrew.server.room.driver import GameDriver, PendingAction, RoomClock
-from ratscrew.server.room.judging import judge_on_link, settle_window_ms
+from ratscrew.server.room.judging import settle_window_ms
 from ratscrew.server.room.lifecycle import Presence, RoomHooks
 from ratscrew.server.room.lobby import (
     CODE_ALPHABET,
@@ -100,6 +92,7 @@ from ratscrew.server.room.lobby import (
 from ratscrew.server.room.membership import Member, Membership, hash_token
 from ratscrew.server.room.persistence import RoomRecorder, StoredGame
 from ratscrew.server.room.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
+from ratscrew.server.room.routes import ROUTES, RoutedRoom
 from ratscrew.server.room.rules import rules_entry
 from ratscrew.server.room.tally import ContestTally
 from ratscrew.server.room.writer import Outbox, StepWriter
@@ -349,7 +342,7 @@ class Room:
         """A matched room's game starts by itself once every reserved player is at the table."""
         if self.phase == "lobby" and self.show_up_by is not None and not self.admission.missing()[0]:
             self.show_up_by = None
-            self._start_game()
+            self.start_game()
 
     def show_up_wait(self) -> float | None:
         """Seconds (of the room's wall clock) until a matched room's players must have come, or
@@ -503,59 +496,10 @@ class Room:
               seated=member is not None and member.seat is not None, phase=self.phase, paused=self.paused)
         return member
 
-    def _pong(self, conn: Connection, member: Member | None, message: Pong) -> None:
-        if conn.pinger.pong(message.id, time.monotonic() * 1000.0) is not None:
-            self._maybe_update_room()
-
-    def _history(self, conn: Connection, member: Member, message: HistoryRequest) -> None:
-        self.publisher.answer_history(conn, message.since)
-
-    def _ready(self, conn: Connection, member: Member, message: Ready) -> None:
-        seat = self.lobby.own_seat(member, "ready")
-        seat.ready = message.ready
-        self.broadcast_room()
-
-    def _stand(self, conn: Connection, member: Member, message: Stand) -> None:
-        self.lobby.stand(conn, member)
-        self.save()
-        self.broadcast_room()
-
     # ------------------------------------------------------------------ the host
 
-    def _start(self, conn: Connection, member: Member, message: Start) -> None:
-        self.lobby.fill_or_remove_open_seats(message)
-        self._start_game()
-        self._changed_by_host()
-
-    def _rematch(self, conn: Connection, member: Member, message: Rematch) -> None:
-        self._seat_the_waiting()
-        self._start_game()
-        self._changed_by_host()
-
-    def _configure(self, conn: Connection, member: Member, message: Configure) -> None:
-        self.lobby.configure(self.settings, message)
-        self.estimates_for = conn.address  # (a refused command changes nothing)
-        self._changed_by_host()
-
-    def _set_seat(self, conn: Connection, member: Member, message: SetSeat) -> None:
-        self.lobby.set_seat(message)
-        self.estimates_for = conn.address  # (a refused command changes nothing)
-        self._changed_by_host()
-
-    def _move_seat(self, conn: Connection, member: Member, message: MoveSeat) -> None:
-        self.lobby.move_seat(message)
-        self.estimates_for = conn.address  # (a refused command changes nothing)
-        self._changed_by_host()
-
-    def _kick_command(self, conn: Connection, member: Member, message: Kick) -> None:
-        self._kick(member, message.seat)
-        self._changed_by_host()
-
-    def _changed_by_host(self) -> None:
-        self.save()
-        self.broadcast_room()
-
-    def _kick(self, member: Member, index: int) -> None:
+    def kick(self, member: Member, index: int) -> None:
+        """The host removes the person in seat ``index`` (`ratscrew.server.room.routes.kick`)."""
         seat, token_hash = self.lobby.remove_person(index, member)
         self.recorder.add_kicked(token_hash)
         if seat.conn is not None:
@@ -574,13 +518,15 @@ class Room:
         else:
             seat.kind, seat.name = "open", None
 
-    def _seat_the_waiting(self) -> None:
+    def seat_the_waiting(self) -> None:
+        """Outside a game, the people who wait sit down (`Lobby.seat_the_waiting`)."""
         for seat in self.lobby.seat_the_waiting():
             log.info("room %s: %s takes seat %d", self.code, seat.name, seat.index)
 
     # ------------------------------------------------------------------ games
 
-    def _start_game(self) -> None:
+    def start_game(self) -> None:
+        """Deal a new game and seat everyone at its table (open seats get bots)."""
         self.lobby.fill_open_seats()
         rules = self.settings.rules
         if self.settings.seed is not None and self.games_played == 0:
@@ -736,23 +682,6 @@ class Room:
         self.start_driving()
 
     # ------------------------------------------------------------------ judging and the engine
-
-    def _act(self, conn: Connection, member: Member, message: Act) -> None:
-        seat = self.lobby.own_seat(member, message.kind)
-        if self.game is None:
-            raise ProtocolError("wrong_phase", f"{message.kind}: no game is being played")
-        if seat.conn is not conn:
-            raise ProtocolError("not_seated", "this connection no longer holds the seat")
-        arrived = self.clock.now()
-        shown = None if message.version is None else conn.shown_at(message.version)
-        link = conn.pinger.link
-        verdict = judge_on_link(self.settings.judging, link, arrived_at=arrived, shown_at=shown,
-                                reaction_ms=message.reaction_ms, horizon=self.driver.advance_horizon())
-        self.driver.queue(seat.index, message.kind, arrived, message.version, verdict,
-                          message.reaction_ms, link.rtt_ms)
-        TALLY.actions += 1
-        self.tick()
-        self.driver.wake_by(self.next_wake())
 
     def tick(self) -> None:
         """Move the game up to the horizon (:meth:`GameDriver.feed`), then store what it took,
@@ -966,7 +895,7 @@ class Room:
             "record_url": f"/api/games/{game_id}/record", "replay_url": f"/games/{game_id}",
             "results": public}, self.connections)
         if self.waiting:
-            self._seat_the_waiting()
+            self.seat_the_waiting()
             self.save()
         self.broadcast_room()
 
@@ -991,7 +920,7 @@ class Room:
             "game_id": game_id, "record_url": f"/api/games/{game_id}/record",
             "replay_url": f"/games/{game_id}", "results": public}, self.connections)
         if self.waiting:
-            self._seat_the_waiting()  # people who waited sit down now, for the rematch
+            self.seat_the_waiting()  # people who waited sit down now, for the rematch
             self.save()
         self.broadcast_room()
 
@@ -1079,7 +1008,7 @@ class Room:
                 encoded[id(change)] = encode_message(change)
             conn.send_encoded(encoded[id(change)])
 
-    def _maybe_update_room(self) -> None:
+    def maybe_update_room(self) -> None:
         """After a pong: a ``room`` message, if the last went out long enough ago and a seat's
         ping or the settling window has since moved enough to notice (`link.noticeably_changed`).
         A steady link costs its room no message (in a 500-room load profile, ``room`` messages
@@ -1099,30 +1028,6 @@ class Room:
         self.publisher.broadcast(message, self.connections)
 
 
-HISTORY_LIMIT = RouteLimit("history", 1.0, 4, "too many history requests: this one was dropped; "
-                           "ask again in a second")
-"""``history`` requests one connection may make (beyond: ``rate_limited``)."""
-
-ROUTES: dict[type[Any], Route] = {
-    Pong: Route("pong", Who.ANYONE, PHASES, Room._pong, while_paused=True, ahead_of_arrivals=True),
-    Join: Route("join", Who.ANYONE, PHASES, Admission.admit, admits=True),
-    Watch: Route("watch", Who.ANYONE, PHASES, Admission.admit, admits=True),
-    HistoryRequest: Route("history", Who.WATCHER, PHASES, Room._history, limit=HISTORY_LIMIT),
-    Stand: Route("stand", Who.WATCHER, PHASES, Room._stand),
-    Ready: Route("ready", Who.SEATED, PHASES, Room._ready),
-    Act: Route("play, slap, resign", Who.SEATED, frozenset({"playing"}), Room._act,
-               "no game is being played"),
-    Kick: Route("kick", Who.HOST, PHASES, Room._kick_command),
-    Start: Route("start", Who.HOST, frozenset({"lobby"}), Room._start,
-                 "the game has already started; use rematch after it ends"),
-    Rematch: Route("rematch", Who.HOST, frozenset({"over"}), Room._rematch,
-                   "a rematch comes after a game has ended"),
-    Configure: Route("configure", Who.HOST, OUTSIDE_A_GAME, Room._configure,
-                     "settings cannot change during a game"),
-    SetSeat: Route("set_seat", Who.HOST, OUTSIDE_A_GAME, Room._set_seat,
-                   "settings cannot change during a game"),
-    MoveSeat: Route("move_seat", Who.HOST, OUTSIDE_A_GAME, Room._move_seat,
-                    "settings cannot change during a game"),
-}
-"""Every client message type: who may send it, when, and the room's handler
-(`ratscrew.server.room.dispatch`; docs/online.md "Inside a room" lists it)."""
+if TYPE_CHECKING:  # the parts' views of the room are the room (checked here, not at each call)
+    def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom]:
+        return room, room
