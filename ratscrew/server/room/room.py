@@ -62,15 +62,14 @@ from ratscrew.protocol.server_messages import (
     NoticeMessage,
     Phase,
     RoomMessage,
-    SeatResultInfo,
     ServerMessage,
     error_message,
 )
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
 from ratscrew.server.lab.jobs import LabService
-from ratscrew.server.ladder.rated import room_verdict  # issue 30
 from ratscrew.server.ops.metrics import TALLY
+from ratscrew.server.room import ending
 from ratscrew.server.room.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.room.admission import Admission, AdmittingRoom, Door, Reservation
 from ratscrew.server.room.agents import RemoteSeat, Shown
@@ -98,7 +97,7 @@ from ratscrew.server.room.tally import ContestTally
 from ratscrew.server.room.writer import Outbox, StepWriter
 from ratscrew.server.ws.link import SETTLING_INPUTS, ChangeCount, noticeably_changed
 from ratscrew.sim.summary import game_seed
-from ratscrew.storage.records import RoomRow, SeatResult, StoreUnavailable
+from ratscrew.storage.records import RoomRow, StoreUnavailable
 from ratscrew.storage.roles import Store
 
 __all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSIONS", "Connection", "Member",
@@ -196,13 +195,13 @@ class Room:
                                      self._write_lost)
         self.paused: str | None = None
         """Why the room takes no actions now (its store is unavailable), or ``None``."""
-        self._names: list[str] = []
+        self.game_names: list[str] = []
         self._game_tokens: list[str | None] = []
         """The token hash of the person in each seat of the current (or last) game, as dealt: the
         lobby may change its seats after a game, and the finished game is still shown as it was."""
         self._tracked_actions = 0
         self._shown_pile: list[str] = []  # the live pile as of the last step shown
-        self._finished = False
+        self.game_finished = False
         self.play_count = PlayCount((), 0)
         """Each seat's actions in the current game, and those made for its person."""
 
@@ -289,7 +288,7 @@ class Room:
         """`create` with a code known to be free (`ratscrew.server.ops.shards.new_room_code_async`),
         saved without a round trip on the event loop: saved when this returns."""
         room = cls._new(request, code, store, **options)
-        await room.recorder.save_room_async(*room._parts())
+        await room.recorder.save_room_async(*room.parts())
         room._log_created(request)
         return room
 
@@ -333,7 +332,7 @@ class Room:
         room.admission.reserve(reservations)
         room.show_up_by = room.clock.wall() + show_up_s
         room.on_no_show = on_no_show
-        await room.recorder.save_room_async(*room._parts())
+        await room.recorder.save_room_async(*room.parts())
         log.info("room %s made for %d matched players (%s); they have %g s to come", code,
                  players, rules, show_up_s)
         return room
@@ -401,7 +400,7 @@ class Room:
         self.clock.restart(float(stored.game.now))
         self._begin(stored.game, stored.judged)
 
-    def _parts(self) -> tuple[RoomSettings, Lobby, int, int | None]:
+    def parts(self) -> tuple[RoomSettings, Lobby, int, int | None]:
         return self.settings, self.lobby, self.games_played, self.game_id
 
     def save(self) -> None:
@@ -537,25 +536,25 @@ class Room:
         self.games_played += 1
         self.clock.restart(0.0)
         self.game_id = self.recorder.start_game(self.games_played, game,
-                                                [s.name for s in self.seats], self._room_info())
+                                                [s.name for s in self.seats], self.room_info())
         self._begin(game)
         log.info("room %s: game %d started (%s, seed %d, game id %d)", self.code,
                  self.games_played, rules.name, seed, self.game_id)
 
-    def _room_info(self) -> dict[str, Any]:
+    def room_info(self) -> dict[str, Any]:
         return {"code": self.code, "judging": self.settings.judging,
                 "time_limit_ms": self.settings.time_limit_ms,
                 "seats": [{"kind": s.kind, "bot": s.bot} for s in self.seats]}
 
     def _begin(self, game: Game, judged: Sequence[dict[str, Any]] = ()) -> None:
         """Seat everyone at a table for ``game`` and start showing it."""
-        self._names = self.lobby.names()
+        self.game_names = self.lobby.names()
         self._game_tokens = [seat.token_hash if seat.kind == "human" else None for seat in self.seats]
         self.recorder.begin(game, len(judged))
         self._tracked_actions = game.action_count
         self._shown_pile = [str(card) for card in game.live_pile]
         self.tally = ContestTally(len(self.seats))
-        self._finished = False
+        self.game_finished = False
         self.publisher.start_game(self.games_played)
         self.lobby.phase = "playing"
         self.save()
@@ -698,13 +697,13 @@ class Room:
             return  # the game was abandoned
         self.driver.feed(self._time_limit_at())
         self._track_slaps([])  # slaps the engine took silently (held in a tie window)
-        self._save_step()
+        self.save_step()
         due = self.tally.due_at()
         if due is not None and (game.over or self.horizon >= due):
             self.tally.close()
-        self._send_judgements()
-        if game.over and not self._finished:
-            self._finish()
+        self.send_judgements()
+        if game.over and not self.game_finished:
+            ending.finish(self)
 
     def next_wake(self) -> float | None:
         """The room time at which :meth:`tick` next has something to do, if anything."""
@@ -725,7 +724,7 @@ class Room:
         """The table time at which the game's time limit runs out, if it has one."""
         return float(self.settings.time_limit_ms) if self.settings.time_limit_ms else None
 
-    def _save_step(self) -> None:
+    def save_step(self) -> None:
         if self.game is not None and self.game_id is not None:
             self.recorder.save_step(self.game_id, self.game, self.driver.judged)
 
@@ -734,13 +733,13 @@ class Room:
             return  # a stand-in's planned action: nobody to tell
         conn = self.seats[rejection.seat].conn
         if conn is not None and self.game is not None:  # in words, with names, not seat indices
-            message = refusal_text(rejection, self._names[rejection.seat], self.game.observe(None),
-                                   self._names)
+            message = refusal_text(rejection, self.game_names[rejection.seat], self.game.observe(None),
+                                   self.game_names)
             conn.send(error_message("illegal", message))
 
     def _on_events(self, events: Sequence[Event]) -> None:
         """After every step the engine accepted: store it, then show it."""
-        self._save_step()
+        self.save_step()
         self._track_slaps(events)
         self._publish(events)
         assert self.game is not None
@@ -748,7 +747,7 @@ class Room:
 
     def _publish(self, events: Sequence[Event]) -> None:
         assert self.game is not None
-        self.publisher.publish(self.game, self.games_played, events, self._names, self.settle_ms,
+        self.publisher.publish(self.game, self.games_played, events, self.game_names, self.settle_ms,
                                [(conn, self._seat_in_game(member))
                                 for conn, member in self.connections.items()],
                                self._reaction_ms)
@@ -807,12 +806,12 @@ class Room:
                 self.tally.slap(cards_before, seat, at, self._shown_pile, self._reaction_ms(seat, at),
                                 self.driver.slap_link_ms(seat, at))
         self.tally.events(events, self._reaction_ms)
-        self._send_judgements()
+        self.send_judgements()
 
-    def _send_judgements(self) -> None:
+    def send_judgements(self) -> None:
         """A ``judgement`` for each contested slap the tally closed, kept in the history."""
         for contest in self.tally.take_closed():
-            self.publisher.judgement(contest, self.games_played, self._names, self.connections)
+            self.publisher.judgement(contest, self.games_played, self.game_names, self.connections)
 
     # ------------------------------------------------------------------ people away (issue 26)
 
@@ -838,9 +837,9 @@ class Room:
         seat.stand_in = None
         self.table.replace_agent(seat.index, Shown(RemoteSeat(self.settings.turn_timeout_ms),
                                                    self.clock.now))
-        name = self._names[seat.index]
+        name = self.game_names[seat.index]
         log.info("room %s: %s is back in seat %d", self.code, name, seat.index)
-        self._announce("seat_back", f"{name} is back and plays again")
+        self.announce("seat_back", f"{name} is back and plays again")
 
     def _absence_due(self) -> bool:
         """Seat a stand-in bot for each person gone long enough; end the game as abandoned when
@@ -848,110 +847,26 @@ class Room:
         table = self.table
         newly, abandoned = self.absence.due(self.clock.wall())
         if abandoned:
-            self._abandon()
+            ending.abandon(self)
             return True
         for index in newly:
             assert table is not None
             self.seats[index].stand_in = STAND_IN_BOT
             table.replace_agent(index, self._bot_agent(index, STAND_IN_BOT))
-            name = self._names[index]
+            name = self.game_names[index]
             log.info("room %s: %s is away; a %s bot plays seat %d", self.code, name, STAND_IN_BOT, index)
-            self._announce("seat_away", f"{name} is away: a bot plays for {name} until they come back")
+            self.announce("seat_away", f"{name} is away: a bot plays for {name} until they come back")
         if newly:
             self.broadcast_room()
         return False
 
-    def _announce(self, kind: NoteKind, line: str) -> None:
+    def announce(self, kind: NoteKind, line: str) -> None:
         """A line in everyone's log, of the given kind (a step of its own, kept in the history)."""
         if self.game is not None:
-            self.publisher.publish(self.game, self.games_played, [], self._names, self.settle_ms,
+            self.publisher.publish(self.game, self.games_played, [], self.game_names, self.settle_ms,
                                    [(conn, self._seat_in_game(member))
                                     for conn, member in self.connections.items()],
                                    self._reaction_ms, notes=[(kind, line)])
-
-    def _abandon(self) -> None:
-        """Every person of the game has been gone too long: the game ends with no winner,
-        unrated, stored as abandoned, and the room goes back to the lobby."""
-        game, game_id = self.game, self.game_id
-        assert game is not None and game_id is not None
-        self._finished = True
-        self.tally.close()
-        self._send_judgements()
-        self._save_step()
-        minutes = self.absence_times.abandon_after_s / 60
-        self._announce("game_abandoned",
-                       f"Everyone has been away for {minutes:g} minute{'s' if minutes != 1 else ''}: "
-                       "the game is abandoned, and nobody wins")
-        record, results, public = self._results(game)
-        record["abandoned"] = True
-        self.lobby.phase = "lobby"
-        for seat in self.seats:
-            seat.stand_in = None
-        self.recorder.finish_game(game_id, record, game, results, self._parts(), reason="abandoned")
-        log.info("room %s: game id %d abandoned after %d cards: everyone was away", self.code,
-                 game_id, game.cards_played)
-        self.publisher.finish({
-            "type": "game_over", "winner": None, "reason": "abandoned", "game_id": game_id,
-            "record_url": f"/api/games/{game_id}/record", "replay_url": f"/games/{game_id}",
-            "results": public}, self.connections)
-        if self.waiting:
-            self.seat_the_waiting()
-            self.save()
-        self.broadcast_room()
-
-    # ------------------------------------------------------------------ the end
-
-    def _finish(self) -> None:
-        game, game_id = self.game, self.game_id
-        assert game is not None and game_id is not None
-        self._finished = True
-        TALLY.games_finished += 1
-        self.tally.close()
-        self._send_judgements()
-        self._save_step()
-        record, results, public = self._results(game)
-        self.lobby.phase = "over"
-        self.recorder.finish_game(game_id, record, game, results, self._parts())
-        log.info("room %s: game id %d over (%s, winner %s) after %d cards", self.code, game_id,
-                 game.end_reason, "nobody" if game.winner is None else self._names[game.winner],
-                 game.cards_played)
-        self.publisher.finish({
-            "type": "game_over", "winner": game.winner, "reason": game.end_reason or "unknown",
-            "game_id": game_id, "record_url": f"/api/games/{game_id}/record",
-            "replay_url": f"/games/{game_id}", "results": public}, self.connections)
-        if self.waiting:
-            self.seat_the_waiting()  # people who waited sit down now, for the rematch
-            self.save()
-        self.broadcast_room()
-
-    def _results(self, game: Game) -> tuple[dict[str, Any], list[SeatResult], list[SeatResultInfo]]:
-        """The finished game's record, each seat's stored result, and the ``results`` of
-        ``game_over`` (with each seat's actions and those made for its person)."""
-        record = game.to_record()
-        record["names"] = list(self._names)
-        record["room"] = self._room_info()
-        record["judging"] = list(self.driver.judged)
-        plays = [play.public() for play in self.play_count.seats]
-        record["seat_actions"] = plays
-        record["seeded"] = self.settings.seed is not None
-        if (unrated := room_verdict(game.rules, seeded=record["seeded"])) is not None:
-            record["unrated"] = unrated  # issue 30 and 29: custom rules, or a seeded deal
-        tallies = [t.public() for t in self.tally.tallies]
-        results = [SeatResult(seat.index, seat.kind if seat.kind != "open" else "bot",
-                              self._names[seat.index],
-                              seat.token_hash if seat.kind == "human" else None,
-                              game.winner == seat.index, tallies[seat.index]["slaps"],
-                              tallies[seat.index]["misslaps"],
-                              tuple(self.tally.tallies[seat.index].reactions),
-                              seat.player_id if seat.kind == "human" else None,  # issue 17
-                              seat.bot if seat.kind == "bot" else None) for seat in self.seats]
-        public: list[SeatResultInfo] = [
-            {"seat": seat.index, "name": self._names[seat.index], "kind": seat.kind,
-             **tallies[seat.index], "actions": plays[seat.index]["actions"],
-             "by_stand_in": plays[seat.index]["by_stand_in"],
-             "by_time_out": plays[seat.index]["by_time_out"]}
-            for seat in self.seats]
-        return record, results, public
 
     # ------------------------------------------------------------------ room messages
 
@@ -1029,5 +944,5 @@ class Room:
 
 
 if TYPE_CHECKING:  # the parts' views of the room are the room (checked here, not at each call)
-    def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom]:
-        return room, room
+    def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom, ending.EndingRoom]:
+        return room, room, room
