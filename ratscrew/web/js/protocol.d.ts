@@ -8,7 +8,7 @@ export type PublicEvent = { kind: EventKind; at: number; seat: number | null; [f
 
 export type RulesetSettings = { name: string; summary: string; [setting: string]: SettingValue };
 
-export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "room_full" | "server";
+export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "room_full" | "server" | "bad_password";
 
 export type Status = "player" | "waiting" | "watching";
 
@@ -349,6 +349,7 @@ export interface JoinMessage {
   name: string;
   token?: string | null;
   player_key?: string | null;
+  password?: string | null;
 }
 
 /** Look on without a seat. */
