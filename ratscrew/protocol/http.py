@@ -1,7 +1,8 @@
 """The server's HTTP JSON answers, one TypedDict each (docs/protocol.md, "HTTP").
 
-What ``GET /api/presets``, ``/api/bots``, ``/api/leaderboard``, ``/api/players/ID``,
-``/api/lab/settings``, ``POST /api/lab`` and ``GET /api/lab/jobs/ID`` answer, typed like the
+What ``POST /api/rooms``, ``GET /api/presets``, ``/api/bots``, ``/api/leaderboard``,
+``/api/players/ID``, ``POST /api/players/export`` and ``/import``, ``GET /api/lab/settings``,
+``POST /api/lab`` and ``GET /api/lab/jobs/ID`` answer (and the coded errors), typed like the
 websocket's messages (:mod:`ratscrew.protocol.server_messages`): the server builds each answer
 as its type, so ``mypy --strict`` checks the keys it sends, and ``python -m ratscrew.protocol
 typescript`` declares the same types for the pages (``ratscrew/web/js/protocol.d.ts``), which
@@ -27,6 +28,17 @@ SettingKind = Literal["bool", "int", "choice", "patterns"]
 
 JobState = Literal["queued", "running", "done", "failed"]
 """Where a lab job is."""
+
+
+# ---------------------------------------------------------------------------------- rooms
+
+
+class RoomCreated(TypedDict):
+    """``POST /api/rooms`` (201): the new room's code and its page. (``GET /api/rooms/CODE``
+    answers the ``room`` message without ``you``: `ratscrew.protocol.server_messages.RoomMessage`.)"""
+
+    code: str
+    url: str
 
 
 # ---------------------------------------------------------------------------------- presets, bots
@@ -174,6 +186,28 @@ class PlayerAnswer(TypedDict):
     integrity: Integrity
 
 
+class PlayerExported(TypedDict):
+    """``POST /api/players/export``: the import code that moves the key to another device."""
+
+    player_id: str
+    code: str
+
+
+class PlayerImported(TypedDict):
+    """``POST /api/players/import``: the player (and key) an import code made on this server stands for."""
+
+    player_id: str
+    name: str
+    player_key: str
+
+
+class CodedError(TypedDict):
+    """An HTTP error a client can act on: a ``code`` word in ``error`` and a sentence in ``message``."""
+
+    error: str
+    message: str
+
+
 # ---------------------------------------------------------------------------------- the lab
 
 
@@ -193,14 +227,30 @@ class PatternText(TypedDict):
     text: str
 
 
+FigureUnit = Literal["cards", "minutes", "count", "share difference"]
+"""What a lab figure counts (`ratscrew.sim.figures.Unit`): a share difference is shown as points
+of a percent."""
+
+
+class FigureInfo(TypedDict):
+    """A figure of the lab's report as the page shows it (`ratscrew.sim.figures.FIGURES`): where
+    the report holds it (``length.mean_cards``), its label, its decimals and its unit."""
+
+    name: str
+    label: str
+    digits: int
+    unit: FigureUnit
+
+
 class LabSettingsAnswer(TypedDict):
     """``GET /api/lab/settings``: the settings, the slap patterns, each preset's values, the
-    bot levels, and the most games a job may ask for."""
+    bot levels, the report's figures, and the most games a job may ask for."""
 
     settings: list[LabSetting]
     patterns: list[PatternText]
     presets: list[RulesetSettings]
     levels: list[str]
+    figures: list[FigureInfo]
     max_games: int | None
 
 
@@ -297,6 +347,7 @@ class LabJobStatus(TypedDict):
     error: NotRequired[str]
 
 
-HTTP_ANSWERS: tuple[type, ...] = (PresetsAnswer, BotsAnswer, LeaderboardAnswer, PlayerAnswer,
-                                  LabSettingsAnswer, LabJobStarted, LabJobStatus)
+HTTP_ANSWERS: tuple[type, ...] = (RoomCreated, PresetsAnswer, BotsAnswer, LeaderboardAnswer, PlayerAnswer,
+                                  PlayerExported, PlayerImported, CodedError, LabSettingsAnswer,
+                                  LabJobStarted, LabJobStatus)
 """Every HTTP answer typed here, in the order docs/protocol.md describes them."""

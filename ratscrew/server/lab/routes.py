@@ -23,10 +23,11 @@ from ratscrew.bots.profile import LEVELS
 from ratscrew.patterns import PATTERN_DESCRIPTIONS, PATTERNS
 from ratscrew.protocol.client_messages import MAX_RULES_TEXT, MAX_SEATS, MIN_SEATS, load_rules
 from ratscrew.protocol.codec import ProtocolError
-from ratscrew.protocol.http import LabJobStarted, LabSetting, LabSettingsAnswer, RulesetSettings
+from ratscrew.protocol.http import FigureInfo, LabJobStarted, LabSetting, LabSettingsAnswer, RulesetSettings
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server.http.limits import limit_key
 from ratscrew.server.lab.jobs import DEFAULT_GAMES, LabBusy, LabService
+from ratscrew.sim.figures import FIGURES
 
 WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 
@@ -113,7 +114,8 @@ def _plain_words(docstring: str) -> str:
 @lru_cache(maxsize=1)
 def lab_settings() -> LabSettingsAnswer:
     """``GET /api/lab/settings``: every setting the page offers (name, kind, choices, what it
-    means), the slap patterns, and each preset's values."""
+    means), the slap patterns, each preset's values, and the report's figures (name, label,
+    decimals, unit: :data:`ratscrew.sim.figures.FIGURES`)."""
     texts = setting_texts()
     hints = typing.get_type_hints(Ruleset)
     settings: list[LabSetting] = []
@@ -135,6 +137,8 @@ def lab_settings() -> LabSettingsAnswer:
         "presets": [RulesetSettings({**Ruleset.preset(name).to_dict(), "name": name})
                     for name in PRESET_NAMES],
         "levels": list(LEVELS),
+        "figures": [FigureInfo(name=figure.key, label=figure.label, digits=figure.digits,
+                               unit=figure.unit) for figure in FIGURES],
         "max_games": None,
     }
 

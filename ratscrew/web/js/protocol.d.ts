@@ -8,7 +8,7 @@ export type PublicEvent = { kind: EventKind; at: number; seat: number | null; [f
 
 export type RulesetSettings = { name: string; summary: string; [setting: string]: SettingValue };
 
-export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "room_full" | "server";
+export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "room_full" | "server" | "bad_password";
 
 export type Status = "player" | "waiting" | "watching";
 
@@ -349,6 +349,7 @@ export interface JoinMessage {
   name: string;
   token?: string | null;
   player_key?: string | null;
+  password?: string | null;
 }
 
 /** Look on without a seat. */
@@ -448,6 +449,15 @@ export type ClientMessage =
 
 // The HTTP API's JSON answers (ratscrew/protocol/http.py).
 
+/**
+ * ``POST /api/rooms`` (201): the new room's code and its page. (``GET /api/rooms/CODE``
+ * answers the ``room`` message without ``you``: `ratscrew.protocol.server_messages.RoomMessage`.)
+ */
+export interface RoomCreated {
+  code: string;
+  url: string;
+}
+
 /** ``GET /api/presets``: every preset, in the order the rules list them. */
 export interface PresetsAnswer {
   presets: PresetInfo[];
@@ -477,15 +487,35 @@ export interface PlayerAnswer {
   integrity: Integrity;
 }
 
+/** ``POST /api/players/export``: the import code that moves the key to another device. */
+export interface PlayerExported {
+  player_id: string;
+  code: string;
+}
+
+/** ``POST /api/players/import``: the player (and key) an import code made on this server stands for. */
+export interface PlayerImported {
+  player_id: string;
+  name: string;
+  player_key: string;
+}
+
+/** An HTTP error a client can act on: a ``code`` word in ``error`` and a sentence in ``message``. */
+export interface CodedError {
+  error: string;
+  message: string;
+}
+
 /**
  * ``GET /api/lab/settings``: the settings, the slap patterns, each preset's values, the
- * bot levels, and the most games a job may ask for.
+ * bot levels, the report's figures, and the most games a job may ask for.
  */
 export interface LabSettingsAnswer {
   settings: LabSetting[];
   patterns: PatternText[];
   presets: RulesetSettings[];
   levels: string[];
+  figures: FigureInfo[];
   max_games: number | null;
 }
 
@@ -620,6 +650,17 @@ export interface LabSetting {
 export interface PatternText {
   name: string;
   text: string;
+}
+
+/**
+ * A figure of the lab's report as the page shows it (`ratscrew.sim.figures.FIGURES`): where
+ * the report holds it (``length.mean_cards``), its label, its decimals and its unit.
+ */
+export interface FigureInfo {
+  name: string;
+  label: string;
+  digits: number;
+  unit: "cards" | "minutes" | "count" | "share difference";
 }
 
 /** A figure with its 95% interval. */
