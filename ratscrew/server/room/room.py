@@ -36,7 +36,6 @@ import math
 import secrets
 import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ratscrew.bots.agent import BotAgent
@@ -59,7 +58,6 @@ from ratscrew.protocol.server_messages import (
     ExpectedLength,
     KickedMessage,
     NoteKind,
-    NoticeMessage,
     Phase,
     RoomMessage,
     ServerMessage,
@@ -68,8 +66,7 @@ from ratscrew.protocol.server_messages import (
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
 from ratscrew.server.lab.jobs import LabService
-from ratscrew.server.ops.metrics import TALLY
-from ratscrew.server.room import ending
+from ratscrew.server.room import ending, outage
 from ratscrew.server.room.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.room.admission import Admission, AdmittingRoom, Door, Reservation
 from ratscrew.server.room.agents import RemoteSeat, Shown
@@ -89,7 +86,7 @@ from ratscrew.server.room.lobby import (
     stored_seat_kind,
 )
 from ratscrew.server.room.membership import Member, Membership, hash_token
-from ratscrew.server.room.persistence import RoomRecorder, StoredGame
+from ratscrew.server.room.persistence import RoomRecorder, StoredGame, StoredRoom
 from ratscrew.server.room.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
 from ratscrew.server.room.routes import ROUTES, RoutedRoom
 from ratscrew.server.room.rules import rules_entry
@@ -101,7 +98,8 @@ from ratscrew.storage.records import RoomRow, StoreUnavailable
 from ratscrew.storage.roles import Store
 
 __all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSIONS", "Connection", "Member",
-           "PendingAction", "Room", "RoomClock", "RoomSettings", "Seat", "hash_token", "new_code"]
+           "PendingAction", "Room", "RoomClock", "RoomSettings", "Seat", "StoredRoom", "hash_token",
+           "new_code"]
 
 log = logging.getLogger("ratscrew.server")
 
@@ -121,14 +119,6 @@ def _membership(seats: Sequence[Seat], host_hash: str | None, known: dict[str, s
     players in its seats."""
     return Membership(host_hash=host_hash, known=known, kicked=kicked, player_ids={
         s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id})
-
-
-@dataclass(frozen=True)
-class StoredRoom:
-    """A room as its store holds it: the row (``None``: never stored) and the game in progress."""
-
-    row: RoomRow | None
-    game: StoredGame | None
 
 
 class Room:
@@ -183,9 +173,9 @@ class Room:
         self._settle = 0.0
         """The settling window, worked out when ``_settle_key`` (`SETTLING_INPUTS`, the links'
         own count and the judging) was as it is now."""
-        self._new_game_parts()
+        self.new_game_parts()
 
-    def _new_game_parts(self) -> None:
+    def new_game_parts(self) -> None:
         """The parts that hold a game's state, empty: at creation, and when :meth:`reload`
         rebuilds the room from its store (the room's settings, seats and people are set apart)."""
         self.driver = GameDriver(self.clock, self._settle_window, self._pile_reaction_ms)
@@ -370,17 +360,17 @@ class Room:
         replaying its stored actions, and goes on from the time of its last action."""
         room = cls._from_row(row, store, **options)
         room.publisher.version = version_after_restart()  # versions never start again
-        room._resume_stored_game(room._game_stored_for(row))
+        room.resume_stored_game(outage.game_stored_for(room, row))
         return room
 
     @classmethod
     def _from_row(cls, row: RoomRow, store: Store, **options: Any) -> Room:
         """The room as stored, its game (if any) not rebuilt yet."""
         room = cls(row.code, RoomSettings.from_json(row.settings), [], store, **options)
-        room._take_stored(row)
+        room.take_stored(row)
         return room
 
-    def _take_stored(self, row: RoomRow) -> None:
+    def take_stored(self, row: RoomRow) -> None:
         """Take the stored room's settings, seats, people and games (its game not rebuilt yet)."""
         seats = [Seat(s.seat, stored_seat_kind(s.kind), s.name, s.bot, s.token_hash, player_id=s.player_id)
                  for s in row.seats]
@@ -390,7 +380,7 @@ class Room:
         self.games_played = row.games_played
         self.game_id = row.game_id
 
-    def _resume_stored_game(self, stored: StoredGame | None) -> None:
+    def resume_stored_game(self, stored: StoredGame | None) -> None:
         """Go on with the game the room was playing, as ``stored`` (``None``: none is stored)."""
         if self.phase != "playing" or self.game_id is None:
             return
@@ -461,7 +451,7 @@ class Room:
             hooks.on_dispose(self.code)
         self.hooks.clear()
         self.expected_lengths = None
-        self._new_game_parts()  # the game, its table and agents, the tally: let go
+        self.new_game_parts()  # the game, its table and agents, the tally: let go
 
     def handle(self, conn: Connection, message: ClientMessage, door: Door | None = None
                ) -> Coroutine[Any, Any, None] | None:
@@ -564,7 +554,7 @@ class Room:
         table = self.driver.begin(game, agents, judged, self._on_events, self._on_rejected)
         self._watch_absence(game, judged)
         table.add_action_listener(self._on_action)
-        self._publish([])
+        self.publish([])
         self.publisher.card_version = self.version
         self.broadcast_room()
         self._start_driving()
@@ -615,70 +605,21 @@ class Room:
     def _fail(self) -> None:
         log.error("room %s: the game is stopped after an error", self.code)
         self.lobby.phase = "over"
-        self._broadcast(error_message("server", "the server hit an error and stopped this game"))
+        self.broadcast(error_message("server", "the server hit an error and stopped this game"))
 
     # ------------------------------------------------------------------ the store lost and back
 
     def pause_for_store(self) -> None:
-        """The store failed: take no more actions and tell everyone. What the engine took since
-        the last stored step was never shown (persist before publish), and is dropped when
-        :meth:`reload` rebuilds the room from the store."""
-        self.outbox.drop()  # what waited for the lost write is never sent
-        dropped = self.outbox.take_dropped_states()
-        if dropped:  # ... nor redrawn from the history (a page would show a move never made)
-            self.publisher.history.forget_from(dropped[0])
-        if self.paused is None:
-            self.paused = ("the server lost its database: the game is paused, and nothing you do "
-                           "counts until it is back")
-            log.warning("room %s: paused, its store is unavailable", self.code)
-            TALLY.room_pauses += 1
-            self._broadcast(error_message("unavailable", self.paused))
-        self.driver.cancel()
+        """The store failed: take no more actions, and say so (`ratscrew.server.room.outage.pause`)."""
+        outage.pause(self)
 
     def read_stored(self) -> StoredRoom:
-        """What the store holds of this room: its row and the game it was playing, rebuilt.
-        Only reads (`StoreUnavailable` if the store failed again), so the server may make it in
-        a worker thread while the room stays paused (`ratscrew.server.room.outage`)."""
-        row = self.store.load_room(self.code)
-        return StoredRoom(row, None if row is None else self._game_stored_for(row))
-
-    def _game_stored_for(self, row: RoomRow) -> StoredGame | None:
-        """The game ``row`` says the room was playing, rebuilt from the store (reads only)."""
-        if row.game_id is None or stored_phase(row.phase) != "playing":
-            return None
-        return self.recorder.stored_game(row.game_id)
+        """What the store holds of this room (reads only: `ratscrew.server.room.outage.read_stored`)."""
+        return outage.read_stored(self)
 
     def reload(self, stored: StoredRoom | None = None) -> None:
-        """The store is back: rebuild the room from what it holds (``stored``: read already by
-        `read_stored`, else read now), as a restart would (a game in progress resumes at its
-        last stored action), keep the people connected to it, and show everyone where the game
-        stands. `StoreUnavailable` if the store failed again."""
-        stored = stored or self.read_stored()
-        row = stored.row
-        if row is None:  # never stored: the room was being created when the store went away
-            for conn in list(self.connections):
-                conn.close(4404, "this room was lost with the database")
-                self.left(conn, self.members.release(conn))
-            return
-        # Start again from the stored room, in place, keeping what the people connected to it
-        # know: the connections, the versions they have seen, the clock their sends are
-        # stamped with, the history (all in the publisher), and the room's own wiring (its
-        # code, store, clock, deal, the lab it asks for expected lengths).
-        connections = dict(self.connections)
-        self._take_stored(row)
-        self._new_game_parts()
-        self._resume_stored_game(stored.game)
-        self.admission.readmit(connections)
-        log.info("room %s: the store is back; resumed", self.code)
-        resumed: NoticeMessage = {"type": "notice", "code": "resumed", "message": "the database "
-                                  "is back: the game goes on from its last stored move"}
-        self._broadcast(resumed)
-        self.broadcast_room()
-        if self.game is not None:
-            self._publish([])
-        if self.phase == "over" and self.publisher.game_over is not None:
-            self._broadcast(self.publisher.game_over)
-        self.start_driving()
+        """The store is back: the room rebuilt from it (`ratscrew.server.room.outage.reload`)."""
+        outage.reload(self, stored)
 
     # ------------------------------------------------------------------ judging and the engine
 
@@ -741,11 +682,11 @@ class Room:
         """After every step the engine accepted: store it, then show it."""
         self.save_step()
         self._track_slaps(events)
-        self._publish(events)
+        self.publish(events)
         assert self.game is not None
         self._shown_pile = [str(card) for card in self.game.live_pile]
 
-    def _publish(self, events: Sequence[Event]) -> None:
+    def publish(self, events: Sequence[Event]) -> None:
         assert self.game is not None
         self.publisher.publish(self.game, self.games_played, events, self.game_names, self.settle_ms,
                                [(conn, self._seat_in_game(member))
@@ -939,10 +880,11 @@ class Room:
         """The seats' pings and the settling window as a ``room`` message shows them now."""
         return [*(seat.shown_ping for seat in self.seats), round(self.settle_ms)]
 
-    def _broadcast(self, message: ServerMessage) -> None:
+    def broadcast(self, message: ServerMessage) -> None:
         self.publisher.broadcast(message, self.connections)
 
 
 if TYPE_CHECKING:  # the parts' views of the room are the room (checked here, not at each call)
-    def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom, ending.EndingRoom]:
-        return room, room, room
+    def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom, ending.EndingRoom,
+                                               outage.OutageRoom, outage.PausableRoom]:
+        return room, room, room, room, room
