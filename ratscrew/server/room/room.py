@@ -103,10 +103,6 @@ __all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSI
 
 log = logging.getLogger("ratscrew.server")
 
-NO_SHOW = ("the players matched to this table did not all come in time: there is no game, and "
-           "nobody is rated; seek again")
-NO_SHOW_WS_CODE = 4410
-"""A matched room that closed because its players did not all come (as a closed room's)."""
 
 
 def _deal(rules: Ruleset, players: int, seed: int) -> Game:
@@ -156,11 +152,6 @@ class Room:
         """Who stores the game's steps (the server's one writer; a room of its own otherwise)."""
         self.admission = Admission(self)
         """The room's one way in: joins and watches (`ratscrew.server.room.admission`)."""
-        self.show_up_by: float | None = None
-        """A matched room: the wall time by which every reserved player must have come."""
-        self.on_no_show: Callable[[list[str], list[str]], None] | None = None
-        """A matched room: told the missing and the present player ids when they did not all
-        come in time (the room is closed then)."""
         self.outbox = Outbox()
         """What the room sends, held while a write it shows is being stored (the server hands
         it to each connection of this room; see `ratscrew.server.room.writer`)."""
@@ -319,40 +310,15 @@ class Room:
             raise ValueError(f"a matched room plays a preset, not {rules!r}")
         room = cls._new(request, code, store, **options)
         room.members.hostless = True
-        room.admission.reserve(reservations)
-        room.show_up_by = room.clock.wall() + show_up_s
-        room.on_no_show = on_no_show
+        room.admission.reserve(reservations, room.clock.wall() + show_up_s, on_no_show)
         await room.recorder.save_room_async(*room.parts())
         log.info("room %s made for %d matched players (%s); they have %g s to come", code,
                  players, rules, show_up_s)
         return room
 
-    def start_when_everyone_came(self) -> None:
-        """A matched room's game starts by itself once every reserved player is at the table."""
-        if self.phase == "lobby" and self.show_up_by is not None and not self.admission.missing()[0]:
-            self.show_up_by = None
-            self.start_game()
-
     def show_up_wait(self) -> float | None:
-        """Seconds (of the room's wall clock) until a matched room's players must have come, or
-        ``None`` once its game started or it closed."""
-        if self.show_up_by is None or self.phase != "lobby":
-            return None
-        return max(0.0, self.show_up_by - self.clock.wall())
-
-    def _no_show(self) -> None:
-        """The matched players did not all come in time: no game, nobody rated, the room's
-        connections closed, and `on_no_show` told who was missing."""
-        missing, present = self.admission.missing()
-        self.show_up_by = None
-        self.lobby.phase = "over"
-        log.info("room %s: %d of the matched players did not come; closed without a game",
-                 self.code, len(missing))
-        for conn in list(self.connections):
-            conn.send(error_message("room_full", NO_SHOW))
-            conn.close(NO_SHOW_WS_CODE, NO_SHOW)
-        if self.on_no_show is not None:
-            self.on_no_show(missing, present)
+        """A matched room: seconds until its players must have come (`Admission.show_up_wait`)."""
+        return self.admission.show_up_wait()
 
     @classmethod
     def restore(cls, row: RoomRow, store: Store, **options: Any) -> Room:
@@ -629,7 +595,7 @@ class Room:
         wait = self.show_up_wait()
         if wait is not None:
             if wait <= 0.0:
-                self._no_show()
+                self.admission.no_show()
             return
         game = self.game
         if game is None or self.phase != "playing":
