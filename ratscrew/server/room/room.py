@@ -66,8 +66,8 @@ from ratscrew.protocol.server_messages import (
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
 from ratscrew.server.lab.jobs import LabService
-from ratscrew.server.room import ending, outage
-from ratscrew.server.room.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
+from ratscrew.server.room import absence, ending, outage
+from ratscrew.server.room.absence import AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.room.admission import Admission, AdmittingRoom, Door, Reservation
 from ratscrew.server.room.agents import RemoteSeat, Shown
 from ratscrew.server.room.dispatch import Route, check, route_for
@@ -177,7 +177,7 @@ class Room:
         self.paused: str | None = None
         """Why the room takes no actions now (its store is unavailable), or ``None``."""
         self.game_names: list[str] = []
-        self._game_tokens: list[str | None] = []
+        self.game_tokens: list[str | None] = []
         """The token hash of the person in each seat of the current (or last) game, as dealt: the
         lobby may change its seats after a game, and the finished game is still shown as it was."""
         self._tracked_actions = 0
@@ -468,7 +468,7 @@ class Room:
             self.absence.drop(index)
             self.play_count.people.discard(index)  # a bot's seat from now on
             self.lobby.name_bots()
-            self.table.replace_agent(index, self._bot_agent(index, DEFAULT_BOT))
+            self.table.replace_agent(index, self.bot_agent(index, DEFAULT_BOT))
             self.tick()
         else:
             seat.kind, seat.name = "open", None
@@ -505,7 +505,7 @@ class Room:
     def _begin(self, game: Game, judged: Sequence[dict[str, Any]] = ()) -> None:
         """Seat everyone at a table for ``game`` and start showing it."""
         self.game_names = self.lobby.names()
-        self._game_tokens = [seat.token_hash if seat.kind == "human" else None for seat in self.seats]
+        self.game_tokens = [seat.token_hash if seat.kind == "human" else None for seat in self.seats]
         self.recorder.begin(game, len(judged))
         self._tracked_actions = game.action_count
         self._shown_pile = [str(card) for card in game.live_pile]
@@ -514,18 +514,18 @@ class Room:
         self.publisher.start_game(self.games_played)
         self.lobby.phase = "playing"
         self.save()
-        agents = [self._bot_agent(seat.index, seat.bot or DEFAULT_BOT, game) if seat.kind == "bot"
+        agents = [self.bot_agent(seat.index, seat.bot or DEFAULT_BOT, game) if seat.kind == "bot"
                   else Shown(RemoteSeat(self.settings.turn_timeout_ms), self.clock.now)
                   for seat in self.seats]
         table = self.driver.begin(game, agents, judged, self._on_events, self._on_rejected)
-        self._watch_absence(game, judged)
+        absence.watch_from_here(self, game, judged)
         table.add_action_listener(self._on_action)
         self.publish([])
         self.publisher.card_version = self.version
         self.broadcast_room()
         self._start_driving()
 
-    def _bot_agent(self, seat: int, level: str, game: Game | None = None) -> Shown:
+    def bot_agent(self, seat: int, level: str, game: Game | None = None) -> Shown:
         game = game or self.game
         assert game is not None
         if is_agent_spec(level):  # a saved agent, held to its human reaction profile
@@ -600,8 +600,9 @@ class Room:
         game = self.game
         if game is None or self.phase != "playing":
             return
-        if self._absence_due():
-            return  # the game was abandoned
+        if absence.stand_ins_due(self):  # everyone gone too long: the game is abandoned
+            ending.abandon(self)
+            return
         self.driver.feed(self._time_limit_at())
         self._track_slaps([])  # slaps the engine took silently (held in a tie window)
         self.save_step()
@@ -668,7 +669,7 @@ class Room:
             return member.seat
         if member.token_hash is None or member.seat is None:
             return None
-        return next((index for index, token_hash in enumerate(self._game_tokens)
+        return next((index for index, token_hash in enumerate(self.game_tokens)
                      if token_hash == member.token_hash), None)
 
     def send_current_state(self, conn: Connection) -> None:
@@ -722,50 +723,12 @@ class Room:
 
     # ------------------------------------------------------------------ people away (issue 26)
 
-    def _watch_absence(self, game: Game, judged: Sequence[dict[str, Any]]) -> None:
-        """A game starts or resumes: the people not connected now are gone from now on (after a
-        restart, nobody is yet), and each seat's actions are counted from here."""
-        people = [index for index, token_hash in enumerate(self._game_tokens) if token_hash is not None]
-        present = [seat.index for seat in self.seats if seat.kind == "human" and seat.conn is not None]
-        for seat in self.seats:
-            seat.stand_in = None
-        self.absence.begin(people, present, self.clock.wall())
-        self.play_count = PlayCount(people, len(self.seats))
-        if game.action_count:
-            self.play_count.resumed(game.actions_since(0), judged)
-
     def _on_action(self, seat: int, intent: Intent) -> None:
         self.play_count.acted(seat, intent, self.absence.stand_ins)
 
     def present(self, seat: Seat) -> None:
-        """The person in ``seat`` is connected again: a stand-in gives the seat back."""
-        if self.phase != "playing" or seat.stand_in is None or self.table is None:
-            return
-        seat.stand_in = None
-        self.table.replace_agent(seat.index, Shown(RemoteSeat(self.settings.turn_timeout_ms),
-                                                   self.clock.now))
-        name = self.game_names[seat.index]
-        log.info("room %s: %s is back in seat %d", self.code, name, seat.index)
-        self.announce("seat_back", f"{name} is back and plays again")
-
-    def _absence_due(self) -> bool:
-        """Seat a stand-in bot for each person gone long enough; end the game as abandoned when
-        every person has been gone too long. Whether it was abandoned."""
-        table = self.table
-        newly, abandoned = self.absence.due(self.clock.wall())
-        if abandoned:
-            ending.abandon(self)
-            return True
-        for index in newly:
-            assert table is not None
-            self.seats[index].stand_in = STAND_IN_BOT
-            table.replace_agent(index, self._bot_agent(index, STAND_IN_BOT))
-            name = self.game_names[index]
-            log.info("room %s: %s is away; a %s bot plays seat %d", self.code, name, STAND_IN_BOT, index)
-            self.announce("seat_away", f"{name} is away: a bot plays for {name} until they come back")
-        if newly:
-            self.broadcast_room()
-        return False
+        """The person in ``seat`` is connected again (`ratscrew.server.room.absence.back`)."""
+        absence.back(self, seat)
 
     def announce(self, kind: NoteKind, line: str) -> None:
         """A line in everyone's log, of the given kind (a step of its own, kept in the history)."""
@@ -852,5 +815,5 @@ class Room:
 
 if TYPE_CHECKING:  # the parts' views of the room are the room (checked here, not at each call)
     def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom, ending.EndingRoom,
-                                               outage.OutageRoom, outage.PausableRoom]:
-        return room, room, room, room, room
+                                               outage.OutageRoom, outage.PausableRoom, absence.AwayRoom]:
+        return room, room, room, room, room, room
