@@ -53,9 +53,7 @@ from ratscrew.protocol.client_messages import (
     Watch,
     parse_room_request,
 )
-from ratscrew.protocol.codec import encode_message
 from ratscrew.protocol.server_messages import (
-    ExpectedLength,
     KickedMessage,
     NoteKind,
     Phase,
@@ -66,7 +64,7 @@ from ratscrew.protocol.server_messages import (
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
 from ratscrew.server.lab.jobs import LabService
-from ratscrew.server.room import absence, ending, outage
+from ratscrew.server.room import absence, ending, messages, outage
 from ratscrew.server.room.absence import AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.room.admission import Admission, AdmittingRoom, Door, Reservation
 from ratscrew.server.room.agents import RemoteSeat, Shown
@@ -89,10 +87,9 @@ from ratscrew.server.room.membership import Member, Membership, hash_token
 from ratscrew.server.room.persistence import RoomRecorder, StoredGame, StoredRoom
 from ratscrew.server.room.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
 from ratscrew.server.room.routes import ROUTES, RoutedRoom
-from ratscrew.server.room.rules import rules_entry
 from ratscrew.server.room.tally import ContestTally
 from ratscrew.server.room.writer import Outbox, StepWriter
-from ratscrew.server.ws.link import SETTLING_INPUTS, ChangeCount, noticeably_changed
+from ratscrew.server.ws.link import SETTLING_INPUTS, ChangeCount
 from ratscrew.sim.summary import game_seed
 from ratscrew.storage.records import RoomRow, StoreUnavailable
 from ratscrew.storage.roles import Store
@@ -156,7 +153,7 @@ class Room:
         """What the room sends, held while a write it shows is being stored (the server hands
         it to each connection of this room; see `ratscrew.server.room.writer`)."""
         self.publisher = Publisher(self.clock.now, on_published=self.outbox.published)
-        self._shown_links: list[int | None] = []
+        self.shown_links: list[int | None] = []
         """The seats' pings and the settling window the last ``room`` message showed."""
         self._link_changes = ChangeCount()
         """Moves when the round trip or jitter of a link of this room's connections does."""
@@ -741,73 +738,16 @@ class Room:
     # ------------------------------------------------------------------ room messages
 
     def summary(self, member: Member | None = None) -> RoomMessage:
-        """The ``room`` message (see docs/protocol.md); ``you`` only with a member."""
-        message = self._public_summary()
-        if member is not None:
-            own = self.lobby.for_member(message, member)
-            message = {**message, "seats": own["seats"], "waiting": own["waiting"], "you": own["you"]}
-        return message
-
-    def _public_summary(self) -> RoomMessage:
-        rules = self.settings.rules
-        people = self.lobby.people()
-        return {
-            "type": "room", "code": self.code, "phase": self.lobby.phase,
-            "rules": rules_entry(rules),  # made once per ruleset (roomrules.py)
-            "settings": {"seats": len(self.seats), "pace": self.settings.pace,
-                         "turn_timeout_ms": self.settings.turn_timeout_ms,
-                         "judging": self.settings.judging, "seeded": self.settings.seed is not None,
-                         "time_limit_ms": self.settings.time_limit_ms},
-            "seats": self.lobby.seat_entries(),
-            "spectators": people["spectators"], "waiting": people["waiting"],
-            "open_seats": people["open_seats"],
-            "games_played": self.games_played, "game_id": self.game_id,
-            "settle_ms": round(self.settle_ms),
-            "expected_length": self._expected_length(),
-        }
-
-    def _expected_length(self) -> ExpectedLength | None:
-        """The median and 90th percentile minutes of a game under the room's rules, seats and
-        bots (simulated by the lab's worker), or ``None`` while that is computed."""
-        if self.expected_lengths is None:
-            return None
-        known = self.expected_lengths.expected_length(
-            self.settings.rules, [seat.bot if seat.kind == "bot" and not is_agent_spec(seat.bot or "")
-                                  else None for seat in self.seats],  # an agent: as a casual bot
-            on_ready=self.broadcast_room, address=self.estimates_for)
-        return None if known is None else {"median_minutes": known["median_minutes"],
-                                           "p90_minutes": known["p90_minutes"]}
+        """The ``room`` message; ``you`` only with a member (`ratscrew.server.room.messages`)."""
+        return messages.summary(self, member)
 
     def broadcast_room(self) -> None:
-        """The room to everyone: a whole ``room`` message, or to those for whom only the people
-        changed a small ``lobby_change`` (`Lobby.room_messages`, issue 47 item 3)."""
-        public = self._public_summary()
-        self._shown_links = self._link_figures()
-        shared = {key: value for key, value in public.items() if key not in ("seats", "waiting")}
-        whole, changed = self.lobby.room_messages(public, self.clock.wall() * 1000.0)
-        if whole:  # (the shared part is encoded only for someone)
-            self.publisher.room(shared, whole)
-        encoded: dict[int, str] = {}  # one encoding of the change everyone else gets
-        for conn, change in changed:
-            if id(change) not in encoded:
-                encoded[id(change)] = encode_message(change)
-            conn.send_encoded(encoded[id(change)])
+        """The room to everyone, whole or as a ``lobby_change`` (`messages.broadcast_room`)."""
+        messages.broadcast_room(self)
 
     def maybe_update_room(self) -> None:
-        """After a pong: a ``room`` message, if the last went out long enough ago and a seat's
-        ping or the settling window has since moved enough to notice (`link.noticeably_changed`).
-        A steady link costs its room no message (in a 500-room load profile, ``room`` messages
-        sent after pongs took 5.8% of the server's samples, most showing the same figures give
-        or take a millisecond). Also the people's changes held back by `PEOPLE_GAP_MS`, once it
-        is over."""
-        if self.lobby.shown.due(self.clock.wall() * 1000.0) or (  # people told of together
-                self.publisher.room_update_due()
-                and noticeably_changed(self._shown_links, self._link_figures())):
-            self.broadcast_room()
-
-    def _link_figures(self) -> list[int | None]:
-        """The seats' pings and the settling window as a ``room`` message shows them now."""
-        return [*(seat.shown_ping for seat in self.seats), round(self.settle_ms)]
+        """After a pong: the room again if a link moved enough (`messages.maybe_update_room`)."""
+        messages.maybe_update_room(self)
 
     def broadcast(self, message: ServerMessage) -> None:
         self.publisher.broadcast(message, self.connections)
@@ -815,5 +755,6 @@ class Room:
 
 if TYPE_CHECKING:  # the parts' views of the room are the room (checked here, not at each call)
     def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom, ending.EndingRoom,
-                                               outage.OutageRoom, outage.PausableRoom, absence.AwayRoom]:
-        return room, room, room, room, room, room
+                                               outage.OutageRoom, outage.PausableRoom, absence.AwayRoom,
+                                               messages.AnnouncingRoom]:
+        return room, room, room, room, room, room, room
