@@ -19,7 +19,13 @@ The room wires its parts together, each with one job:
   its versions and numbered history;
 - :class:`~ratscrew.server.room.persistence.RoomRecorder`: what is stored;
 - :class:`~ratscrew.server.room.lifecycle.RoomHooks`: who hears of people arriving and leaving and of
-  the room's end (the absence watch, the idle-room sweep).
+  the room's end (the absence watch, the idle-room sweep);
+- functions over the room, each module seeing it through a narrow Protocol (checked against
+  `Room` at the end of this module, so that no part imports this one):
+  :mod:`~ratscrew.server.room.ending` (a game finished or abandoned),
+  :mod:`~ratscrew.server.room.absence` (people away and their stand-ins),
+  :mod:`~ratscrew.server.room.messages` (the ``room`` message),
+  :mod:`~ratscrew.server.room.outage` (the store lost and back).
 
 A person's message comes in through :meth:`Room.handle`, which checks its route's precondition
 and calls its handler; an action is judged (:func:`ratscrew.server.room.judging.judge_action`) and
