@@ -8,9 +8,11 @@ through the server's state object, as quick play does."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from online import FakeConnection, FakeWall, run_until
+from starlette.testclient import TestClient
 
 from ratscrew.protocol.client_messages import Join, Start, Watch
 from ratscrew.protocol.codec import ProtocolError
@@ -19,6 +21,7 @@ from ratscrew.server.ladder.players import hash_key
 from ratscrew.server.room.admission import Reservation
 from ratscrew.server.room.room import Room
 from ratscrew.server.state import Server
+from ratscrew.storage.postgres import PostgresStore
 from ratscrew.storage.sqlite import SqliteStore
 
 ANN_KEY = "ann-key-7Qw2Zp9Lx4Rt8Vb1"
@@ -120,3 +123,33 @@ async def test_the_server_opens_a_matched_room_and_closes_it_when_its_players_do
     assert room.show_up_wait() is not None and store.room_exists(code)
     assert await asyncio.wait_for(told.get(), 10) == ([ann_id, "BobPublic123"], [])
     assert code not in server.rooms and code in await store.closed_among_async([code])
+
+
+def _answer(ws: Any) -> dict[str, Any]:
+    """The next message on ``ws`` that answers a join (pings and the room skipped)."""
+    while True:
+        message: dict[str, Any] = ws.receive_json()
+        if message["type"] in ("welcome", "error"):
+            return message
+
+
+def test_on_postgresql_reserved_seats_are_taken_by_their_keys_through_the_app(fresh_database: str) -> None:
+    """The keyed join's player is looked up in the database while the loop runs on (the
+    admission's task); the reservation still decides the seat, and the game starts itself."""
+    store = PostgresStore(fresh_database)
+    ann = store.enter_player(hash_key(ANN_KEY), "Ann", "AnnPublic123").player_id
+    bob = store.enter_player(hash_key(BOB_KEY), "Bob", "BobPublic123").player_id
+    app = create_app(store, close_store=True)
+    server: Server = app.state.server
+    with TestClient(app) as client:
+        code = client.portal.call(server.open_matched_room, "classic", 2,  # type: ignore[union-attr]
+                                  [Reservation(ann, "Ann"), Reservation(bob, "Bob")])
+        with (client.websocket_connect(f"/ws/{code}") as eve, client.websocket_connect(f"/ws/{code}") as b,
+              client.websocket_connect(f"/ws/{code}") as a):
+            eve.send_json({"type": "join", "name": "Eve", "player_key": EVE_KEY})
+            assert _answer(eve)["code"] == "room_full"
+            b.send_json({"type": "join", "name": "Bob", "player_key": BOB_KEY})
+            assert _answer(b)["seat"] == 1
+            a.send_json({"type": "join", "name": "Ann", "player_key": ANN_KEY})
+            assert _answer(a)["seat"] == 0
+            assert server.rooms[code].phase == "playing"

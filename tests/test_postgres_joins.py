@@ -372,7 +372,7 @@ def test_new_players_past_the_hours_limit_are_refused_and_known_ones_are_not(fre
 def test_a_join_meanwhile_cannot_make_a_keyed_join_refused_after_its_key_was_entered(
         fresh_database: str) -> None:
     """While Ann's key is being entered, a guest asks for the same name in the same room: the
-    guest waits for Ann's join (`Room.admitting`) and is refused; had the guest been seated in
+    guest waits for Ann's join (`Admission.lock`) and is refused; had the guest been seated in
     between, Ann's join would be refused with her key already renamed."""
     with keyed_server(fresh_database) as (client, server):
         code = new_room_code(client)

@@ -23,7 +23,6 @@ import re
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, overload
 
 from ratscrew.bots.agent import draw_reaction_ms
@@ -40,7 +39,7 @@ from ratscrew.protocol.http import (
 from ratscrew.protocol.keys import MIN_DISTINCT_KEY_CHARACTERS, MIN_NEW_KEY_LENGTH, looks_random, valid_key
 from ratscrew.server.ladder.ranking import PROVISIONAL_GAMES, conservative
 from ratscrew.server.ladder.review import integrity_of
-from ratscrew.storage.records import NameTaken, PlayerRow, RateCounter
+from ratscrew.storage.records import PlayerRow
 from ratscrew.storage.roles import Store
 
 PUBLIC_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{12}")
@@ -59,28 +58,6 @@ GAMES_READ = 500
 def hash_key(key: str) -> str:
     """What the server keeps of a key: its SHA-256 (a stolen database holds no keys)."""
     return hashlib.sha256(key.encode()).hexdigest()
-
-
-def known_player_id(store: Store, key: str | None) -> str | None:
-    """The public id of the player holding ``key``, if the key is one this server knows."""
-    if key is None or not valid_key(key):
-        return None
-    row = store.player_by_key(hash_key(key))
-    return None if row is None else row.player_id
-
-
-def is_new_key(store: Store, key: str) -> bool:
-    """Whether ``key`` (of the form of a key) would make a new player: no player has it yet."""
-    return store.player_by_key(hash_key(key)) is None
-
-
-def admit_new_player(store: Store, key: str, counter: RateCounter, address: str, now: float,
-                     per_hour: int) -> None:
-    """Count a join whose key would make a new player against its address's limit (``counter``
-    allows ``per_hour`` an hour); past it, `ProtocolError` ``rate_limited``. Known keys, and
-    keys that would be refused (`enter`: not a key, or not random-looking), are not counted."""
-    if looks_random(key) and is_new_key(store, key) and not counter.allow(address, now):
-        raise too_many_new_players(per_hour)
 
 
 def too_many_new_players(per_hour: int) -> ProtocolError:
@@ -107,19 +84,6 @@ def new_public_id() -> str:
     return secrets.token_urlsafe(9)
 
 
-def enter(store: Store, key: str | None, name: str) -> str | None:
-    """The public id of the player joining with ``key`` under ``name`` (``None`` for a guest,
-    who sends no key). The key's name becomes ``name``. `ProtocolError` ``bad_key`` for a key
-    that is not one, ``name_taken`` when another key holds the name: nothing changed."""
-    if key is None:
-        return None
-    check_key(key, lambda: is_new_key(store, key))
-    try:
-        return store.enter_player(hash_key(key), name, new_public_id()).player_id
-    except NameTaken:
-        raise ProtocolError("name_taken", name_taken_text(name)) from None
-
-
 def check_key(key: str, is_new: Callable[[], bool]) -> None:
     """Refuse (`ProtocolError` ``bad_key``) what is not a key, and a key for a new player
     (``is_new``, asked only of a key) that does not look random (issue 29)."""
@@ -127,35 +91,6 @@ def check_key(key: str, is_new: Callable[[], bool]) -> None:
         raise ProtocolError("bad_key", "join: a player key is 20 to 64 letters, digits, - or _")
     if is_new():
         check_new_key(key)
-
-
-@dataclass(frozen=True)
-class Entry:
-    """A keyed join's player, entered in the store before the room takes the join."""
-
-    known_id: str | None
-    """The key's player before the join (``None``: a key the store did not know)."""
-    player_id: str
-    """The key's player now, named as the join asked."""
-
-
-async def enter_async(store: Store, key: str, name: str, counter: RateCounter, address: str,
-                      now: float, per_hour: int, check_room: Callable[[str | None], None]) -> Entry:
-    """A keyed join's player without a database round trip on the event loop (PostgreSQL):
-    the synchronous path's steps and refusals in its order, `admit_new_player`, then the room's
-    own refusals (``check_room``, told the key's player if the store knows the key), then
-    `enter`. The store changes only once none of them refused."""
-    existing = await store.player_by_key_async(hash_key(key))
-    if looks_random(key) and existing is None and not await counter.allow_async(address, now):
-        raise too_many_new_players(per_hour)
-    known_id = existing.player_id if existing is not None and valid_key(key) else None
-    check_room(known_id)
-    check_key(key, lambda: existing is None)
-    try:
-        entered = await store.enter_player_async(hash_key(key), name, new_public_id())
-    except NameTaken:
-        raise ProtocolError("name_taken", name_taken_text(name)) from None
-    return Entry(known_id, entered.player_id)
 
 
 def name_taken_text(name: str) -> str:

@@ -28,12 +28,23 @@ game's record).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ratscrew.runtime import SUBMITTED, Intent
+from ratscrew.server.room.agents import RemoteSeat, Shown
 from ratscrew.server.room.lifecycle import Presence, RoomHooks
+
+if TYPE_CHECKING:
+    from ratscrew.engine import Game
+    from ratscrew.protocol.server_messages import NoteKind
+    from ratscrew.runtime import Table
+    from ratscrew.server.room.driver import RoomClock
+    from ratscrew.server.room.lobby import RoomSettings, Seat
+
+log = logging.getLogger("ratscrew.server")
 
 STAND_IN_BOT = "casual"
 """The bot level that plays for a person who is away (docs/bots.md describes the levels)."""
@@ -189,3 +200,70 @@ class PlayCount:
             seat = int(entry["seat"])
             if entry.get("accepted") and seat in self.people and self.seats[seat].by_time_out:
                 self.seats[seat].by_time_out -= 1
+
+
+class AwayRoom(Protocol):
+    """What watching a game's people for absence asks of their room
+    (`ratscrew.server.room.room.Room`)."""
+
+    code: str
+    settings: RoomSettings
+    clock: RoomClock
+    absence: AbsenceWatch
+    play_count: PlayCount
+    game_names: list[str]
+    game_tokens: list[str | None]
+
+    @property
+    def seats(self) -> list[Seat]: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def table(self) -> Table | None: ...
+    def bot_agent(self, seat: int, level: str, game: Game | None = None) -> Shown: ...
+    def announce(self, kind: NoteKind, line: str) -> None: ...
+    def broadcast_room(self) -> None: ...
+
+
+def watch_from_here(room: AwayRoom, game: Game, judged: Sequence[dict[str, Any]]) -> None:
+    """A game starts or resumes: the people not connected now are gone from now on (after a
+    restart, nobody is yet), and each seat's actions are counted from here."""
+    people = [index for index, token_hash in enumerate(room.game_tokens) if token_hash is not None]
+    present = [seat.index for seat in room.seats if seat.kind == "human" and seat.conn is not None]
+    for seat in room.seats:
+        seat.stand_in = None
+    room.absence.begin(people, present, room.clock.wall())
+    room.play_count = PlayCount(people, len(room.seats))
+    if game.action_count:
+        room.play_count.resumed(game.actions_since(0), judged)
+
+
+def back(room: AwayRoom, seat: Seat) -> None:
+    """The person in ``seat`` is connected again: a stand-in gives the seat back."""
+    if room.phase != "playing" or seat.stand_in is None or room.table is None:
+        return
+    seat.stand_in = None
+    room.table.replace_agent(seat.index, Shown(RemoteSeat(room.settings.turn_timeout_ms),
+                                               room.clock.now))
+    name = room.game_names[seat.index]
+    log.info("room %s: %s is back in seat %d", room.code, name, seat.index)
+    room.announce("seat_back", f"{name} is back and plays again")
+
+
+def stand_ins_due(room: AwayRoom) -> bool:
+    """Seat a stand-in bot for each person gone long enough; whether every person has been gone
+    too long (the room then abandons the game: `ratscrew.server.room.ending.abandon`)."""
+    table = room.table
+    newly, abandoned = room.absence.due(room.clock.wall())
+    if abandoned:
+        return True
+    for index in newly:
+        assert table is not None
+        room.seats[index].stand_in = STAND_IN_BOT
+        table.replace_agent(index, room.bot_agent(index, STAND_IN_BOT))
+        name = room.game_names[index]
+        log.info("room %s: %s is away; a %s bot plays seat %d", room.code, name, STAND_IN_BOT, index)
+        room.announce("seat_away", f"{name} is away: a bot plays for {name} until they come back")
+    if newly:
+        room.broadcast_room()
+    return False

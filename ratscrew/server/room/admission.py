@@ -41,7 +41,7 @@ from ratscrew.protocol import names
 from ratscrew.protocol.client_messages import PROTOCOL_VERSION, Join, Watch
 from ratscrew.protocol.codec import ProtocolError
 from ratscrew.protocol.keys import looks_random, valid_key
-from ratscrew.protocol.server_messages import ReplacedMessage, WelcomeMessage
+from ratscrew.protocol.server_messages import ReplacedMessage, WelcomeMessage, error_message
 from ratscrew.server.ladder import players
 from ratscrew.server.room.lobby import MAX_WAITING_PEOPLE, MAX_WATCHERS, Seat
 from ratscrew.server.room.membership import Arrival, Member, hash_token
@@ -49,6 +49,7 @@ from ratscrew.storage.records import NameTaken, RateCounter, StoreUnavailable
 
 if TYPE_CHECKING:
     from ratscrew.protocol.client_messages import ClientMessage
+    from ratscrew.server.room.driver import RoomClock
     from ratscrew.server.room.lifecycle import RoomHooks
     from ratscrew.server.room.lobby import Lobby, RoomSettings
     from ratscrew.server.room.membership import Membership
@@ -61,6 +62,10 @@ log = logging.getLogger("ratscrew.server")
 T = TypeVar("T")
 
 TOO_MANY_JOINS = "too many joins from your address; wait a minute"
+NO_SHOW = ("the players matched to this table did not all come in time: there is no game, and "
+           "nobody is rated; seek again")
+NO_SHOW_WS_CODE = 4410
+"""A matched room that closed because its players did not all come (as a closed room's)."""
 SEATS_RESERVED = ("this table's seats are kept for the players matched to it: you may watch "
                   "(send watch), or seek a game of your own")
 
@@ -120,6 +125,7 @@ class AdmittingRoom(Protocol):
     store: Store
     settings: RoomSettings
     lobby: Lobby
+    clock: RoomClock
     hooks: list[RoomHooks]
     recorder: RoomRecorder
 
@@ -134,8 +140,12 @@ class AdmittingRoom(Protocol):
     def present(self, seat: Seat) -> None: ...
     def broadcast_room(self) -> None: ...
     def send_current_state(self, conn: Connection) -> None: ...
-    def start_when_everyone_came(self) -> None: ...
+    def start_game(self) -> None: ...
     def pause_for_store(self) -> None: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def connections(self) -> dict[Connection, Member]: ...
 
 
 class Admission:
@@ -148,6 +158,11 @@ class Admission:
         change the answer in between (a join waits here while another's key is entered)."""
         self.reserved: list[Reservation] = []
         """Each seat's reservation, in seat order (a matched room), or none."""
+        self.show_up_by: float | None = None
+        """A matched room: the wall time by which every reserved player must have come."""
+        self.on_no_show: Callable[[list[str], list[str]], None] | None = None
+        """A matched room: told the missing and the present player ids when they did not all
+        come in time (the room is closed then)."""
 
     # ------------------------------------------------------------------ the transport's entry
 
@@ -307,7 +322,7 @@ class Admission:
         self.welcome(conn, Member(None if seat is None else seat.index, token_hash, name,
                                   members.player_ids.get(token_hash)), token)
         if self.reserved:
-            room.start_when_everyone_came()
+            self.start_when_everyone_came()
 
     def _come_back(self, conn: Connection, token_hash: str, name: str, player_id: str | None) -> Seat | None:
         """A token's holder is back: to their seat (a connection holding it already is replaced),
@@ -373,11 +388,43 @@ class Admission:
 
     # ------------------------------------------------------------------ a matched table
 
-    def reserve(self, reservations: Sequence[Reservation]) -> None:
-        """Keep each seat for one player, in order (the room has that many seats)."""
+    def reserve(self, reservations: Sequence[Reservation], show_up_by: float,
+                on_no_show: Callable[[list[str], list[str]], None] | None) -> None:
+        """Keep each seat for one player, in order (the room has that many seats), until
+        ``show_up_by`` (the room's wall clock); ``on_no_show`` hears who did not come."""
         self.reserved = list(reservations)
         for seat, reservation in zip(self.room.seats, self.reserved, strict=True):
             seat.reserved_for = reservation.player_id
+        self.show_up_by, self.on_no_show = show_up_by, on_no_show
+
+    def start_when_everyone_came(self) -> None:
+        """A matched room's game starts by itself once every reserved player is at the table."""
+        room = self.room
+        if room.phase == "lobby" and self.show_up_by is not None and not self.missing()[0]:
+            self.show_up_by = None
+            room.start_game()
+
+    def show_up_wait(self) -> float | None:
+        """Seconds (of the room's wall clock) until a matched room's players must have come, or
+        ``None`` once its game started or it closed (or it is no matched room)."""
+        if self.show_up_by is None or self.room.phase != "lobby":
+            return None
+        return max(0.0, self.show_up_by - self.room.clock.wall())
+
+    def no_show(self) -> None:
+        """The matched players did not all come in time: no game, nobody rated, the room's
+        connections closed, and `on_no_show` told who was missing and who came."""
+        room = self.room
+        missing, present = self.missing()
+        self.show_up_by = None
+        room.lobby.phase = "over"
+        log.info("room %s: %d of the matched players did not come; closed without a game",
+                 room.code, len(missing))
+        for conn in list(room.connections):
+            conn.send(error_message("room_full", NO_SHOW))
+            conn.close(NO_SHOW_WS_CODE, NO_SHOW)
+        if self.on_no_show is not None:
+            self.on_no_show(missing, present)
 
     def missing(self) -> tuple[list[str], list[str]]:
         """The reserved players not at the table, and those who are (player ids)."""

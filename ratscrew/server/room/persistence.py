@@ -28,7 +28,7 @@ from ratscrew.engine import RECORD_FORMAT, RECORD_VERSION, Game
 from ratscrew.server.ladder import ratings
 from ratscrew.server.room.lobby import Lobby, RoomSettings
 from ratscrew.server.room.writer import OnLost, Outbox, StepWriter
-from ratscrew.storage.records import SeatResult, SeatRow, StepRows
+from ratscrew.storage.records import RoomRow, SeatResult, SeatRow, StepRows
 from ratscrew.storage.roles import Store
 
 RoomParts = tuple[RoomSettings, Lobby, int, int | None]
@@ -44,6 +44,14 @@ class StoredGame:
 
     game: Game
     judged: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class StoredRoom:
+    """A room as its store holds it: the row (``None``: never stored) and the game in progress."""
+
+    row: RoomRow | None
+    game: StoredGame | None
 
 
 class RoomRecorder:

@@ -19,7 +19,13 @@ The room wires its parts together, each with one job:
   its versions and numbered history;
 - :class:`~ratscrew.server.room.persistence.RoomRecorder`: what is stored;
 - :class:`~ratscrew.server.room.lifecycle.RoomHooks`: who hears of people arriving and leaving and of
-  the room's end (the absence watch, the idle-room sweep).
+  the room's end (the absence watch, the idle-room sweep);
+- functions over the room, each module seeing it through a narrow Protocol (checked against
+  `Room` at the end of this module, so that no part imports this one):
+  :mod:`~ratscrew.server.room.ending` (a game finished or abandoned),
+  :mod:`~ratscrew.server.room.absence` (people away and their stand-ins),
+  :mod:`~ratscrew.server.room.messages` (the ``room`` message),
+  :mod:`~ratscrew.server.room.outage` (the store lost and back).
 
 A person's message comes in through :meth:`Room.handle`, which checks its route's precondition
 and calls its handler; an action is judged (:func:`ratscrew.server.room.judging.judge_action`) and
@@ -36,7 +42,6 @@ import math
 import secrets
 import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ratscrew.bots.agent import BotAgent
@@ -54,12 +59,9 @@ from ratscrew.protocol.client_messages import (
     Watch,
     parse_room_request,
 )
-from ratscrew.protocol.codec import encode_message
 from ratscrew.protocol.server_messages import (
-    ExpectedLength,
     KickedMessage,
     NoteKind,
-    NoticeMessage,
     Phase,
     RoomMessage,
     ServerMessage,
@@ -68,9 +70,8 @@ from ratscrew.protocol.server_messages import (
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
 from ratscrew.server.lab.jobs import LabService
-from ratscrew.server.ops.metrics import TALLY
-from ratscrew.server.room import ending
-from ratscrew.server.room.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
+from ratscrew.server.room import absence, ending, messages, outage
+from ratscrew.server.room.absence import AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.room.admission import Admission, AdmittingRoom, Door, Reservation
 from ratscrew.server.room.agents import RemoteSeat, Shown
 from ratscrew.server.room.dispatch import Route, check, route_for
@@ -89,26 +90,22 @@ from ratscrew.server.room.lobby import (
     stored_seat_kind,
 )
 from ratscrew.server.room.membership import Member, Membership, hash_token
-from ratscrew.server.room.persistence import RoomRecorder, StoredGame
+from ratscrew.server.room.persistence import RoomRecorder, StoredGame, StoredRoom
 from ratscrew.server.room.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
 from ratscrew.server.room.routes import ROUTES, RoutedRoom
-from ratscrew.server.room.rules import rules_entry
 from ratscrew.server.room.tally import ContestTally
 from ratscrew.server.room.writer import Outbox, StepWriter
-from ratscrew.server.ws.link import SETTLING_INPUTS, ChangeCount, noticeably_changed
+from ratscrew.server.ws.link import SETTLING_INPUTS, ChangeCount
 from ratscrew.sim.summary import game_seed
 from ratscrew.storage.records import RoomRow, StoreUnavailable
 from ratscrew.storage.roles import Store
 
 __all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSIONS", "Connection", "Member",
-           "PendingAction", "Room", "RoomClock", "RoomSettings", "Seat", "hash_token", "new_code"]
+           "PendingAction", "Room", "RoomClock", "RoomSettings", "Seat", "StoredRoom", "hash_token",
+           "new_code"]
 
 log = logging.getLogger("ratscrew.server")
 
-NO_SHOW = ("the players matched to this table did not all come in time: there is no game, and "
-           "nobody is rated; seek again")
-NO_SHOW_WS_CODE = 4410
-"""A matched room that closed because its players did not all come (as a closed room's)."""
 
 
 def _deal(rules: Ruleset, players: int, seed: int) -> Game:
@@ -121,14 +118,6 @@ def _membership(seats: Sequence[Seat], host_hash: str | None, known: dict[str, s
     players in its seats."""
     return Membership(host_hash=host_hash, known=known, kicked=kicked, player_ids={
         s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id})
-
-
-@dataclass(frozen=True)
-class StoredRoom:
-    """A room as its store holds it: the row (``None``: never stored) and the game in progress."""
-
-    row: RoomRow | None
-    game: StoredGame | None
 
 
 class Room:
@@ -166,16 +155,11 @@ class Room:
         """Who stores the game's steps (the server's one writer; a room of its own otherwise)."""
         self.admission = Admission(self)
         """The room's one way in: joins and watches (`ratscrew.server.room.admission`)."""
-        self.show_up_by: float | None = None
-        """A matched room: the wall time by which every reserved player must have come."""
-        self.on_no_show: Callable[[list[str], list[str]], None] | None = None
-        """A matched room: told the missing and the present player ids when they did not all
-        come in time (the room is closed then)."""
         self.outbox = Outbox()
         """What the room sends, held while a write it shows is being stored (the server hands
         it to each connection of this room; see `ratscrew.server.room.writer`)."""
         self.publisher = Publisher(self.clock.now, on_published=self.outbox.published)
-        self._shown_links: list[int | None] = []
+        self.shown_links: list[int | None] = []
         """The seats' pings and the settling window the last ``room`` message showed."""
         self._link_changes = ChangeCount()
         """Moves when the round trip or jitter of a link of this room's connections does."""
@@ -183,9 +167,9 @@ class Room:
         self._settle = 0.0
         """The settling window, worked out when ``_settle_key`` (`SETTLING_INPUTS`, the links'
         own count and the judging) was as it is now."""
-        self._new_game_parts()
+        self.new_game_parts()
 
-    def _new_game_parts(self) -> None:
+    def new_game_parts(self) -> None:
         """The parts that hold a game's state, empty: at creation, and when :meth:`reload`
         rebuilds the room from its store (the room's settings, seats and people are set apart)."""
         self.driver = GameDriver(self.clock, self._settle_window, self._pile_reaction_ms)
@@ -196,7 +180,7 @@ class Room:
         self.paused: str | None = None
         """Why the room takes no actions now (its store is unavailable), or ``None``."""
         self.game_names: list[str] = []
-        self._game_tokens: list[str | None] = []
+        self.game_tokens: list[str | None] = []
         """The token hash of the person in each seat of the current (or last) game, as dealt: the
         lobby may change its seats after a game, and the finished game is still shown as it was."""
         self._tracked_actions = 0
@@ -329,40 +313,15 @@ class Room:
             raise ValueError(f"a matched room plays a preset, not {rules!r}")
         room = cls._new(request, code, store, **options)
         room.members.hostless = True
-        room.admission.reserve(reservations)
-        room.show_up_by = room.clock.wall() + show_up_s
-        room.on_no_show = on_no_show
+        room.admission.reserve(reservations, room.clock.wall() + show_up_s, on_no_show)
         await room.recorder.save_room_async(*room.parts())
         log.info("room %s made for %d matched players (%s); they have %g s to come", code,
                  players, rules, show_up_s)
         return room
 
-    def start_when_everyone_came(self) -> None:
-        """A matched room's game starts by itself once every reserved player is at the table."""
-        if self.phase == "lobby" and self.show_up_by is not None and not self.admission.missing()[0]:
-            self.show_up_by = None
-            self.start_game()
-
     def show_up_wait(self) -> float | None:
-        """Seconds (of the room's wall clock) until a matched room's players must have come, or
-        ``None`` once its game started or it closed."""
-        if self.show_up_by is None or self.phase != "lobby":
-            return None
-        return max(0.0, self.show_up_by - self.clock.wall())
-
-    def _no_show(self) -> None:
-        """The matched players did not all come in time: no game, nobody rated, the room's
-        connections closed, and `on_no_show` told who was missing."""
-        missing, present = self.admission.missing()
-        self.show_up_by = None
-        self.lobby.phase = "over"
-        log.info("room %s: %d of the matched players did not come; closed without a game",
-                 self.code, len(missing))
-        for conn in list(self.connections):
-            conn.send(error_message("room_full", NO_SHOW))
-            conn.close(NO_SHOW_WS_CODE, NO_SHOW)
-        if self.on_no_show is not None:
-            self.on_no_show(missing, present)
+        """A matched room: seconds until its players must have come (`Admission.show_up_wait`)."""
+        return self.admission.show_up_wait()
 
     @classmethod
     def restore(cls, row: RoomRow, store: Store, **options: Any) -> Room:
@@ -370,17 +329,17 @@ class Room:
         replaying its stored actions, and goes on from the time of its last action."""
         room = cls._from_row(row, store, **options)
         room.publisher.version = version_after_restart()  # versions never start again
-        room._resume_stored_game(room._game_stored_for(row))
+        room.resume_stored_game(outage.game_stored_for(room, row))
         return room
 
     @classmethod
     def _from_row(cls, row: RoomRow, store: Store, **options: Any) -> Room:
         """The room as stored, its game (if any) not rebuilt yet."""
         room = cls(row.code, RoomSettings.from_json(row.settings), [], store, **options)
-        room._take_stored(row)
+        room.take_stored(row)
         return room
 
-    def _take_stored(self, row: RoomRow) -> None:
+    def take_stored(self, row: RoomRow) -> None:
         """Take the stored room's settings, seats, people and games (its game not rebuilt yet)."""
         seats = [Seat(s.seat, stored_seat_kind(s.kind), s.name, s.bot, s.token_hash, player_id=s.player_id)
                  for s in row.seats]
@@ -390,7 +349,7 @@ class Room:
         self.games_played = row.games_played
         self.game_id = row.game_id
 
-    def _resume_stored_game(self, stored: StoredGame | None) -> None:
+    def resume_stored_game(self, stored: StoredGame | None) -> None:
         """Go on with the game the room was playing, as ``stored`` (``None``: none is stored)."""
         if self.phase != "playing" or self.game_id is None:
             return
@@ -461,7 +420,7 @@ class Room:
             hooks.on_dispose(self.code)
         self.hooks.clear()
         self.expected_lengths = None
-        self._new_game_parts()  # the game, its table and agents, the tally: let go
+        self.new_game_parts()  # the game, its table and agents, the tally: let go
 
     def handle(self, conn: Connection, message: ClientMessage, door: Door | None = None
                ) -> Coroutine[Any, Any, None] | None:
@@ -512,7 +471,7 @@ class Room:
             self.absence.drop(index)
             self.play_count.people.discard(index)  # a bot's seat from now on
             self.lobby.name_bots()
-            self.table.replace_agent(index, self._bot_agent(index, DEFAULT_BOT))
+            self.table.replace_agent(index, self.bot_agent(index, DEFAULT_BOT))
             self.tick()
         else:
             seat.kind, seat.name = "open", None
@@ -549,7 +508,7 @@ class Room:
     def _begin(self, game: Game, judged: Sequence[dict[str, Any]] = ()) -> None:
         """Seat everyone at a table for ``game`` and start showing it."""
         self.game_names = self.lobby.names()
-        self._game_tokens = [seat.token_hash if seat.kind == "human" else None for seat in self.seats]
+        self.game_tokens = [seat.token_hash if seat.kind == "human" else None for seat in self.seats]
         self.recorder.begin(game, len(judged))
         self._tracked_actions = game.action_count
         self._shown_pile = [str(card) for card in game.live_pile]
@@ -558,18 +517,18 @@ class Room:
         self.publisher.start_game(self.games_played)
         self.lobby.phase = "playing"
         self.save()
-        agents = [self._bot_agent(seat.index, seat.bot or DEFAULT_BOT, game) if seat.kind == "bot"
+        agents = [self.bot_agent(seat.index, seat.bot or DEFAULT_BOT, game) if seat.kind == "bot"
                   else Shown(RemoteSeat(self.settings.turn_timeout_ms), self.clock.now)
                   for seat in self.seats]
         table = self.driver.begin(game, agents, judged, self._on_events, self._on_rejected)
-        self._watch_absence(game, judged)
+        absence.watch_from_here(self, game, judged)
         table.add_action_listener(self._on_action)
-        self._publish([])
+        self.publish([])
         self.publisher.card_version = self.version
         self.broadcast_room()
         self._start_driving()
 
-    def _bot_agent(self, seat: int, level: str, game: Game | None = None) -> Shown:
+    def bot_agent(self, seat: int, level: str, game: Game | None = None) -> Shown:
         game = game or self.game
         assert game is not None
         if is_agent_spec(level):  # a saved agent, held to its human reaction profile
@@ -615,70 +574,21 @@ class Room:
     def _fail(self) -> None:
         log.error("room %s: the game is stopped after an error", self.code)
         self.lobby.phase = "over"
-        self._broadcast(error_message("server", "the server hit an error and stopped this game"))
+        self.broadcast(error_message("server", "the server hit an error and stopped this game"))
 
     # ------------------------------------------------------------------ the store lost and back
 
     def pause_for_store(self) -> None:
-        """The store failed: take no more actions and tell everyone. What the engine took since
-        the last stored step was never shown (persist before publish), and is dropped when
-        :meth:`reload` rebuilds the room from the store."""
-        self.outbox.drop()  # what waited for the lost write is never sent
-        dropped = self.outbox.take_dropped_states()
-        if dropped:  # ... nor redrawn from the history (a page would show a move never made)
-            self.publisher.history.forget_from(dropped[0])
-        if self.paused is None:
-            self.paused = ("the server lost its database: the game is paused, and nothing you do "
-                           "counts until it is back")
-            log.warning("room %s: paused, its store is unavailable", self.code)
-            TALLY.room_pauses += 1
-            self._broadcast(error_message("unavailable", self.paused))
-        self.driver.cancel()
+        """The store failed: take no more actions, and say so (`ratscrew.server.room.outage.pause`)."""
+        outage.pause(self)
 
     def read_stored(self) -> StoredRoom:
-        """What the store holds of this room: its row and the game it was playing, rebuilt.
-        Only reads (`StoreUnavailable` if the store failed again), so the server may make it in
-        a worker thread while the room stays paused (`ratscrew.server.room.outage`)."""
-        row = self.store.load_room(self.code)
-        return StoredRoom(row, None if row is None else self._game_stored_for(row))
-
-    def _game_stored_for(self, row: RoomRow) -> StoredGame | None:
-        """The game ``row`` says the room was playing, rebuilt from the store (reads only)."""
-        if row.game_id is None or stored_phase(row.phase) != "playing":
-            return None
-        return self.recorder.stored_game(row.game_id)
+        """What the store holds of this room (reads only: `ratscrew.server.room.outage.read_stored`)."""
+        return outage.read_stored(self)
 
     def reload(self, stored: StoredRoom | None = None) -> None:
-        """The store is back: rebuild the room from what it holds (``stored``: read already by
-        `read_stored`, else read now), as a restart would (a game in progress resumes at its
-        last stored action), keep the people connected to it, and show everyone where the game
-        stands. `StoreUnavailable` if the store failed again."""
-        stored = stored or self.read_stored()
-        row = stored.row
-        if row is None:  # never stored: the room was being created when the store went away
-            for conn in list(self.connections):
-                conn.close(4404, "this room was lost with the database")
-                self.left(conn, self.members.release(conn))
-            return
-        # Start again from the stored room, in place, keeping what the people connected to it
-        # know: the connections, the versions they have seen, the clock their sends are
-        # stamped with, the history (all in the publisher), and the room's own wiring (its
-        # code, store, clock, deal, the lab it asks for expected lengths).
-        connections = dict(self.connections)
-        self._take_stored(row)
-        self._new_game_parts()
-        self._resume_stored_game(stored.game)
-        self.admission.readmit(connections)
-        log.info("room %s: the store is back; resumed", self.code)
-        resumed: NoticeMessage = {"type": "notice", "code": "resumed", "message": "the database "
-                                  "is back: the game goes on from its last stored move"}
-        self._broadcast(resumed)
-        self.broadcast_room()
-        if self.game is not None:
-            self._publish([])
-        if self.phase == "over" and self.publisher.game_over is not None:
-            self._broadcast(self.publisher.game_over)
-        self.start_driving()
+        """The store is back: the room rebuilt from it (`ratscrew.server.room.outage.reload`)."""
+        outage.reload(self, stored)
 
     # ------------------------------------------------------------------ judging and the engine
 
@@ -688,13 +598,14 @@ class Room:
         wait = self.show_up_wait()
         if wait is not None:
             if wait <= 0.0:
-                self._no_show()
+                self.admission.no_show()
             return
         game = self.game
         if game is None or self.phase != "playing":
             return
-        if self._absence_due():
-            return  # the game was abandoned
+        if absence.stand_ins_due(self):  # everyone gone too long: the game is abandoned
+            ending.abandon(self)
+            return
         self.driver.feed(self._time_limit_at())
         self._track_slaps([])  # slaps the engine took silently (held in a tie window)
         self.save_step()
@@ -741,11 +652,11 @@ class Room:
         """After every step the engine accepted: store it, then show it."""
         self.save_step()
         self._track_slaps(events)
-        self._publish(events)
+        self.publish(events)
         assert self.game is not None
         self._shown_pile = [str(card) for card in self.game.live_pile]
 
-    def _publish(self, events: Sequence[Event]) -> None:
+    def publish(self, events: Sequence[Event]) -> None:
         assert self.game is not None
         self.publisher.publish(self.game, self.games_played, events, self.game_names, self.settle_ms,
                                [(conn, self._seat_in_game(member))
@@ -761,7 +672,7 @@ class Room:
             return member.seat
         if member.token_hash is None or member.seat is None:
             return None
-        return next((index for index, token_hash in enumerate(self._game_tokens)
+        return next((index for index, token_hash in enumerate(self.game_tokens)
                      if token_hash == member.token_hash), None)
 
     def send_current_state(self, conn: Connection) -> None:
@@ -815,50 +726,12 @@ class Room:
 
     # ------------------------------------------------------------------ people away (issue 26)
 
-    def _watch_absence(self, game: Game, judged: Sequence[dict[str, Any]]) -> None:
-        """A game starts or resumes: the people not connected now are gone from now on (after a
-        restart, nobody is yet), and each seat's actions are counted from here."""
-        people = [index for index, token_hash in enumerate(self._game_tokens) if token_hash is not None]
-        present = [seat.index for seat in self.seats if seat.kind == "human" and seat.conn is not None]
-        for seat in self.seats:
-            seat.stand_in = None
-        self.absence.begin(people, present, self.clock.wall())
-        self.play_count = PlayCount(people, len(self.seats))
-        if game.action_count:
-            self.play_count.resumed(game.actions_since(0), judged)
-
     def _on_action(self, seat: int, intent: Intent) -> None:
         self.play_count.acted(seat, intent, self.absence.stand_ins)
 
     def present(self, seat: Seat) -> None:
-        """The person in ``seat`` is connected again: a stand-in gives the seat back."""
-        if self.phase != "playing" or seat.stand_in is None or self.table is None:
-            return
-        seat.stand_in = None
-        self.table.replace_agent(seat.index, Shown(RemoteSeat(self.settings.turn_timeout_ms),
-                                                   self.clock.now))
-        name = self.game_names[seat.index]
-        log.info("room %s: %s is back in seat %d", self.code, name, seat.index)
-        self.announce("seat_back", f"{name} is back and plays again")
-
-    def _absence_due(self) -> bool:
-        """Seat a stand-in bot for each person gone long enough; end the game as abandoned when
-        every person has been gone too long. Whether it was abandoned."""
-        table = self.table
-        newly, abandoned = self.absence.due(self.clock.wall())
-        if abandoned:
-            ending.abandon(self)
-            return True
-        for index in newly:
-            assert table is not None
-            self.seats[index].stand_in = STAND_IN_BOT
-            table.replace_agent(index, self._bot_agent(index, STAND_IN_BOT))
-            name = self.game_names[index]
-            log.info("room %s: %s is away; a %s bot plays seat %d", self.code, name, STAND_IN_BOT, index)
-            self.announce("seat_away", f"{name} is away: a bot plays for {name} until they come back")
-        if newly:
-            self.broadcast_room()
-        return False
+        """The person in ``seat`` is connected again (`ratscrew.server.room.absence.back`)."""
+        absence.back(self, seat)
 
     def announce(self, kind: NoteKind, line: str) -> None:
         """A line in everyone's log, of the given kind (a step of its own, kept in the history)."""
@@ -871,78 +744,23 @@ class Room:
     # ------------------------------------------------------------------ room messages
 
     def summary(self, member: Member | None = None) -> RoomMessage:
-        """The ``room`` message (see docs/protocol.md); ``you`` only with a member."""
-        message = self._public_summary()
-        if member is not None:
-            own = self.lobby.for_member(message, member)
-            message = {**message, "seats": own["seats"], "waiting": own["waiting"], "you": own["you"]}
-        return message
-
-    def _public_summary(self) -> RoomMessage:
-        rules = self.settings.rules
-        people = self.lobby.people()
-        return {
-            "type": "room", "code": self.code, "phase": self.lobby.phase,
-            "rules": rules_entry(rules),  # made once per ruleset (roomrules.py)
-            "settings": {"seats": len(self.seats), "pace": self.settings.pace,
-                         "turn_timeout_ms": self.settings.turn_timeout_ms,
-                         "judging": self.settings.judging, "seeded": self.settings.seed is not None,
-                         "time_limit_ms": self.settings.time_limit_ms},
-            "seats": self.lobby.seat_entries(),
-            "spectators": people["spectators"], "waiting": people["waiting"],
-            "open_seats": people["open_seats"],
-            "games_played": self.games_played, "game_id": self.game_id,
-            "settle_ms": round(self.settle_ms),
-            "expected_length": self._expected_length(),
-        }
-
-    def _expected_length(self) -> ExpectedLength | None:
-        """The median and 90th percentile minutes of a game under the room's rules, seats and
-        bots (simulated by the lab's worker), or ``None`` while that is computed."""
-        if self.expected_lengths is None:
-            return None
-        known = self.expected_lengths.expected_length(
-            self.settings.rules, [seat.bot if seat.kind == "bot" and not is_agent_spec(seat.bot or "")
-                                  else None for seat in self.seats],  # an agent: as a casual bot
-            on_ready=self.broadcast_room, address=self.estimates_for)
-        return None if known is None else {"median_minutes": known["median_minutes"],
-                                           "p90_minutes": known["p90_minutes"]}
+        """The ``room`` message; ``you`` only with a member (`ratscrew.server.room.messages`)."""
+        return messages.summary(self, member)
 
     def broadcast_room(self) -> None:
-        """The room to everyone: a whole ``room`` message, or to those for whom only the people
-        changed a small ``lobby_change`` (`Lobby.room_messages`, issue 47 item 3)."""
-        public = self._public_summary()
-        self._shown_links = self._link_figures()
-        shared = {key: value for key, value in public.items() if key not in ("seats", "waiting")}
-        whole, changed = self.lobby.room_messages(public, self.clock.wall() * 1000.0)
-        if whole:  # (the shared part is encoded only for someone)
-            self.publisher.room(shared, whole)
-        encoded: dict[int, str] = {}  # one encoding of the change everyone else gets
-        for conn, change in changed:
-            if id(change) not in encoded:
-                encoded[id(change)] = encode_message(change)
-            conn.send_encoded(encoded[id(change)])
+        """The room to everyone, whole or as a ``lobby_change`` (`messages.broadcast_room`)."""
+        messages.broadcast_room(self)
 
     def maybe_update_room(self) -> None:
-        """After a pong: a ``room`` message, if the last went out long enough ago and a seat's
-        ping or the settling window has since moved enough to notice (`link.noticeably_changed`).
-        A steady link costs its room no message (in a 500-room load profile, ``room`` messages
-        sent after pongs took 5.8% of the server's samples, most showing the same figures give
-        or take a millisecond). Also the people's changes held back by `PEOPLE_GAP_MS`, once it
-        is over."""
-        if self.lobby.shown.due(self.clock.wall() * 1000.0) or (  # people told of together
-                self.publisher.room_update_due()
-                and noticeably_changed(self._shown_links, self._link_figures())):
-            self.broadcast_room()
+        """After a pong: the room again if a link moved enough (`messages.maybe_update_room`)."""
+        messages.maybe_update_room(self)
 
-    def _link_figures(self) -> list[int | None]:
-        """The seats' pings and the settling window as a ``room`` message shows them now."""
-        return [*(seat.shown_ping for seat in self.seats), round(self.settle_ms)]
-
-    def _broadcast(self, message: ServerMessage) -> None:
+    def broadcast(self, message: ServerMessage) -> None:
         self.publisher.broadcast(message, self.connections)
 
 
 if TYPE_CHECKING:  # the parts' views of the room are the room (checked here, not at each call)
-    def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom, ending.EndingRoom]:
-        return room, room, room
+    def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom, ending.EndingRoom,
+                                               outage.OutageRoom, outage.PausableRoom, absence.AwayRoom,
+                                               messages.AnnouncingRoom]:
+        return room, room, room, room, room, room, room

@@ -44,9 +44,9 @@ class WebSocketConnection(OutboxSends):
         self.pinger = Pinger()
         self.closed = False
         self.waiting: list[tuple[ClientMessage, float]] | None = None
-        """While a join is counted in the database (PostgreSQL, `_admit_async`): what came after
-        it (each with when it was read, already held to the message rates), to be taken in order
-        once the join is in; at most `WAITING_MAX`."""
+        """While an arrival is admitted as a task (PostgreSQL: `ratscrew.server.room.admission`):
+        what came after it (each with when it was read, already held to the message rates), to
+        be taken in order once the join is in; at most `WAITING_MAX`."""
         self.bucket = TokenBucket(limits.messages_per_second, limits.message_burst, time.monotonic())
         self._route_buckets: dict[str, TokenBucket] = {}
         """A token bucket per route limit this connection used (`within`)."""
