@@ -59,6 +59,11 @@ def test_two_who_just_played_are_not_paired_again_at_once() -> None:
     assert tables(pair_wave([ann, bob, seeker("cid", 30, waves=9)], 2, RULES)) == [{"ann", "cid"}]
     # one side's memory is enough
     assert pair_wave([ann, seeker("bob")], 2, RULES) == []
+    # but two alone in a pool meet again after half a minute of waves
+    ann, bob = (seeker(s.player_id, waves=6, last_opponents=s.last_opponents) for s in (ann, bob))
+    assert tables(pair_wave([ann, bob], 2, RULES)) == [{"ann", "bob"}]
+    never = PairingRules(rematch_after_waves=None)
+    assert pair_wave([ann, bob], 2, never) == []
 
 
 def test_four_player_tables_take_four_close_ratings() -> None:

@@ -45,6 +45,9 @@ class PairingRules:
     """How much the allowed spread grows with each wave a seeker has waited."""
     standing_weight: float = 1.0
     """Rating points one point of arena score counts for when choosing the nearest seekers."""
+    rematch_after_waves: int | None = 6
+    """Waves after which a seeker may meet its last opponents again (``None``: never), so two
+    people alone in a pool still get a game after half a minute."""
 
 
 @dataclass(frozen=True)
@@ -82,16 +85,21 @@ def allowed_gap(seeker: Seeker, rules: PairingRules, *, at_once: bool = False) -
     return float(rules.base_gap + (0 if at_once else seeker.waves) * rules.widen_per_wave)
 
 
-def may_sit_together(a: Seeker, b: Seeker) -> bool:
-    """Whether ``a`` and ``b`` may be at one table: two players, who did not just play each other.
+def may_sit_together(a: Seeker, b: Seeker, rules: PairingRules | None = None) -> bool:
+    """Whether ``a`` and ``b`` may be at one table: two players, who did not just play each other
+    (a seeker's memory of its last opponents lasts `PairingRules.rematch_after_waves`).
 
     >>> may_sit_together(Seeker("1", "ann"), Seeker("2", "ann"))
     False
     >>> may_sit_together(Seeker("1", "ann", last_opponents=frozenset({"bob"})), Seeker("2", "bob"))
     False
     """
-    return (a.player_id != b.player_id and b.player_id not in a.last_opponents
-            and a.player_id not in b.last_opponents)
+    after = (rules or PairingRules()).rematch_after_waves
+
+    def remembers(seeker: Seeker, other: Seeker) -> bool:
+        return other.player_id in seeker.last_opponents and (after is None or seeker.waves < after)
+
+    return a.player_id != b.player_id and not remembers(a, b) and not remembers(b, a)
 
 
 def priority(seeker: Seeker) -> tuple[bool, int, float]:
@@ -140,7 +148,7 @@ def _table_for(anchor: Seeker, others: Sequence[Seeker], players: int, rules: Pa
             continue
         if at_once and max(ratings) - min(ratings) > allowed_gap(candidate, rules, at_once=True):
             continue
-        if all(may_sit_together(candidate, seated) for seated in table):
+        if all(may_sit_together(candidate, seated, rules) for seated in table):
             table.append(candidate)
     return tuple(table) if len(table) == players else None
 

@@ -430,10 +430,10 @@ def parse_seek_message(frame: str | bytes) -> SeekClientMessage:
     ...                    '"player_key": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"}').players
     4
     >>> parse_seek_message('{"type": "seek", "rules": "bmn", "players": 2, "name": "Ann", '
-    ...                    '"player_key": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"}')
+    ...                    '"player_key": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"}')  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ratscrew.protocol.codec.ProtocolError: seek: quick play has pools for classic, northwest, pagat, ratscrew, paranoid; not bmn
+    ratscrew.protocol.codec.ProtocolError: seek: quick play has pools for classic, ... not bmn
     """
     data = decode_json(frame)
     kind = data.get("type")
