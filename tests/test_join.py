@@ -15,9 +15,9 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from piloting import screen_text, until
@@ -30,6 +30,7 @@ from ratscrew.client.address import RoomAddress
 from ratscrew.client.saved import SavedState
 from ratscrew.commands.join import bring_player
 from ratscrew.engine import Game
+from ratscrew.protocol.server_messages import ServerMessage, StateMessage
 from ratscrew.ruleset import Ruleset
 from ratscrew.tui.gamelog import GameLog, clock_label
 from ratscrew.tui.online import OnlineApp, ResignScreen, RoomScreen
@@ -81,10 +82,10 @@ class Heard:
     """Every message the app was sent (pings aside), recorded on the way in."""
 
     def __init__(self, app: OnlineApp) -> None:
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[Mapping[str, Any]] = []
         handle = app.link.on_message
 
-        def record(message: dict[str, Any], arrived: float) -> None:
+        def record(message: ServerMessage, arrived: float) -> None:
             self.messages.append(message)
             handle(message, arrived)
 
@@ -98,7 +99,7 @@ def cards_played(app: OnlineApp) -> int:
     return int(app.state["observation"]["cards_played"]) if app.state else -1
 
 
-def room(app: OnlineApp) -> dict[str, Any]:
+def room(app: OnlineApp) -> Mapping[str, Any]:
     """The latest ``room`` message (empty before the first)."""
     return app.room or {"seats": [{}, {}]}
 
@@ -424,7 +425,7 @@ async def test_a_watcher_sees_the_log_and_the_real_clock_and_has_no_resign(serve
         # more lines than the log shows: it opens at the newest
         assert len(said) > app.table_screen.query_one(GameLog).size.height
         await until(pilot, lambda: said[-1][:60] in screen_text(app), "the newest line in view")
-        observation = app.state["observation"] if app.state else {}
+        observation: Mapping[str, Any] = app.state["observation"] if app.state else {}
         clock = app.now_ms
         assert clock >= observation["now"] > 0
         shown = screen_text(app)
@@ -460,8 +461,9 @@ async def test_a_server_speaking_another_protocol_is_left_with_a_message(tmp_pat
     app = OnlineApp(RoomAddress("http://127.0.0.1:9", "K7QPX2"), "Tess",
                     saved=SavedState(tmp_path / "online.json"), connect=False)
     async with app.run_test() as pilot:
-        app.handle_message({"type": "welcome", "protocol": 2, "code": "K7QPX2", "seat": 0,
-                            "token": "t", "host": True, "name": "Tess"}, 0.0)
+        app.handle_message(cast(ServerMessage, {"type": "welcome", "protocol": 2, "code": "K7QPX2",
+                                                "seat": 0, "token": "t", "host": True,
+                                                "name": "Tess"}), 0.0)
         await pilot.pause()
     assert app.exit_message is not None and "protocol version 2" in app.exit_message
     assert "install the same ratscrew version" in app.exit_message
@@ -471,7 +473,7 @@ async def test_a_server_speaking_another_protocol_is_left_with_a_message(tmp_pat
 def test_a_key_press_answers_the_newest_state_on_screen_before_it(tmp_path: Path) -> None:
     app = OnlineApp(RoomAddress("http://127.0.0.1:9", "K7QPX2"), "Tess",
                     saved=SavedState(tmp_path / "online.json"), connect=False)
-    app.session.state = {"version": 8, "observation": {"over": False}}
+    app.session.state = cast(StateMessage, {"version": 8, "observation": {"over": False}})
     app.session.seat, app.session.status = 0, "player"
     sent: list[dict[str, Any]] = []
 
