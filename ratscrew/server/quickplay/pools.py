@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from ratscrew.matchmaking.pairing import WAVE_S, PairingRules, Seeker, after_wave, pair_wave
 from ratscrew.protocol.client_messages import POOL_PLAYERS, POOL_RULES
 from ratscrew.protocol.codec import ProtocolError
+from ratscrew.protocol.http import PoolInfo
 from ratscrew.protocol.server_messages import MatchedMessage, MatchedPlayer, SeekServerMessage
 
 log = logging.getLogger("ratscrew.server")
@@ -404,7 +405,7 @@ class QuickPlay:
 
     # ------------------------------------------------------------------ listing
 
-    async def listing(self) -> list[dict[str, Any]]:
+    async def listing(self) -> list[PoolInfo]:
         """``GET /api/pools``: every quick-play pool with ``rules``, ``players``, ``waiting``
         and ``playing``."""
         waiting, playing = await self.backend.waiting(), await self.backend.playing()

@@ -576,6 +576,11 @@ export interface LabJobStatus {
   error?: string;
 }
 
+/** ``GET /api/pools``: every quick-play pool (issue 50). */
+export interface PoolsAnswer {
+  pools: PoolInfo[];
+}
+
 /** A preset ruleset: its name, what it is, its TOML, its rules in plain English. */
 export interface PresetInfo {
   name: string;
@@ -769,4 +774,12 @@ export interface LabReport {
   misslaps_per_game: Figure;
   memory_vs_speed: MemoryVsSpeed;
   compared_to: PresetComparison;
+}
+
+/** One quick-play pool: its preset and table size, who waits in it and who plays from it. */
+export interface PoolInfo {
+  rules: string;
+  players: number;
+  waiting: number;
+  playing: number;
 }
