@@ -56,6 +56,8 @@ const page = {
 
 /** the quick-play pool this room was matched from, if this tab came by "Play now" */
 const quickPool = matchedPool(code);
+/** whether this room's game has begun (a matched room that closes before it did seeks again) */
+let quickGameBegan = false;
 
 const socket = roomTransport(code, {  // a websocket, or the offline table's worker on /play
   onOpen() {
@@ -73,6 +75,12 @@ const socket = roomTransport(code, {  // a websocket, or the offline table's wor
   onMessage: handle,
   onClose(willRetry, reason) {
     setConnection(false, willRetry ? "reconnecting…" : reason ? `disconnected: ${reason}` : "disconnected");
+    // a matched table that closed before its game began (someone matched did not come): back
+    // to the pool, where this player goes to the front
+    if (!willRetry && quickPool && !quickGameBegan) {
+      seekAgain(quickPool);
+      location.assign("/");
+    }
   },
   onUnsent(_message, coming) {
     // said in full: the connection line at the page's top may be scrolled out of view
@@ -140,6 +148,7 @@ function announce(text) {
  * @param {number} arrivedAt
  */
 function handle(message, arrivedAt) {
+  if (message.type === "state") quickGameBegan = true;
   const update = session.receive(message, arrivedAt);
   if (update.outdated) {
     showError("This page is out of date: reload it.");
