@@ -268,6 +268,9 @@ class QuickPlay:
         """Set by arenas: admits a seek with ``"arena": ID`` (see the module docstring)."""
         self.on_matched: MatchedHook | None = None
         """Set by arenas: hears of every table made."""
+        self.arena_rules: PairingRules | None = None
+        """Set by arenas: how an arena's pools pair (``None``: as quick play's), e.g. a wider
+        gap and more weight on the standings."""
         self._waves: asyncio.Task[None] | None = None
         self._order = 0.0
         self._last_counts: dict[PoolKey, int] = {}
@@ -361,7 +364,8 @@ class QuickPlay:
             async def make(seekers: list[Seeker]) -> list[Match]:
                 if at_once and len(seekers) < key[1]:
                     return []
-                tables = pair_wave(seekers, key[1], self.rules, at_once=at_once)
+                rules = self.rules if key[2] is None or self.arena_rules is None else self.arena_rules
+                tables = pair_wave(seekers, key[1], rules, at_once=at_once)
                 return [await self._open(key, table) for table in tables]
 
             # between waves (at once) the seekers left are not one wave older
