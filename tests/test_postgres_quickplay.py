@@ -75,20 +75,13 @@ def test_a_seeker_on_each_shard_meets_the_other_at_one_table(
         for ws, name in ((ann_seat, "Ann"), (bob_seat, "Bob")):
             ws.send_json({"type": "join", "name": name, "player_key": KEYS[name]})
             receive(ws, "welcome")
-        start_matched_game(ann_seat)
+        receive(ann_seat, "state")  # no host: it starts once both have joined
         receive(bob_seat, "state")
         bob_seat.send_json({"type": "resign"})
         over = receive(ann_seat, "game_over")
     assert a.get(over["record_url"]).json() == b.get(over["record_url"]).json()
     store = b.app.state.server.store  # type: ignore[attr-defined]
     assert store.game_count() == 1
-
-
-def start_matched_game(ws: Socket) -> None:
-    """Until the room side reserves seats (and starts a matched game by itself), the first to
-    sit down hosts and starts it."""
-    ws.send_json({"type": "start"})
-    receive(ws, "state")
 
 
 def test_one_key_seeks_once_across_shards(shards: Callable[[str], TestClient]) -> None:

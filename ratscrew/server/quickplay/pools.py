@@ -26,13 +26,14 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from ratscrew.matchmaking.pairing import WAVE_S, PairingRules, Seeker, after_wave, pair_wave
 from ratscrew.protocol.client_messages import POOL_PLAYERS, POOL_RULES
 from ratscrew.protocol.codec import ProtocolError
 from ratscrew.protocol.http import PoolInfo
 from ratscrew.protocol.server_messages import MatchedMessage, MatchedPlayer, SeekServerMessage
+from ratscrew.server.room.admission import Reservation
 
 log = logging.getLogger("ratscrew.server")
 
@@ -63,7 +64,7 @@ class OpenRoom(Protocol):
     """The server's ``open_matched_room``: a room on this shard with seats reserved for the
     players, which starts by itself once all have joined; the code."""
 
-    def __call__(self, rules: str, players: int, reservations: Sequence[Any], *,
+    def __call__(self, rules: str, players: int, reservations: Sequence[Reservation], *,
                  show_up_s: float = SHOW_UP_S,
                  on_no_show: Callable[[list[str], list[str]], object] | None = None
                  ) -> Awaitable[str]: ...
@@ -240,28 +241,17 @@ class MemoryPools:
         """Nothing to stop."""
 
 
-@dataclass(frozen=True)
-class Reservation:
-    """A seat kept for a matched player (the room's own type takes its place once the room
-    side has it: `ratscrew.server.room.admission.Reservation`)."""
-
-    player_id: str
-    name: str
-
-
 class QuickPlay:
     """The quick-play service of one process (see the module docstring)."""
 
     def __init__(self, backend: PoolBackend, open_room: OpenRoom, *,
                  rules: PairingRules | None = None, wave_s: float = WAVE_S,
-                 show_up_s: float = SHOW_UP_S,
-                 reservation: Callable[[str, str], Any] = Reservation) -> None:
+                 show_up_s: float = SHOW_UP_S) -> None:
         self.backend = backend
         self.open_room = open_room
         self.rules = rules or PairingRules()
         self.wave_s = wave_s
         self.show_up_s = show_up_s
-        self.reservation = reservation
         self.links: dict[str, SeekLink] = {}
         self.pool_of: dict[str, PoolKey] = {}
         self.arena_entry: ArenaEntryHook | None = None
@@ -381,7 +371,7 @@ class QuickPlay:
     async def _open(self, key: PoolKey, table: tuple[Seeker, ...]) -> Match:
         """Open the room of one table on this process."""
         rules, players, _ = key
-        reservations = [self.reservation(s.player_id, s.name) for s in table]
+        reservations = [Reservation(s.player_id, s.name) for s in table]
         code = await self.open_room(rules, players, reservations, show_up_s=self.show_up_s,
                                     on_no_show=self._no_show)
         log.info("quick play: %s for %d, room %s", rules, players, code)

@@ -77,7 +77,7 @@ byId("create").addEventListener("submit", async (event) => {
   };
   byId("create-error").textContent = "";
   try {
-    const room = await fetchJson("/api/rooms", body);
+    const room = /** @type {import("./protocol").RoomCreated} */ (await fetchJson("/api/rooms", body));
     location.assign(room.url);
   } catch (error) {
     byId("create-error").textContent = error instanceof Error ? error.message : String(error);
