@@ -424,3 +424,20 @@ def test_play_again_seeks_the_same_pool_and_two_who_just_played_wait_a_few_waves
         quick.wave_s = 0.05  # after rematch_after_waves waves they may meet again
         again = receive(ann_again, "matched")
         assert again["room"] != code and receive(bob_again, "matched")["room"] == again["room"]
+
+
+async def test_the_memory_pools_forget_players_gone_quiet_but_never_a_waiting_one() -> None:
+    from ratscrew.matchmaking.pairing import Seeker
+    from ratscrew.server.quickplay.pools import FORGET_AFTER_S, MemoryPools
+
+    pools = MemoryPools()
+    key = ("classic", 2, None)
+    for n in range(1000):
+        await pools.add(key, Seeker(f"s{n}", f"p{n}"))
+        await pools.remove(f"s{n}")
+    await pools.add(key, Seeker("still", "waiting-one"))
+    for player in pools.players.values():
+        player.seen -= FORGET_AFTER_S + 1
+    await pools.add(key, Seeker("new", "newcomer"))
+    assert set(pools.players) == {"waiting-one", "newcomer"}
+    assert await pools.waiting() == {key: 2}

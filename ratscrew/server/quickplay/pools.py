@@ -44,6 +44,8 @@ FRONT_FOR_S = 120.0
 """How long a player put back after a no-show keeps its place at the front of the pool."""
 SHOW_UP_S = 20.0
 """How long a matched player has to come to the table."""
+FORGET_AFTER_S = 3600.0
+"""How long the memory pools remember a player who is neither seeking nor matched."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,8 @@ class _Player:
     opponents: frozenset[str] = frozenset()
     front_until: float = 0.0
     match: Match | None = None
+    seen: float = field(default_factory=time.time)
+    """When this player last sought or was matched (epoch s): players gone quiet are forgotten."""
 
 
 @dataclass
@@ -161,7 +165,9 @@ class MemoryPools:
     """The codes of rooms still open, for `playing`."""
 
     async def add(self, key: PoolKey, seeker: Seeker) -> Seeker | None:
+        self._forget_quiet(time.time())
         player = self.players.setdefault(seeker.player_id, _Player())
+        player.seen = time.time()
         if player.state == "waiting":
             return None
         seeker = replace(seeker, last_opponents=seeker.last_opponents | player.opponents,
@@ -170,6 +176,16 @@ class MemoryPools:
         player.front_until = 0.0
         self.by_seek[seeker.seek_id] = seeker.player_id
         return seeker
+
+    def _forget_quiet(self, now: float) -> None:
+        """Forget players neither seeking nor at a table for `FORGET_AFTER_S` (their last
+        opponents and place at the front matter no more), so the memory does not grow."""
+        if len(self.players) < 1000:
+            return
+        for player_id in [pid for pid, p in self.players.items()
+                          if p.state != "waiting" and p.seen < now - FORGET_AFTER_S
+                          and p.front_until < now]:
+            del self.players[player_id]
 
     async def remove(self, seek_id: str) -> PoolKey | None:
         player_id = self.by_seek.pop(seek_id, None)
@@ -190,7 +206,7 @@ class MemoryPools:
                 player = self.players[seeker.player_id]
                 if player.seeker is None or player.seeker.seek_id != seeker.seek_id:
                     continue  # cancelled while the room was made: told nothing, seat unused
-                player.state, player.match = "matched", match
+                player.state, player.match, player.seen = "matched", match, time.time()
                 player.opponents = frozenset(s.player_id for s in match.seekers) - {seeker.player_id}
                 matched.add(seeker.player_id)
         for player in waiting if age else []:
