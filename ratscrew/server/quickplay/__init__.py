@@ -9,7 +9,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from ratscrew.server.http.limits import TokenBucket, WindowCounter
+from ratscrew.server.http.limits import WindowCounter
 from ratscrew.server.quickplay.pools import MemoryPools, PoolBackend, QuickPlay
 from ratscrew.server.ws.seek import SEEKS_PER_MINUTE, Seeking
 
@@ -29,7 +29,7 @@ def attach(app: Starlette, server: Any) -> QuickPlay:
     service = QuickPlay(backend, server.open_matched_room)
     counter = (store.rate_counter("seeks", SEEKS_PER_MINUTE, 60.0)
                or WindowCounter(SEEKS_PER_MINUTE, 60.0))
-    app.state.seeking = Seeking(service, counter, TokenBucket)
+    app.state.seeking = Seeking(service, counter)
     return service
 
 
