@@ -113,3 +113,21 @@ def test_four_seekers_on_two_shards_fill_a_four_player_table(shards: Callable[[s
             ws.__exit__(None, None, None)
     assert len({m["room"] for m in matched}) == 1 and sorted(m["seat"] for m in matched) == [0, 1, 2, 3]
     assert service(a).links == {} and service(b).links == {}
+
+
+def test_a_seek_left_by_a_dead_shard_neither_counts_nor_blocks_its_player(
+        shards: Callable[[str], TestClient], fresh_database: str) -> None:
+    import psycopg
+
+    a = shards("A")
+    with a.websocket_connect("/ws/seek") as ann:  # Ann is a player of this server now
+        seek(ann, "Ann")
+        receive(ann, "seeking")
+    ann_id = a.post("/api/players/export", json={"player_key": KEYS["Ann"]}).json()["player_id"]
+    with psycopg.connect(fresh_database, autocommit=True) as conn:  # shard Z died holding her seek
+        conn.execute("UPDATE seeks SET state = 'waiting', shard = 'Z', seek_id = 'lost', "
+                     "alive_at = 0 WHERE player_id = %s", (ann_id,))
+    assert pool(a)["waiting"] == 0
+    with a.websocket_connect("/ws/seek") as ann:
+        seek(ann, "Ann")
+        assert receive(ann, "seeking")["waiting"] == 1

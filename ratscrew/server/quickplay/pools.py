@@ -137,6 +137,9 @@ class PoolBackend(Protocol):
     def listen(self, changed: Callable[[], Awaitable[None]]) -> None:
         """Call ``changed`` when another process changes a pool (nothing to hear in memory)."""
 
+    async def renew(self, seek_ids: Sequence[str]) -> None:
+        """Say that this process still holds these seeks' sockets (every wave)."""
+
     async def quiet(self) -> None:
         """Stop listening: no seeker is left on this process."""
 
@@ -253,6 +256,9 @@ class MemoryPools:
     def listen(self, changed: Callable[[], Awaitable[None]]) -> None:
         """Nothing: one process holds every seeker."""
 
+    async def renew(self, seek_ids: Sequence[str]) -> None:
+        """Nothing: a seek leaves with its socket."""
+
     async def quiet(self) -> None:
         """Nothing to stop."""
 
@@ -355,6 +361,7 @@ class QuickPlay:
             while self.links:
                 await asyncio.sleep(self.wave_s)
                 try:
+                    await self.backend.renew(list(self.links))
                     for key in await self.backend.pools_with_seekers():
                         await self.run_wave(key)
                     await self.deliver()
