@@ -66,6 +66,7 @@ def test_two_strangers_press_play_now_meet_play_to_the_end_and_play_again(
 
     bob = friend(pages, server.url + "/", size)
     bob.wait_for_selector("[data-testid=quick-pools]:has-text('1 waiting')")
+    assert bob.inner_text("[data-testid=quick-rules] option[value=classic]") == "classic (1 waiting)"
     press_play_now(bob, "Bob")
     for page in (ann, bob):  # matched: each goes to the table, sits down, and the game starts
         page.wait_for_url("**/r/*")

@@ -108,6 +108,11 @@ function describePool() {
   const pool = pools.find((p) => p.rules === rules && p.players === players);
   byId("quick-pools").textContent = pool
     ? `${pool.waiting} waiting, ${pool.playing} playing at ${rules} tables of ${players}.` : "";
+  // each pool's waiting count beside its rules, for the table size chosen
+  for (const option of byId("quick-rules", HTMLSelectElement).options) {
+    const waiting = pools.find((p) => p.rules === option.value && p.players === players)?.waiting ?? 0;
+    option.textContent = waiting ? `${option.value} (${waiting} waiting)` : option.value;
+  }
 }
 
 async function loadPools() {
@@ -185,6 +190,8 @@ byId("quick-players").addEventListener("change", describePool);
 async function startQuickPlay() {
   byId("quick-name", HTMLInputElement).value = localStorage.getItem("ratscrew.name") ?? "";
   await loadPools();
+  // the counts stay fresh while the page is open and not seeking (its own count comes by the socket)
+  setInterval(() => { if (!seeking && document.visibilityState === "visible") loadPools(); }, 10000);
   const again = takeSeekAgain();
   if (again && pools.some((p) => p.rules === again.rules && p.players === again.players)) {
     byId("quick-rules", HTMLSelectElement).value = again.rules;
