@@ -152,12 +152,16 @@ function playNow() {
   showWaiting(true);
   const started = performance.now();
   let waiting = 1;
+  // the status (read out when it changes) says who is sought and the pool's count; the clock
+  // beside it ticks every second without being read out each time
   const say = () => {
     byId("quick-wait-text").textContent = `Looking for ${pool.players - 1 === 1 ? "an opponent" : `${pool.players - 1} opponents`}`
-      + ` (${pool.rules}) · ${waited((performance.now() - started) / 1000)} · ${waiting} in the pool`;
+      + ` (${pool.rules}) · ${waiting} in the pool`;
   };
+  const tick = () => { byId("quick-wait-time").textContent = waited((performance.now() - started) / 1000); };
   say();
-  waitTimer = setInterval(say, 1000);
+  tick();
+  waitTimer = setInterval(tick, 1000);
   byId("quick-cancel").focus();
   seeking = seekTable({ ...pool, name, playerKey: playerKey() }, {
     onSeeking(count) { waiting = count; say(); },
