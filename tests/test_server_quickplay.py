@@ -441,3 +441,15 @@ async def test_the_memory_pools_forget_players_gone_quiet_but_never_a_waiting_on
     await pools.add(key, Seeker("new", "newcomer"))
     assert set(pools.players) == {"waiting-one", "newcomer"}
     assert await pools.waiting() == {key: 2}
+
+
+def test_nginx_sends_seek_sockets_to_any_shard_even_with_a_shard_lettered_s() -> None:
+    import re
+
+    from ratscrew.server.ops.nginx import render_routing
+
+    routing = render_routing([("R", "127.0.0.1:8001"), ("S", "127.0.0.1:8002")])
+    shard_s = re.search(r"~\*(\S+S) ratscrew_S;", routing)
+    assert shard_s is not None
+    assert re.match(shard_s.group(1), "/ws/seek", re.I) is None  # quick play: any shard
+    assert re.match(shard_s.group(1), "/ws/SQXT7P", re.I) and re.match(shard_s.group(1), "/r/sqxt7p", re.I)
