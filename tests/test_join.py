@@ -709,3 +709,39 @@ def test_the_real_join_command_sits_down_starts_plays_and_quits(server: ServerPr
         assert (state / "ratscrew" / "online.json").exists()
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, check=False)
+
+
+# ---------------------------------------------------------------------------------- --quick
+
+
+async def test_quick_play_seeks_shows_the_wait_and_sits_down_at_the_matched_table(
+        server: ServerProcess, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ratscrew.commands.join import quick_table
+
+    saved = SavedState(tmp_path / "online.json")
+    stranger = Player(server.url.replace("http://", "ws://") + "/ws/seek")
+    stranger.send({"type": "seek", "rules": "pagat", "players": 2, "name": "Stranger",
+                   "player_key": "stranger-key-Lq8Vt2Rx6Mz0Pk4Wn7Hd"})
+    assert stranger.wait_for("seeking")["waiting"] == 1
+    address = await asyncio.to_thread(quick_table, saved, server.url, "pagat", 2, "Tess")
+    matched = stranger.wait_for("matched")
+    stranger.close()
+    assert address == RoomAddress(server.url, matched["room"])
+    said = capsys.readouterr().err
+    assert "Looking for an opponent (pagat)" in said and "2 in the pool" in said
+    assert f"Matched with Stranger: room {address.code}" in said
+    app = OnlineApp(address, "Tess", saved=saved)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.seat is not None, "a seat at the matched table")
+        assert room(app)["rules"]["name"] == "pagat"
+
+
+def test_quick_play_refuses_what_has_no_pool_and_names_an_unreachable_server(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as bad_rules:
+        main(["join", "--quick", "--rules", "bmn", "--server", "http://127.0.0.1:9"])
+    assert bad_rules.value.code == 2 and "invalid choice: 'bmn'" in capsys.readouterr().err
+    message = refused(["join", "--quick", "--server", "http://127.0.0.1:9"], capsys)
+    assert message.startswith("cannot reach http://127.0.0.1:9 to seek a table")
+    message = refused(["join", "K7QPX2", "--quick", "--server", "http://127.0.0.1:9"], capsys)
+    assert "--quick finds the room itself" in message

@@ -169,10 +169,15 @@ def test_the_labs_settings_a_job_and_its_report(client: TestClient) -> None:
     assert seen[-1] == "done" and status["report"]["compared_to"]["changed"] == {"misslap_cards": 2}
 
 
+def test_the_quick_play_pools(client: TestClient) -> None:
+    pools = client.get("/api/pools").json()
+    assert len(pools["pools"]) == 10 and mismatches(pools, http.PoolsAnswer) == []
+
+
 def test_every_answer_type_is_checked_here() -> None:
     checked = {http.RoomCreated, http.PresetsAnswer, http.BotsAnswer, http.PlayerAnswer,
                http.LeaderboardAnswer, http.PlayerExported, http.PlayerImported, http.CodedError,
-               http.LabSettingsAnswer, http.LabJobStarted, http.LabJobStatus}
+               http.LabSettingsAnswer, http.LabJobStarted, http.LabJobStatus, http.PoolsAnswer}
     assert checked == set(http.HTTP_ANSWERS)
 
 

@@ -110,7 +110,7 @@ def result(seat: int, name: str, token: str | None, won: bool, reactions: tuple[
 
 
 def test_a_new_database_has_every_migration(store: Store) -> None:
-    assert store.schema_version == VERSION == 4
+    assert store.schema_version == VERSION == 5
 
 
 def test_reopening_keeps_everything_and_migrates_nothing(opener: Opener) -> None:

@@ -347,7 +347,25 @@ class LabJobStatus(TypedDict):
     error: NotRequired[str]
 
 
+# ---------------------------------------------------------------------------------- quick play
+
+
+class PoolInfo(TypedDict):
+    """One quick-play pool: its preset and table size, who waits in it and who plays from it."""
+
+    rules: str
+    players: int
+    waiting: int
+    playing: int
+
+
+class PoolsAnswer(TypedDict):
+    """``GET /api/pools``: every quick-play pool (issue 50)."""
+
+    pools: list[PoolInfo]
+
+
 HTTP_ANSWERS: tuple[type, ...] = (RoomCreated, PresetsAnswer, BotsAnswer, LeaderboardAnswer, PlayerAnswer,
                                   PlayerExported, PlayerImported, CodedError, LabSettingsAnswer,
-                                  LabJobStarted, LabJobStatus)
+                                  LabJobStarted, LabJobStatus, PoolsAnswer)
 """Every HTTP answer typed here, in the order docs/protocol.md describes them."""

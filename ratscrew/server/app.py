@@ -22,6 +22,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from ratscrew.protocol.codec import MAX_FRAME_BYTES
+from ratscrew.server import quickplay
 from ratscrew.server.http.games import game_record, game_replay, leaderboard, leaderboard_page, replay_page
 from ratscrew.server.http.limits import (
     CrossSiteGuard,
@@ -30,6 +31,7 @@ from ratscrew.server.http.limits import (
 from ratscrew.server.http.offline import OFFLINE_ROUTES
 from ratscrew.server.http.pages import WEB_DIR, client_gone, http_error, store_unavailable
 from ratscrew.server.http.players import export_player, import_player, player_info, player_page
+from ratscrew.server.http.pools import ROUTES as QUICKPLAY_ROUTES
 from ratscrew.server.http.rooms import bots, create_room, home, presets, room_info, room_page
 from ratscrew.server.http.security import SecurityHeaders
 from ratscrew.server.lab.routes import ROUTES as LAB_ROUTES
@@ -128,6 +130,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             Route("/api/players/{player_id}", player_info),
             *LAB_ROUTES,
             *OFFLINE_ROUTES,  # issue 51: manifest, service worker, /play
+            *QUICKPLAY_ROUTES,  # issue 50: /api/pools, /ws/seek (before /ws/{code})
             WebSocketRoute("/ws/{code}", websocket_endpoint),
             Mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
         ],
@@ -137,6 +140,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         max_body_size=MAX_FRAME_BYTES,
     )
     app.state.server = server
+    quickplay.attach(app, server)  # issue 50
     app.add_middleware(CrossSiteGuard, allowed_origins=allowed_origins)
     app.state.lab = server.lab
     app.add_middleware(SecurityHeaders)

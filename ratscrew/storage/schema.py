@@ -10,7 +10,7 @@ columns or tables with the next ``since`` (and its data steps); nothing is renam
 so a database made at any earlier version migrates to the same schema as a new one.
 
 >>> len(MIGRATIONS)
-4
+5
 >>> any("DOUBLE PRECISION" in s for s in migration_statements("postgresql", 1))
 True
 >>> any("AUTOINCREMENT" in s for s in migration_statements("sqlite", 1))
@@ -31,7 +31,7 @@ from ratscrew.storage.records import StoreError
 
 DialectName = Literal["sqlite", "postgresql"]
 
-VERSION = 4
+VERSION = 5
 """The schema version this ratscrew writes."""
 
 metadata = sa.MetaData()
@@ -200,6 +200,29 @@ integrity_flags = table(  # one per player: the latest flag, cleared or not
     column("cleared_at", REAL, since=3),  # set when a moderator cleared it
     since=3,
 )
+seeks = table(  # quick play's pools, shared by every shard on PostgreSQL (issue 50)
+    "seeks",
+    column("player_id", sa.Text, primary_key=True, since=5),  # one row per player: one seek at a time
+    column("state", sa.Text, nullable=False, since=5),  # waiting | matched | gone
+    column("seek_id", sa.Text, since=5),  # the seek's socket, on the shard that holds it
+    column("shard", sa.Text, nullable=False, server_default=sa.text("''"), since=5),
+    column("rules", sa.Text, nullable=False, since=5),
+    column("players", sa.Integer, nullable=False, since=5),
+    column("arena", sa.Text, since=5),  # NULL: quick play
+    column("name", sa.Text, nullable=False, since=5),
+    column("rating", REAL, nullable=False, since=5),
+    column("standing", REAL, nullable=False, server_default=sa.text("0"), since=5),
+    column("sought_at", REAL, nullable=False, since=5),  # epoch s; its waves are counted from it
+    column("alive_at", REAL, nullable=False, server_default=sa.text("0"), since=5),  # its shard's last word
+    column("front", sa.Integer, nullable=False, server_default=sa.text("0"), since=5),
+    column("front_until", REAL, since=5),  # after a no-show: the next seek goes to the front
+    column("last_opponents", sa.Text, nullable=False, server_default=sa.text("'[]'"), since=5),
+    column("room", sa.Text, since=5),  # the matched table's room
+    column("seat", sa.Integer, since=5),
+    column("table_players", sa.Text, since=5),  # JSON: the table's seekers in seat order
+    since=5,
+    only="postgresql",
+)
 
 INDEXES: tuple[tuple[int, str, str, tuple[str, ...], DialectName | None], ...] = (
     (1, "results_by_player", "results", ("token_hash",), None),
@@ -207,6 +230,8 @@ INDEXES: tuple[tuple[int, str, str, tuple[str, ...], DialectName | None], ...] =
     (1, "rate_events_by_key", "rate_events", ("what", "address", "at"), "postgresql"),
     (2, "results_by_player_id", "results", ("player_id",), None),
     (3, "rating_updates_by_game", "rating_updates", ("game_id",), None),  # who met whom
+    (5, "seeks_by_pool", "seeks", ("state", "rules", "players"), "postgresql"),
+    (5, "seeks_by_seek", "seeks", ("seek_id",), "postgresql"),
 )
 """Each index: the version it appeared in, its name, table and columns, and ``only``."""
 

@@ -14,6 +14,7 @@ import { importPlayer, newKey, playerKey, rememberPlayerId, replaceKey, showYour
 import { isOfflineTable, roomTransport } from "./offline/transport.js";
 import { beep, setSound, soundOn } from "./sound.js";
 import { buzz, canVibrate, setVibration, vibrationOn } from "./vibrate.js";
+import { matchedPool, seekAgain } from "./quickplay.js";
 
 /** @typedef {import("./protocol").ServerMessage} Message */
 /** @typedef {import("./protocol").RoomMessage} RoomMessage */
@@ -53,6 +54,11 @@ const page = {
   /** @type {number | undefined} */ game: undefined,
 };
 
+/** the quick-play pool this room was matched from, if this tab came by "Play now" */
+const quickPool = matchedPool(code);
+/** whether this room's game has begun (a matched room that closes before it did seeks again) */
+let quickGameBegan = false;
+
 const socket = roomTransport(code, {  // a websocket, or the offline table's worker on /play
   onOpen() {
     setConnection(true);
@@ -61,12 +67,20 @@ const socket = roomTransport(code, {  // a websocket, or the offline table's wor
     const name = localStorage.getItem("ratscrew.name");
     if (localStorage.getItem(watchKey)) { session.joined = true; socket.send({ type: "watch" }); }
     else if (token && name) socket.send({ type: "join", name, token, player_key: playerKey() });
+    // matched by quick play: the seat is kept for this key, so the page sits down by itself
+    else if (quickPool && name && !session.joined) socket.send({ type: "join", name, player_key: playerKey() });
     else if (session.joined && session.seat === null) socket.send({ type: "watch" });
     else showJoin(true);
   },
   onMessage: handle,
   onClose(willRetry, reason) {
     setConnection(false, willRetry ? "reconnecting…" : reason ? `disconnected: ${reason}` : "disconnected");
+    // a matched table that closed before its game began (someone matched did not come): back
+    // to the pool, where this player goes to the front
+    if (!willRetry && quickPool && !quickGameBegan) {
+      seekAgain(quickPool);
+      location.assign("/");
+    }
   },
   onUnsent(_message, coming) {
     // said in full: the connection line at the page's top may be scrolled out of view
@@ -134,6 +148,7 @@ function announce(text) {
  * @param {number} arrivedAt
  */
 function handle(message, arrivedAt) {
+  if (message.type === "state") quickGameBegan = true;
   const update = session.receive(message, arrivedAt);
   if (update.outdated) {
     showError("This page is out of date: reload it.");
@@ -438,8 +453,9 @@ function renderRoom() {
   byId("lobby-wait").hidden = session.host || !showLobby;
   byId("start").textContent = over ? "Start the next game" : "Start the game";
   byId("ready-label").hidden = session.seat === null || !showLobby;
-  byId("rematch").hidden = !session.host;
-  byId("rematch-wait").hidden = session.host;
+  byId("rematch").hidden = !session.host || quickPool !== null;
+  byId("rematch-wait").hidden = session.host || quickPool !== null;
+  byId("play-again").hidden = quickPool === null;
   const seatsInput = byId("cfg-seats", HTMLInputElement);
   if (document.activeElement !== seatsInput) seatsInput.value = String(room.settings.seats);
   byId("cfg-pace", HTMLSelectElement).value = room.settings.pace;
@@ -863,6 +879,10 @@ openSeatsDialog.addEventListener("close", () => {
   const choice = openSeatsDialog.returnValue;
   if (choice === "bots") socket.send({ type: "start", open_seats: "bots", bot: byId("fill-level", HTMLSelectElement).value });
   else if (choice === "remove") socket.send({ type: "start", open_seats: "remove" });
+});
+byId("play-again").addEventListener("click", () => {
+  if (quickPool) seekAgain(quickPool);
+  location.assign("/");
 });
 byId("rematch").addEventListener("click", () => { session.over = null; byId("results").hidden = true; socket.send({ type: "rematch" }); });
 byId("to-lobby").addEventListener("click", () => { page.afterGame = "lobby"; renderRoom(); });
