@@ -53,8 +53,8 @@ def ratings(monkeypatch: pytest.MonkeyPatch) -> dict[str, float]:
     ids: dict[str, str] = {}
     original = seek_socket._seek_player
 
-    def seek_player(store: Any, seek: Any, *args: Any) -> tuple[str, float]:
-        player_id, rating = original(store, seek, *args)
+    async def seek_player(store: Any, seek: Any, *args: Any) -> tuple[str, float]:
+        player_id, rating = await original(store, seek, *args)
         ids[player_id] = seek.name
         return player_id, given.get(seek.name, rating)
 

@@ -39,7 +39,7 @@ from ratscrew.protocol.http import (
 from ratscrew.protocol.keys import MIN_DISTINCT_KEY_CHARACTERS, MIN_NEW_KEY_LENGTH, looks_random, valid_key
 from ratscrew.server.ladder.ranking import PROVISIONAL_GAMES, conservative
 from ratscrew.server.ladder.review import integrity_of
-from ratscrew.storage.records import PlayerRow
+from ratscrew.storage.records import NameTaken, PlayerRow, RateCounter
 from ratscrew.storage.roles import Store
 
 PUBLIC_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{12}")
@@ -58,6 +58,32 @@ GAMES_READ = 500
 def hash_key(key: str) -> str:
     """What the server keeps of a key: its SHA-256 (a stolen database holds no keys)."""
     return hashlib.sha256(key.encode()).hexdigest()
+
+
+async def known_player_counted(store: Store, key: str, new_players: RateCounter | None,
+                               address: str, now: float, per_hour: int) -> str | None:
+    """The public id of the player holding ``key`` if the store knows it (``None``: a key that
+    would make a new player). A new player is counted first against its address's limit
+    (``new_players`` allows ``per_hour`` an hour; ``None``: not counted); past it,
+    `ProtocolError` ``rate_limited``. Keys that would be refused are not counted."""
+    existing = await store.player_by_key_async(hash_key(key))
+    if (new_players is not None and looks_random(key) and existing is None
+            and not await new_players.allow_async(address, now)):
+        raise too_many_new_players(per_hour)
+    return existing.player_id if existing is not None and valid_key(key) else None
+
+
+async def enter_async(store: Store, key: str, name: str, known_id: str | None) -> str:
+    """The public id of the player joining (or seeking) with ``key`` under ``name``, entered in
+    the store: the key's name becomes ``name``. `ProtocolError` ``bad_key`` for a key that is
+    not one (or a new key that does not look random), ``name_taken`` when another key holds
+    the name: nothing changed then. ``known_id`` is `known_player_counted`'s answer."""
+    check_key(key, lambda: known_id is None)
+    try:
+        entered = await store.enter_player_async(hash_key(key), name, new_public_id())
+    except NameTaken:
+        raise ProtocolError("name_taken", name_taken_text(name)) from None
+    return entered.player_id
 
 
 def too_many_new_players(per_hour: int) -> ProtocolError:

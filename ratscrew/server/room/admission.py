@@ -40,12 +40,11 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from ratscrew.protocol import names
 from ratscrew.protocol.client_messages import PROTOCOL_VERSION, Join, Watch
 from ratscrew.protocol.codec import ProtocolError
-from ratscrew.protocol.keys import looks_random, valid_key
 from ratscrew.protocol.server_messages import ReplacedMessage, WelcomeMessage, error_message
 from ratscrew.server.ladder import players
 from ratscrew.server.room.lobby import MAX_WAITING_PEOPLE, MAX_WATCHERS, Seat
 from ratscrew.server.room.membership import Arrival, Member, hash_token
-from ratscrew.storage.records import NameTaken, RateCounter, StoreUnavailable
+from ratscrew.storage.records import RateCounter, StoreUnavailable
 
 if TYPE_CHECKING:
     from ratscrew.protocol.client_messages import ClientMessage
@@ -224,14 +223,11 @@ class Admission:
     async def _counted_key(self, message: Join, door: Door) -> str | None:
         """The player the join's key is, if the store knows it; a new player is counted
         against the address's limit first (keys that would be refused are not counted)."""
-        key = message.player_key
-        if key is None:
+        if message.player_key is None:
             return None
-        existing = await self.room.store.player_by_key_async(players.hash_key(key))
-        if (door.new_players is not None and looks_random(key) and existing is None
-                and not await door.new_players.allow_async(door.address, door.now)):
-            raise players.too_many_new_players(door.new_players_per_hour)
-        return existing.player_id if existing is not None and valid_key(key) else None
+        return await players.known_player_counted(self.room.store, message.player_key,
+                                                  door.new_players, door.address, door.now,
+                                                  door.new_players_per_hour)
 
     def _arrival(self, conn: Connection, member: Member | None, message: Join
                  ) -> tuple[Arrival, str | None]:
@@ -281,16 +277,9 @@ class Admission:
     async def _entered(self, message: Join, known_id: str | None) -> str | None:
         """The join's key entered in the store under the join's name: its public id (``None``
         for a guest). `ProtocolError` ``bad_key`` or ``name_taken``; nothing changed then."""
-        key = message.player_key
-        if key is None:
+        if message.player_key is None:
             return None
-        players.check_key(key, lambda: known_id is None)
-        try:
-            entered = await self.room.store.enter_player_async(
-                players.hash_key(key), message.name, players.new_public_id())
-        except NameTaken:
-            raise ProtocolError("name_taken", players.name_taken_text(message.name)) from None
-        return entered.player_id
+        return await players.enter_async(self.room.store, message.player_key, message.name, known_id)
 
     def _seat(self, conn: Connection, message: Join, arrival: Arrival, token_hash: str | None,
               player_id: str | None, reservation: Reservation | None) -> None:

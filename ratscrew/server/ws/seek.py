@@ -99,18 +99,19 @@ def _address(websocket: WebSocket) -> str:
     return limit_key(str(client[0])) if client else "unknown"
 
 
-def _seek_player(store: Store, seek: Seek, counter: RateCounter, address: str, now: float,
-                 per_hour: int) -> tuple[str, float]:
-    """The seeking key's player (entered as a join enters it) and rating under the seek's rules;
-    `ProtocolError` for a refused key or name, or a flagged player."""
-    players.admit_new_player(store, seek.player_key, counter, address, now, per_hour)
-    player_id = players.enter(store, seek.player_key, seek.name)
-    assert player_id is not None
-    flag = store.integrity_flag(player_id)
+async def _seek_player(store: Store, seek: Seek, counter: RateCounter, address: str, now: float,
+                       per_hour: int) -> tuple[str, float]:
+    """The seeking key's player (entered as a join enters it: `players.known_player_counted`
+    and `players.enter_async`) and rating under the seek's rules; `ProtocolError` for a
+    refused key or name, or a flagged player."""
+    known_id = await players.known_player_counted(store, seek.player_key, counter, address, now,
+                                                  per_hour)
+    player_id = await players.enter_async(store, seek.player_key, seek.name, known_id)
+    flag = await off_the_loop(store, store.integrity_flag, player_id)
     if flag is not None and flag.get("cleared_at") is None:
         raise ProtocolError("flagged", "seek: your play is being reviewed (an integrity flag), so "
                             "you cannot seek rated games until a moderator has looked at it")
-    return player_id, rating_of(store, player_id, seek.rules)
+    return player_id, await off_the_loop(store, rating_of, store, player_id, seek.rules)
 
 
 def rating_of(store: Store, player_id: str, rules: str) -> float:
@@ -185,8 +186,7 @@ async def _seek(server: SeekServer, seeking: Seeking, link: SocketLink, seek: Se
     if not await seeking.seek_counter.allow_async(address, now):
         raise ProtocolError("rate_limited", f"seek: at most {SEEKS_PER_MINUTE} seeks a minute from "
                             "your address; wait a minute")
-    player_id, rating = await off_the_loop(
-        server.store, _seek_player, server.store, seek, server.player_counter, address, now,
-        server.limits.players_per_hour)
+    player_id, rating = await _seek_player(server.store, seek, server.player_counter, address, now,
+                                           server.limits.players_per_hour)
     await seeking.service.seek(link, (seek.rules, seek.players, seek.arena), player_id, seek.name,
                                rating)
