@@ -8,7 +8,7 @@ to do, rather than risking the data in it.
 
 >>> store = SqliteStore(":memory:")
 >>> store.schema_version
-4
+5
 """
 
 from __future__ import annotations
