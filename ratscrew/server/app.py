@@ -49,6 +49,7 @@ from ratscrew.protocol.server_messages import PingMessage, ServerMessage, error_
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server.blocking import off_the_loop
+from ratscrew.server.http import arenas
 from ratscrew.server.http.limits import (
     CrossSiteGuard,
     OpenConnections,
@@ -1042,7 +1043,9 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         send_watch = asyncio.create_task(watch_sends(server.connections, server.limits))
         expiry = (None if idle is None
                   else asyncio.create_task(close_idle_rooms(server, idle)))
+        arena_sweep = asyncio.create_task(app.state.arenas.sweep())  # issue 50: final standings
         yield
+        arena_sweep.cancel()
         watcher.cancel()
         send_watch.cancel()
         if expiry is not None:
@@ -1082,6 +1085,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             Route("/api/players/{player_id}", player_info),
             *LAB_ROUTES,
             *OFFLINE_ROUTES,  # issue 51: manifest, service worker, /play
+            *arenas.ROUTES,  # issue 50: /arenas/ID, /api/arenas
             WebSocketRoute("/ws/{code}", websocket_endpoint),
             Mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
         ],
@@ -1091,6 +1095,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         max_body_size=MAX_FRAME_BYTES,
     )
     app.state.server = server
+    arenas.attach(app, server, WindowCounter)  # issue 50
     app.add_middleware(CrossSiteGuard, allowed_origins=allowed_origins)
     app.state.lab = server.lab
     app.add_middleware(SecurityHeaders)

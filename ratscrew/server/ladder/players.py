@@ -255,6 +255,7 @@ def player_page(store: Store, player_id: str) -> dict[str, Any] | None:
         "slaps": slaps_by_pattern(games),
         "export_hint": EXPORT_HINT,
         "integrity": integrity_of(store, player.player_id),  # issue 30
+        "arenas": store.player_arenas(player.player_id),  # issue 50: final standings
     }
 
 
