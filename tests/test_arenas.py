@@ -13,8 +13,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from ratscrew.server.app import create_app
-from ratscrew.server.http.arenas import ARENAS_PER_HOUR, ArenaService, Entered
+from ratscrew.server.http.arenas import ARENAS_PER_HOUR, ArenaService
 from ratscrew.server.ladder.players import hash_key
+from ratscrew.server.quickplay.pools import ArenaEntry
 from ratscrew.storage.records import SeatResult
 from ratscrew.storage.sqlite import SqliteStore
 
@@ -181,10 +182,10 @@ def test_the_pools_hear_who_may_enter_and_with_what_standing(client: TestClient,
     assert arenas.entry(arena_id, ids["Cy"]) == "arena_closed"
     assert arenas.entry("NoSuchAr", ids["Cy"]) == "unknown_arena"
     clock.t = START + 60
-    assert arenas.entry(arena_id, ids["Cy"]) == Entered(0.0, frozenset())
+    assert arenas.entry(arena_id, ids["Cy"]) == ArenaEntry(0.0, frozenset())
     arenas.matched("classic", 2, arena_id, "AAAAAA")
     a_game(store, "AAAAAA", "Cy", "Dee", ids=ids)
-    assert arenas.entry(arena_id, ids["Cy"]) == Entered(2.0, frozenset({ids["Dee"]}))
+    assert arenas.entry(arena_id, ids["Cy"]) == ArenaEntry(2.0, frozenset({ids["Dee"]}))
     store.flag_player(ids["Dee"], "classic", 1, ["flat"], 20)
     assert arenas.entry(arena_id, ids["Dee"]) == "flagged"
     clock.t = START + 60 + 1800

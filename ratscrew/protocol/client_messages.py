@@ -190,6 +190,28 @@ class Pong:
     id: int
 
 
+@dataclass(frozen=True)
+class Seek:
+    """Quick play (``/ws/seek``): wait in the pool of ``rules`` and ``players`` (or of arena
+    ``arena``) for a table of strangers. A key is required: quick play is rated."""
+
+    TYPE: ClassVar[str] = "seek"
+
+    rules: str
+    players: int
+    name: str
+    player_key: str
+    arena: str | None = field(default=None, metadata=LEFT_OUT)
+    """The arena entered by this seek (``None``: quick play)."""
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """Stop seeking (closing the socket does too)."""
+
+    TYPE: ClassVar[str] = "cancel"
+
+
 ClientMessage = (Join | Watch | Stand | Ready | Configure | SetSeat | MoveSeat | Kick | Start | Rematch
                  | Act | Pong | HistoryRequest)
 """Every message a client sends on a room's websocket."""
@@ -198,6 +220,19 @@ CLIENT_MESSAGES: tuple[type, ...] = get_args(ClientMessage)
 """Every client message, in the order docs/protocol.md lists them (the union's). On the wire each
 has its ``TYPE`` (`Act`: its ``kind``), and a field its ``"wire"`` name where the metadata gives
 one."""
+
+
+SeekClientMessage = Seek | Cancel
+"""Every message a client sends on the quick-play websocket, ``/ws/seek``."""
+
+SEEK_CLIENT_MESSAGES: tuple[type, ...] = get_args(SeekClientMessage)
+"""The members of `SeekClientMessage`, in the order docs/protocol.md lists them."""
+
+POOL_RULES: tuple[str, ...] = ("classic", "northwest", "pagat", "ratscrew", "paranoid")
+"""The presets that have quick-play pools (Beggar-my-neighbour, with no slaps, has none)."""
+POOL_PLAYERS: tuple[int, ...] = (2, 4)
+"""The table sizes that have quick-play pools."""
+_ARENA_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 # ---------------------------------------------------------------------------------- fields
@@ -384,6 +419,55 @@ def parse_client_message(frame: str | bytes) -> ClientMessage:
             time_limit_ms=_time_limit(f),
         )
     raise ProtocolError("bad_message", f"unknown message type {kind[:40]!r}")
+
+
+def parse_seek_message(frame: str | bytes) -> SeekClientMessage:
+    """Validate one frame of ``/ws/seek`` (docs/protocol.md, "Quick play"). A ruleset that is
+    not a preset is ``bad_rules``; a preset or table size without a pool (custom rules, ``bmn``,
+    3 players) is ``no_pool``; a missing or malformed key ``bad_key``.
+
+    >>> parse_seek_message('{"type": "seek", "rules": "pagat", "players": 4, "name": "Ann", '
+    ...                    '"player_key": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"}').players
+    4
+    >>> parse_seek_message('{"type": "seek", "rules": "bmn", "players": 2, "name": "Ann", '
+    ...                    '"player_key": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc"}')  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ratscrew.protocol.codec.ProtocolError: seek: quick play has pools for classic, ... not bmn
+    """
+    data = decode_json(frame)
+    kind = data.get("type")
+    if kind == "cancel":
+        _Fields("cancel", data, set())
+        return Cancel()
+    if kind != "seek":
+        raise ProtocolError("bad_message", "on /ws/seek a message is seek or cancel, not "
+                            f"{str(kind)[:40]!r}")
+    f = _Fields("seek", data, {"rules", "players", "name", "player_key", "arena"})
+    rules = f.text("rules", limit=MAX_RULES_TEXT) or ""
+    if rules not in PRESET_NAMES:
+        if "=" in rules or "\n" in rules:
+            raise ProtocolError("no_pool", "seek: quick play is played under a preset's rules, "
+                                "never custom ones (make a room for friends to play those)")
+        raise ProtocolError("bad_rules", f"seek: unknown preset {rules[:40]!r}; the pools are "
+                            f"{', '.join(POOL_RULES)}")
+    if rules not in POOL_RULES:
+        raise ProtocolError("no_pool", f"seek: quick play has pools for {', '.join(POOL_RULES)}; "
+                            f"not {rules}")
+    players = f.integer("players", MIN_SEATS, MAX_SEATS)
+    if players not in POOL_PLAYERS:
+        raise ProtocolError("no_pool", f"seek: the pools seat {' or '.join(map(str, POOL_PLAYERS))}"
+                            f" players, not {players}")
+    assert players is not None
+    name = clean_name(f.text("name", limit=200) or "")
+    key = data.get("player_key")
+    if not isinstance(key, str) or not _PLAYER_KEY.fullmatch(key):
+        raise ProtocolError("bad_key", "seek: quick play is rated, so a seek needs a player_key "
+                            "(20 to 64 letters, digits, - or _; the page and ratscrew join make one)")
+    arena = f.text("arena", required=False, limit=64) if data.get("arena") is not None else None
+    if arena is not None and not _ARENA_ID.fullmatch(arena):
+        raise ProtocolError("unknown_arena", "seek: that is not an arena's id")
+    return Seek(rules=rules, players=players, name=name, player_key=key, arena=arena)
 
 
 def _time_limit(f: _Fields) -> int | None:

@@ -39,7 +39,8 @@ PublicEvent = NewType("PublicEvent", dict[str, Any])
 
 ErrorCode = Literal["bad_json", "bad_message", "not_host", "not_seated", "wrong_phase", "bad_rules",
                     "bad_token", "bad_key", "name_taken", "illegal", "rate_limited", "flood",
-                    "unavailable", "room_full", "server"]
+                    "unavailable", "room_full", "server", "no_pool", "already_seeking",
+                    "flagged", "unknown_arena", "arena_closed"]
 """Every ``error`` code (docs/protocol.md, "Errors")."""
 Status = Literal["player", "waiting", "watching"]
 """What a connection is in its room (docs/protocol.md, "Seating")."""
@@ -356,6 +357,46 @@ class NoticeMessage(TypedDict):
     code: NoticeCode
     message: str
 
+
+# ---------------------------------------------------------------------------------- quick play
+
+
+class SeekingMessage(TypedDict):
+    """On ``/ws/seek``: you wait in this pool, with ``waiting`` seekers in all (you too); sent at
+    once and whenever the pool changes."""
+
+    type: Literal["seeking"]
+    rules: str
+    players: int
+    waiting: int
+    arena: NotRequired[str]
+
+
+class MatchedPlayer(TypedDict):
+    """One player of a matched table, in seat order."""
+
+    name: str
+    player_id: str
+    rating: float
+
+
+class MatchedMessage(TypedDict):
+    """On ``/ws/seek``: a table was made for you; open ``url`` (or join ``room``) with your
+    player key to take ``seat``. The socket closes after it."""
+
+    type: Literal["matched"]
+    room: str
+    url: str
+    seat: int
+    players: list[MatchedPlayer]
+    arena: NotRequired[str]
+
+
+SeekServerMessage = SeekingMessage | MatchedMessage | ErrorMessage
+"""Every message the server sends on the quick-play websocket, ``/ws/seek``."""
+
+SEEK_SERVER_MESSAGES: tuple[type, ...] = get_args(SeekServerMessage)
+"""The members of `SeekServerMessage`, in the order docs/protocol.md describes them."""
 
 ServerMessage = (WelcomeMessage | RoomMessage | LobbyChangeMessage | StateMessage | JudgementMessage
                  | GameOverMessage | HistoryMessage | PingMessage | KickedMessage | ReplacedMessage

@@ -163,7 +163,7 @@ def declarations() -> str:
     ]
     for name, spelled in OPAQUE.items():
         out += [f"export type {name} = {spelled};", ""]
-    queue: list[type] = list(server_messages.SERVER_MESSAGES)
+    queue: list[type] = [*server_messages.SERVER_MESSAGES, *server_messages.SEEK_SERVER_MESSAGES]
     for alias, name in named.items():  # an alias of TypedDicts (HistoryEntry) declares them too
         out += [f"export type {name} = {typescript_type(alias, {}, queue.append)};", ""]
     done: set[type] = set()
@@ -178,9 +178,15 @@ def declarations() -> str:
     out += ["/** Every message the server sends on a room's websocket. */",
             "export type ServerMessage =",
             *(f"  | {cls.__name__}" for cls in server_messages.SERVER_MESSAGES), "  ;", ""]
-    for cls in client_messages.CLIENT_MESSAGES:
+    out += ["/** Every message the server sends on the quick-play websocket, /ws/seek. */",
+            "export type SeekServerMessage =",
+            *(f"  | {cls.__name__}" for cls in server_messages.SEEK_SERVER_MESSAGES), "  ;", ""]
+    for cls in (*client_messages.CLIENT_MESSAGES, *client_messages.SEEK_CLIENT_MESSAGES):
         out += _client_message(cls, named)
     out += ["/** Every message a client sends on a room's websocket. */",
             "export type ClientMessage =",
             *(f"  | {cls.__name__}Message" for cls in client_messages.CLIENT_MESSAGES), "  ;", ""]
+    out += ["/** Every message a client sends on the quick-play websocket, /ws/seek. */",
+            "export type SeekClientMessage =",
+            *(f"  | {cls.__name__}Message" for cls in client_messages.SEEK_CLIENT_MESSAGES), "  ;", ""]
     return "\n".join(out).rstrip("\n") + "\n"

@@ -48,6 +48,7 @@ from ratscrew.protocol.codec import MAX_FRAME_BYTES, ProtocolError, decode_json,
 from ratscrew.protocol.server_messages import PingMessage, ServerMessage, error_message
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
+from ratscrew.server import quickplay
 from ratscrew.server.blocking import off_the_loop
 from ratscrew.server.http import arenas
 from ratscrew.server.http.limits import (
@@ -58,6 +59,7 @@ from ratscrew.server.http.limits import (
     limit_key,
 )
 from ratscrew.server.http.offline import OFFLINE_ROUTES, WORKER_SCRIPT, content_security_policy
+from ratscrew.server.http.pools import ROUTES as QUICKPLAY_ROUTES
 from ratscrew.server.lab.jobs import LabService
 from ratscrew.server.lab.routes import ROUTES as LAB_ROUTES
 from ratscrew.server.ladder import players, ranking, ratings
@@ -1085,6 +1087,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             Route("/api/players/{player_id}", player_info),
             *LAB_ROUTES,
             *OFFLINE_ROUTES,  # issue 51: manifest, service worker, /play
+            *QUICKPLAY_ROUTES,  # issue 50: /api/pools, /ws/seek (before /ws/{code})
             *arenas.ROUTES,  # issue 50: /arenas/ID, /api/arenas
             WebSocketRoute("/ws/{code}", websocket_endpoint),
             Mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
@@ -1095,7 +1098,8 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         max_body_size=MAX_FRAME_BYTES,
     )
     app.state.server = server
-    arenas.attach(app, server, WindowCounter)  # issue 50
+    arenas.attach(app, server, WindowCounter,  # issue 50
+                  quickplay.attach(app, server, WindowCounter, TokenBucket))
     app.add_middleware(CrossSiteGuard, allowed_origins=allowed_origins)
     app.state.lab = server.lab
     app.add_middleware(SecurityHeaders)

@@ -35,8 +35,10 @@ from ratscrew.arenas.scoring import TABLE_SIZES, GameResult, Standing, standings
 from ratscrew.protocol.codec import ProtocolError, decode_json
 from ratscrew.protocol.keys import valid_key
 from ratscrew.protocol.names import clean
+from ratscrew.server.blocking import off_the_loop
 from ratscrew.server.http.limits import limit_key
 from ratscrew.server.ladder import players
+from ratscrew.server.quickplay.pools import ArenaEntry, PoolKey, QuickPlay
 from ratscrew.storage.records import ArenaRow, RateCounter
 from ratscrew.storage.roles import Store
 from ratscrew.storage.sql import Conflict
@@ -237,15 +239,6 @@ def new_arena_id() -> str:
     return secrets.token_urlsafe(6)
 
 
-@dataclass(frozen=True)
-class Entered:
-    """What an arena says of a seek that enters it: the player's score and whom it just met
-    (quick play's ``ArenaEntry`` is made from it)."""
-
-    standing: float
-    last_opponents: frozenset[str]
-
-
 class ArenaService:
     """The server's arenas: creation, summaries, entry of seekers, tables made, final standings.
     ``now``: the wall clock (epoch seconds; tests give a fake one)."""
@@ -331,8 +324,6 @@ class ArenaService:
 
     async def sweep(self, every_s: float = SWEEP_S) -> None:
         """Finish due arenas every ``every_s`` seconds, until cancelled (the server's task)."""
-        from ratscrew.server.blocking import off_the_loop
-
         while True:
             await asyncio.sleep(every_s)
             try:
@@ -342,7 +333,7 @@ class ArenaService:
 
     # ---------------------------------------------------------------------- the pools' hooks
 
-    def entry(self, arena_id: str, player_id: str) -> Entered | str:
+    def entry(self, arena_id: str, player_id: str) -> ArenaEntry | str:
         """Whether ``player_id`` may seek in the arena now: its score and last opponents, or
         an error code (``unknown_arena``; ``arena_closed``: not running, before its start or
         after its end; ``flagged``: the player's integrity flag is not cleared)."""
@@ -357,7 +348,7 @@ class ArenaService:
         rows = self.store.arena_results(arena.arena_id, arena.ends_at)
         table = standings(results_of(rows), arena.players)
         mine = next((s for s in table if s.player_id == player_id), None)
-        return Entered(float(mine.score) if mine else 0.0, last_opponents(rows, player_id))
+        return ArenaEntry(float(mine.score) if mine else 0.0, last_opponents(rows, player_id))
 
     def matched(self, rules: str, table: int, arena_id: str | None, code: str) -> bool:
         """A table was made in pool (``rules``, ``table``, ``arena_id``): record its room as
@@ -459,12 +450,41 @@ ROUTES = [
 ]
 
 
-def attach(app: Any, server: Any, window_counter: Callable[[int, float], RateCounter]) -> ArenaService:
+def attach(app: Any, server: Any, window_counter: Callable[[int, float], RateCounter],
+           pools: QuickPlay | None = None) -> ArenaService:
     """Give ``app`` its arenas (``app.state.arenas``): creations counted per address in the
     database when several processes share it, else in memory (``window_counter``: the app's
-    in-memory counter)."""
+    in-memory counter); with quick play's ``pools``, arena seeks enter through
+    `ArenaService.entry` and the tables made for them are recorded (`ArenaService.matched`)."""
     counter = (server.store.rate_counter("arenas", ARENAS_PER_HOUR, 3600.0)
                or window_counter(ARENAS_PER_HOUR, 3600.0))
     service = ArenaService(server.store, counter)
     app.state.arenas = service
+    if pools is not None:
+        wire_pools(service, pools)
     return service
+
+
+def wire_pools(service: ArenaService, pools: QuickPlay) -> None:
+    """Set quick play's arena hooks to ``service`` (store calls off the event loop where the
+    database is across the network)."""
+    async def entry(arena_id: str, player_id: str) -> ArenaEntry | str:
+        said = await off_the_loop(service.store, service.entry, arena_id, player_id)
+        return said if isinstance(said, str) else ArenaEntry(said.standing, said.last_opponents)
+
+    recording: set[asyncio.Task[bool]] = set()
+
+    def matched(key: PoolKey, code: str, seekers: Sequence[Any]) -> None:
+        rules, table, arena_id = key
+        if arena_id is None:
+            return
+        if not service.store.writes_off_the_loop:
+            service.matched(rules, table, arena_id, code)
+            return
+        task = asyncio.get_running_loop().create_task(
+            off_the_loop(service.store, service.matched, rules, table, arena_id, code))
+        recording.add(task)
+        task.add_done_callback(recording.discard)
+
+    pools.arena_entry = entry
+    pools.on_matched = matched

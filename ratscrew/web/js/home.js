@@ -2,6 +2,7 @@
 /** The home page: create a room (rules, seats, bots, pace, judging) or join one by code. */
 import { byId, el, fetchJson } from "./dom.js";
 import { playerKey, showYourPage } from "./identity.js";
+import { MATCH_ITEM, seekTable, takeSeekAgain, waited } from "./quickplay.js";
 
 /** @type {{name: string, summary: string, max_players: number}[]} */
 let presets = [];
@@ -88,6 +89,107 @@ byId("join").addEventListener("submit", (event) => {
   if (code) location.assign(`/r/${code}`);
 });
 
+// ------------------------------------------------------------------ Play now (quick play)
+
+/** @type {{rules: string, players: number, waiting: number, playing: number}[]} */
+let pools = [];
+/** @type {{cancel: () => void} | null} */
+let seeking = null;
+/** @type {ReturnType<typeof setInterval> | undefined} */
+let waitTimer;
+
+function chosenPool() {
+  return { rules: byId("quick-rules", HTMLSelectElement).value,
+    players: Number(byId("quick-players", HTMLSelectElement).value) };
+}
+
+function describePool() {
+  const { rules, players } = chosenPool();
+  const pool = pools.find((p) => p.rules === rules && p.players === players);
+  byId("quick-pools").textContent = pool
+    ? `${pool.waiting} waiting, ${pool.playing} playing at ${rules} tables of ${players}.` : "";
+}
+
+async function loadPools() {
+  try { pools = (await fetchJson("/api/pools")).pools; } catch { return; }
+  const select = byId("quick-rules", HTMLSelectElement);
+  if (!select.options.length) {
+    for (const rules of new Set(pools.map((p) => p.rules))) {
+      const option = /** @type {HTMLOptionElement} */ (el("option", "", rules));
+      option.value = rules;
+      select.append(option);
+    }
+  }
+  describePool();
+}
+
+/** @param {boolean} on */
+function showWaiting(on) {
+  byId("quick", HTMLFormElement).hidden = on;
+  byId("quick-wait").hidden = !on;
+  clearInterval(waitTimer);
+}
+
+function playNow() {
+  const name = byId("quick-name", HTMLInputElement).value.trim();
+  if (!name) {
+    byId("quick-error").textContent = "Type a name: it is how the table knows you.";
+    byId("quick-name").focus();
+    return;
+  }
+  localStorage.setItem("ratscrew.name", name);
+  const pool = chosenPool();
+  byId("quick-error").textContent = "";
+  showWaiting(true);
+  const started = performance.now();
+  let waiting = 1;
+  const say = () => {
+    byId("quick-wait-text").textContent = `Looking for ${pool.players - 1 === 1 ? "an opponent" : `${pool.players - 1} opponents`}`
+      + ` (${pool.rules}) · ${waited((performance.now() - started) / 1000)} · ${waiting} in the pool`;
+  };
+  say();
+  waitTimer = setInterval(say, 1000);
+  byId("quick-cancel").focus();
+  seeking = seekTable({ ...pool, name, playerKey: playerKey() }, {
+    onSeeking(count) { waiting = count; say(); },
+    onMatched(matched) {
+      clearInterval(waitTimer);
+      sessionStorage.setItem(MATCH_ITEM, JSON.stringify({ ...pool, room: matched.room }));
+      byId("quick-wait-text").textContent = "Table found: sitting down…";
+      location.assign(matched.url);
+    },
+    onError(message) {
+      showWaiting(false);
+      seeking = null;
+      byId("quick-error").textContent = message;
+      loadPools();
+    },
+  });
+}
+
+byId("quick").addEventListener("submit", (event) => { event.preventDefault(); playNow(); });
+byId("quick-cancel").addEventListener("click", () => {
+  seeking?.cancel();
+  seeking = null;
+  showWaiting(false);
+  byId("play-now").focus();
+  loadPools();
+});
+byId("quick-rules").addEventListener("change", describePool);
+byId("quick-players").addEventListener("change", describePool);
+
+async function startQuickPlay() {
+  byId("quick-name", HTMLInputElement).value = localStorage.getItem("ratscrew.name") ?? "";
+  await loadPools();
+  const again = takeSeekAgain();
+  if (again && pools.some((p) => p.rules === again.rules && p.players === again.players)) {
+    byId("quick-rules", HTMLSelectElement).value = again.rules;
+    byId("quick-players", HTMLSelectElement).value = String(again.players);
+    playNow();
+  }
+}
+
 playerKey();  // the key is made on the first visit, to be sent in every join
 showYourPage();
 load();
+startQuickPlay();

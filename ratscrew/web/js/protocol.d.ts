@@ -6,7 +6,7 @@ export type EventKind = "card_played" | "cards_burned" | "challenge_lost" | "cha
 
 export type PublicEvent = { kind: EventKind; at: number; seat: number | null; [field: string]: any };
 
-export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "room_full" | "server";
+export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "room_full" | "server" | "no_pool" | "already_seeking" | "flagged" | "unknown_arena" | "arena_closed";
 
 export type Status = "player" | "waiting" | "watching";
 
@@ -156,6 +156,31 @@ export interface NoticeMessage {
   message: string;
 }
 
+/**
+ * On ``/ws/seek``: you wait in this pool, with ``waiting`` seekers in all (you too); sent at
+ * once and whenever the pool changes.
+ */
+export interface SeekingMessage {
+  type: "seeking";
+  rules: string;
+  players: number;
+  waiting: number;
+  arena?: string;
+}
+
+/**
+ * On ``/ws/seek``: a table was made for you; open ``url`` (or join ``room``) with your
+ * player key to take ``seat``. The socket closes after it.
+ */
+export interface MatchedMessage {
+  type: "matched";
+  room: string;
+  url: string;
+  seat: number;
+  players: MatchedPlayer[];
+  arena?: string;
+}
+
 /** A state of the history: its events and lines (and the kinds of the room's notes). */
 export interface StateEntry {
   game: number;
@@ -280,6 +305,13 @@ export interface SeatResultInfo {
   by_time_out: number;
 }
 
+/** One player of a matched table, in seat order. */
+export interface MatchedPlayer {
+  name: string;
+  player_id: string;
+  rating: number;
+}
+
 /** A slap pattern the rules allow, what it means, and a pile that shows it. */
 export interface PatternExample {
   name: string;
@@ -333,6 +365,13 @@ export type ServerMessage =
   | ReplacedMessage
   | ErrorMessage
   | NoticeMessage
+  ;
+
+/** Every message the server sends on the quick-play websocket, /ws/seek. */
+export type SeekServerMessage =
+  | SeekingMessage
+  | MatchedMessage
+  | ErrorMessage
   ;
 
 /** Sit down (or take a seat back with ``token``). */
@@ -421,6 +460,24 @@ export interface HistoryRequestMessage {
   since: number | null;
 }
 
+/**
+ * Quick play (``/ws/seek``): wait in the pool of ``rules`` and ``players`` (or of arena
+ * ``arena``) for a table of strangers. A key is required: quick play is rated.
+ */
+export interface SeekMessage {
+  type: "seek";
+  rules: string;
+  players: number;
+  name: string;
+  player_key: string;
+  arena?: string;
+}
+
+/** Stop seeking (closing the socket does too). */
+export interface CancelMessage {
+  type: "cancel";
+}
+
 /** Every message a client sends on a room's websocket. */
 export type ClientMessage =
   | JoinMessage
@@ -436,4 +493,10 @@ export type ClientMessage =
   | ActMessage
   | PongMessage
   | HistoryRequestMessage
+  ;
+
+/** Every message a client sends on the quick-play websocket, /ws/seek. */
+export type SeekClientMessage =
+  | SeekMessage
+  | CancelMessage
   ;

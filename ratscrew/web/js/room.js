@@ -16,6 +16,7 @@ import { PROTOCOL_VERSION } from "./net.js";
 import { isOfflineTable, roomTransport } from "./offline/transport.js";
 import { beep, setSound, soundOn } from "./sound.js";
 import { buzz, canVibrate, setVibration, vibrationOn } from "./vibrate.js";
+import { matchedPool, seekAgain } from "./quickplay.js";
 
 /** @typedef {import("./protocol").ServerMessage} Message */
 /** @typedef {import("./protocol").RoomMessage} RoomMessage */
@@ -64,6 +65,9 @@ const page = {
   /** @type {number | undefined} */ game: undefined,
 };
 
+/** the quick-play pool this room was matched from, if this tab came by "Play now" */
+const quickPool = matchedPool(code);
+
 const socket = roomTransport(code, {  // a websocket, or the offline table's worker on /play
   onOpen() {
     setConnection(true);
@@ -73,6 +77,8 @@ const socket = roomTransport(code, {  // a websocket, or the offline table's wor
     const name = localStorage.getItem("ratscrew.name");
     if (localStorage.getItem(watchKey)) { page.joined = true; socket.send({ type: "watch" }); }
     else if (token && name) socket.send({ type: "join", name, token, player_key: playerKey() });
+    // matched by quick play: the seat is kept for this key, so the page sits down by itself
+    else if (quickPool && name && !page.joined) socket.send({ type: "join", name, player_key: playerKey() });
     else if (page.joined && page.seat === null) socket.send({ type: "watch" });
     else showJoin(true);
   },
@@ -491,8 +497,9 @@ function renderRoom() {
   byId("lobby-wait").hidden = page.host || !showLobby;
   byId("start").textContent = over ? "Start the next game" : "Start the game";
   byId("ready-label").hidden = page.seat === null || !showLobby;
-  byId("rematch").hidden = !page.host;
-  byId("rematch-wait").hidden = page.host;
+  byId("rematch").hidden = !page.host || quickPool !== null;
+  byId("rematch-wait").hidden = page.host || quickPool !== null;
+  byId("play-again").hidden = quickPool === null;
   const seatsInput = byId("cfg-seats", HTMLInputElement);
   if (document.activeElement !== seatsInput) seatsInput.value = String(room.settings.seats);
   byId("cfg-pace", HTMLSelectElement).value = room.settings.pace;
@@ -916,6 +923,10 @@ openSeatsDialog.addEventListener("close", () => {
   const choice = openSeatsDialog.returnValue;
   if (choice === "bots") socket.send({ type: "start", open_seats: "bots", bot: byId("fill-level", HTMLSelectElement).value });
   else if (choice === "remove") socket.send({ type: "start", open_seats: "remove" });
+});
+byId("play-again").addEventListener("click", () => {
+  if (quickPool) seekAgain(quickPool);
+  location.assign("/");
 });
 byId("rematch").addEventListener("click", () => { page.over = null; byId("results").hidden = true; socket.send({ type: "rematch" }); });
 byId("to-lobby").addEventListener("click", () => { page.afterGame = "lobby"; renderRoom(); });
