@@ -23,3 +23,15 @@ test("the clock counts to the start, then to the end, then says whether the stan
 test("an arena in one line", () => {
   assert.equal(arenaLine(arena), "pagat · 4 players · 5 minutes");
 });
+
+test("an arena's table goes back to the arena, and asks it once to seek again", async () => {
+  const { againUrl, seekAgain, takeSeekAgain } = await import("../../ratscrew/web/js/quickplay.js");
+  const items = new Map();
+  const store = { getItem: (k) => items.get(k) ?? null, setItem: (k, v) => items.set(k, v), removeItem: (k) => items.delete(k) };
+  assert.equal(againUrl({ rules: "classic", players: 2, arena: "x7Kp2-Qa" }), "/arenas/x7Kp2-Qa");
+  assert.equal(againUrl({ rules: "classic", players: 2 }), "/");
+  assert.equal(againUrl(null), "/");
+  seekAgain({ rules: "classic", players: 2, room: "AQXTRZ", arena: "x7Kp2-Qa" }, store);
+  assert.deepEqual(takeSeekAgain(store), { rules: "classic", players: 2, arena: "x7Kp2-Qa" });
+  assert.equal(takeSeekAgain(store), null);
+});

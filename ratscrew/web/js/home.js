@@ -182,7 +182,7 @@ async function startQuickPlay() {
   byId("quick-name", HTMLInputElement).value = localStorage.getItem("ratscrew.name") ?? "";
   await loadPools();
   const again = takeSeekAgain();
-  if (again && pools.some((p) => p.rules === again.rules && p.players === again.players)) {
+  if (again && !again.arena && pools.some((p) => p.rules === again.rules && p.players === again.players)) {
     byId("quick-rules", HTMLSelectElement).value = again.rules;
     byId("quick-players", HTMLSelectElement).value = String(again.players);
     playNow();
