@@ -31,6 +31,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from ratscrew.arenas import ARENA_RULES, MAX_MINUTES, MAX_STARTS_IN_S, MIN_MINUTES
 from ratscrew.arenas.scoring import TABLE_SIZES, GameResult, Standing, standings
 from ratscrew.protocol.codec import ProtocolError, decode_json
 from ratscrew.protocol.keys import valid_key
@@ -47,10 +48,6 @@ log = logging.getLogger("ratscrew.server")
 
 WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 
-ARENA_RULES = ("classic", "northwest", "pagat", "ratscrew", "paranoid")
-"""The presets an arena may be played under (the real presets, as quick play's pools)."""
-MIN_MINUTES, MAX_MINUTES = 5, 120
-MAX_STARTS_IN_S = 86_400
 ARENAS_PER_HOUR = 5
 """Arenas one address may create in an hour (``POST /api/arenas``)."""
 RECENT_S = 86_400.0
@@ -241,9 +238,10 @@ def new_arena_id() -> str:
 
 class ArenaService:
     """The server's arenas: creation, summaries, entry of seekers, tables made, final standings.
+    ``counter``: creations per address (``None``: not counted, the operator's command);
     ``now``: the wall clock (epoch seconds; tests give a fake one)."""
 
-    def __init__(self, store: Store, counter: RateCounter,
+    def __init__(self, store: Store, counter: RateCounter | None = None,
                  now: Callable[[], float] = time.time) -> None:
         self.store = store
         self.counter = counter
@@ -394,7 +392,7 @@ async def create_arena(request: Request) -> JSONResponse:
     except ArenaError as error:
         return _coded(400, error.code, str(error))
     address = limit_key(str(request.client[0])) if request.client else "unknown"
-    if not await service.counter.allow_async(address, time.monotonic()):
+    if service.counter is not None and not await service.counter.allow_async(address, time.monotonic()):
         return _coded(429, "rate_limited", f"at most {ARENAS_PER_HOUR} arenas an hour from one "
                       "address; try again later")
     known = await server.store.player_by_key_async(players.hash_key(wanted.player_key))
