@@ -41,10 +41,10 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scripted import running_server  # noqa: E402
+from scripted import running_server
 
-from ratscrew.arenas.scoring import GameResult, standings  # noqa: E402
-from ratscrew.protocol.keys import new_key  # noqa: E402
+from ratscrew.arenas.scoring import GameResult, standings
+from ratscrew.protocol.keys import new_key
 
 
 @dataclass
@@ -283,7 +283,7 @@ def main() -> int:
               f"p90 {percentile(crowded, 0.9):.2f} s over {len(crowded)} seeks")
     else:
         print(f"no seek was made with >= {args.crowd} seeking at once")
-    print(f"final standings ({shown['final'] and 'stored' or 'NOT final'}, {len(shown['standings'])} "
+    print(f"final standings ({'stored' if shown['final'] else 'NOT final'}, {len(shown['standings'])} "
           f"players) equal the points recomputed from the stored games: {same}")
     for error in figures.errors[:5]:
         print(f"error: {error}")
