@@ -57,6 +57,8 @@ class Figures:
     seeking_now: int = 0
     most_seeking: int = 0
     errors: list[str] = field(default_factory=list)
+    unmatched_at_end: int = 0
+    """Seeks still waiting when the arena ended."""
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -104,14 +106,19 @@ class ArenaPlayer:
                 await ws.send(json.dumps({"type": "seek", "rules": self.arena["rules"],
                                           "players": self.arena["players"], "name": self.name,
                                           "player_key": self.key, "arena": self.arena["id"]}))
-                async for raw in ws:
-                    message = json.loads(raw)
-                    if message["type"] == "matched":
-                        return message, sent, crowded
-                    if message["type"] == "error":
-                        if message.get("code") == "arena_closed":
-                            return None
-                        raise RuntimeError(f"seek refused: {message}")
+                # the page stops seeking when the arena ends (the server also closes such seeks)
+                async with asyncio.timeout(max(1.0, self.arena["ends_at"] - time.time())):
+                    async for raw in ws:
+                        message = json.loads(raw)
+                        if message["type"] == "matched":
+                            return message, sent, crowded
+                        if message["type"] == "error":
+                            if message.get("code") == "arena_closed":
+                                return None
+                            raise RuntimeError(f"seek refused: {message}")
+            except TimeoutError:
+                self.figures.unmatched_at_end += 1
+                return None
             finally:
                 figures.seeking_now -= 1
         raise RuntimeError("the seek socket closed before a table was found")
@@ -271,7 +278,7 @@ def main() -> int:
         "crowded_seek_to_seat_median_s": round(statistics.median(crowded), 2) if crowded else None,
         "crowded_seek_to_seat_p90_s": round(percentile(crowded, 0.9), 2) if crowded else None,
         "standings_equal_stored_games": same, "standings_lines": len(shown["standings"]),
-        "errors": len(figures.errors),
+        "errors": len(figures.errors), "unmatched_at_end": figures.unmatched_at_end,
     }
     print(f"ran {played_s:.0f} s: {tables:.0f} games; games per player min {games_each[0]}, median "
           f"{statistics.median(games_each):g}, max {games_each[-1]} (every player played: {everyone})")

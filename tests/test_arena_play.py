@@ -83,16 +83,20 @@ def play(client: TestClient, matched: dict[str, dict[str, Any]], resign_in_order
             if room["phase"] == "lobby":
                 sockets[host].send_json({"type": "start"})
         for ws in sockets.values():
-            receive(ws, "state", lambda m: m.get("phase", "playing") == "playing")
+            receive(ws, "state")
         for name in resign_in_order:  # each resignation seen before the next is sent
-            seat = welcomes[name]["seat"]
             sockets[name].send_json({"type": "resign"})
-            receive(sockets[name], "state", lambda m, seat=seat: m["observation"]["status"][seat] != "in")
+            receive(sockets[name], "state", resigned(welcomes[name]["seat"]))
         for ws in sockets.values():
             receive(ws, "game_over")
     finally:
         for ws in sockets.values():
             ws.__exit__(None, None, None)
+
+
+def resigned(seat: int) -> Callable[[dict[str, Any]], bool]:
+    """A state that shows ``seat`` out of the game."""
+    return lambda message: bool(message["observation"]["status"][seat] != "in")
 
 
 def standings(client: TestClient, arena: dict[str, Any]) -> list[tuple[int, str, int, int, int, int]]:
@@ -134,3 +138,18 @@ def test_a_seek_for_an_unknown_or_cancelled_arena_is_refused(client: TestClient,
                           "player_key": KEYS["Ann"], "arena": arena_id})
             refused = ws.receive_json()
             assert refused["type"] == "error" and refused["code"] == "unknown_arena"
+
+
+def test_a_seek_still_waiting_when_the_arena_ends_is_told_and_taken_out(client: TestClient) -> None:
+    arena = new_arena(client)
+    service = client.app.state.arenas  # type: ignore[attr-defined]
+    with client.websocket_connect("/ws/seek") as ws:
+        ws.send_json({"type": "seek", "rules": "classic", "players": 2, "name": "Ann",
+                      "player_key": KEYS["Ann"], "arena": arena["id"]})
+        assert receive(ws, "seeking")["waiting"] == 1
+        assert client.portal.call(service.close_ended_seeks) == 0  # type: ignore[union-attr]  # running
+        service.now = lambda: arena["ends_at"]
+        assert client.portal.call(service.close_ended_seeks) == 1  # type: ignore[union-attr]
+        closed = receive(ws, "error")
+        assert closed["code"] == "arena_closed" and f"/arenas/{arena['id']}" in closed["message"]
+    assert client.app.state.seeking.service.pool_of == {}  # type: ignore[attr-defined]  # out of the pool

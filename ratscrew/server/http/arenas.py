@@ -36,6 +36,7 @@ from ratscrew.arenas.scoring import TABLE_SIZES, GameResult, Standing, standings
 from ratscrew.protocol.codec import ProtocolError, decode_json
 from ratscrew.protocol.keys import valid_key
 from ratscrew.protocol.names import clean
+from ratscrew.protocol.server_messages import error_message
 from ratscrew.server.blocking import off_the_loop
 from ratscrew.server.http.limits import limit_key
 from ratscrew.server.ladder import players
@@ -246,6 +247,9 @@ class ArenaService:
         self.store = store
         self.counter = counter
         self.now = now
+        self.pools: QuickPlay | None = None
+        """Quick play's pools, when wired (`wire_pools`): the sweep takes out seeks of arenas
+        that are no longer running."""
 
     # ---------------------------------------------------------------------- reads
 
@@ -326,8 +330,34 @@ class ArenaService:
             await asyncio.sleep(every_s)
             try:
                 await off_the_loop(self.store, self.finish_due)
+                await self.close_ended_seeks()
             except Exception:  # a database away for a moment: the next sweep tries again
                 log.exception("arenas: the sweep for finished arenas failed")
+
+    async def close_ended_seeks(self) -> int:
+        """Seekers on this process still waiting in the pool of an arena that is no longer
+        running are told (``arena_closed``) and taken out; how many."""
+        pools = self.pools
+        if pools is None:
+            return 0
+        running: dict[str, bool] = {}
+        closed = 0
+        for seek_id, key in list(pools.pool_of.items()):
+            arena_id = key[2]
+            if arena_id is None:
+                continue
+            if arena_id not in running:
+                arena = await off_the_loop(self.store, self.store.arena, arena_id)
+                running[arena_id] = arena is not None and state_of(arena, self.now()) == "running"
+            link = pools.links.get(seek_id)
+            if running[arena_id] or link is None:
+                continue
+            link.send(error_message("arena_closed", f"seek: arena {arena_id} is over; its standings "
+                                    f"are at /arenas/{arena_id}"))
+            link.close(1000, "the arena is over")
+            await pools.cancel(link)
+            closed += 1
+        return closed
 
     # ---------------------------------------------------------------------- the pools' hooks
 
@@ -358,6 +388,8 @@ class ArenaService:
         if arena is None or (arena.rules_name, arena.players) != (rules, table):
             log.warning("arena %s: a table in pool %s/%d is not the arena's; not counted",
                         arena_id, rules, table)
+            return False
+        if self.now() >= arena.ends_at:  # made after the end: its game would not count anyway
             return False
         self.store.add_arena_room(arena_id, code)
         return True
@@ -486,3 +518,4 @@ def wire_pools(service: ArenaService, pools: QuickPlay) -> None:
 
     pools.arena_entry = entry
     pools.on_matched = matched
+    service.pools = pools
