@@ -89,7 +89,8 @@ class ArenaPlayer:
                 matched = await self.seek()
                 if matched is None:
                     return
-                await self.play(matched)
+                async with asyncio.timeout(self.game_s * 4 + 120):  # a table that never ends
+                    await self.play(matched)
             except Exception as error:  # counted, and the player seeks again
                 self.figures.errors.append(f"{self.name}: {type(error).__name__}: {error}")
                 await asyncio.sleep(1.0)

@@ -4,7 +4,7 @@ For every preset and each bot level asked for (``casual``, which does not count 
 ``expert``, which remembers 26, by default), both engines play the same seeded games between
 four bots of that level; the table gives games/s side by side and the speed-up. The kernel's
 summaries are checked against the reference's on the games both played (the script stops if
-one differs). The reference is :func:`ratscrew.sim.kernel_reference.run_reference_game`: the
+one differs). The reference is :func:`ratscrew.sim.reference.run_reference_game`: the
 real engine driven by the bots, the kernel's specification (the ``--engine reference`` path of
 ``ratscrew sim`` plays the same games through a ``Table``, a little slower).
 
@@ -23,7 +23,7 @@ from one_core import pin_to_one_core
 from ratscrew.bots.profile import LEVELS, BotProfile
 from ratscrew.ruleset import Ruleset
 from ratscrew.sim.kernel import run_kernel_games, warm_up
-from ratscrew.sim.kernel_reference import run_reference_game
+from ratscrew.sim.reference import run_reference_game
 from ratscrew.sim.summary import GameSummary, game_seed
 
 TARGET_GAMES_PER_SECOND = 50_000

@@ -287,7 +287,8 @@ class Ruleset:
 
     @classmethod
     def presets(cls) -> tuple[str, ...]:
-        """The names of the shipped presets.
+        """The names of the shipped presets: one per file of ``ratscrew/presets/``, in the
+        order of their numbers (:mod:`ratscrew.presets`).
 
         >>> Ruleset.presets()
         ('classic', 'northwest', 'pagat', 'ratscrew', 'paranoid', 'bmn')
@@ -318,11 +319,50 @@ class Ruleset:
         )
 
 
-PRESET_NAMES = ("classic", "northwest", "pagat", "ratscrew", "paranoid", "bmn")
+PRESET_SUFFIX = ".toml"
+
+
+def _preset_order(file_name: str) -> tuple[float, str]:
+    """Where a preset file sorts: by its ``NN-`` number, then by name (see
+    :mod:`ratscrew.presets`).
+
+    >>> sorted(["60-bmn.toml", "mine.toml", "10-classic.toml"], key=_preset_order)
+    ['10-classic.toml', '60-bmn.toml', 'mine.toml']
+    """
+    number, dash, _ = file_name.partition("-")
+    return (int(number), file_name) if dash and number.isdigit() else (float("inf"), file_name)
+
+
+def _preset_name(file_name: str) -> str:
+    """The preset a file holds: its name without the ``NN-`` number and ``.toml``.
+
+    >>> _preset_name("10-classic.toml"), _preset_name("mine.toml")
+    ('classic', 'mine')
+    """
+    stem = file_name.removesuffix(PRESET_SUFFIX)
+    number, dash, rest = stem.partition("-")
+    return rest if dash and number.isdigit() else stem
+
+
+def _find_presets() -> dict[str, str]:
+    """Every preset file of the ``ratscrew/presets`` folder: name -> file name, in order. Read
+    from the package folder (not the ``ratscrew.presets`` module), so a copy of the package that
+    carries only the TOML files (the offline page's) finds them too."""
+    folder = resources.files("ratscrew").joinpath("presets")
+    files = sorted((entry.name for entry in folder.iterdir()
+                    if entry.name.endswith(PRESET_SUFFIX) and entry.is_file()), key=_preset_order)
+    return {_preset_name(file_name): file_name for file_name in files}
+
+
+_PRESET_FILES = _find_presets()
+
+PRESET_NAMES: tuple[str, ...] = tuple(_PRESET_FILES)
+"""The shipped presets' names, in order: one per file of ``ratscrew/presets/``
+(:mod:`ratscrew.presets`)."""
 
 
 def _preset_text(name: str) -> str:
-    return resources.files("ratscrew.presets").joinpath(f"{name}.toml").read_text("utf-8")
+    return resources.files("ratscrew").joinpath("presets", _PRESET_FILES[name]).read_text("utf-8")
 
 
 @functools.cache

@@ -12,13 +12,14 @@ import json
 import re
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from ratscrew.cards import Card
 from ratscrew.client.session import with_lobby_change
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, CardsBurned, ChallengeStarted, Event, Misslap, SlapWon
 from ratscrew.protocol.client_messages import Act, ClientMessage, Join, Pong, parse_room_request
+from ratscrew.protocol.server_messages import LobbyChangeMessage, RoomMessage
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Table
 from ratscrew.server.room.room import Room
@@ -86,11 +87,11 @@ class FakeConnection:
         """The room as this client knows it: the latest ``room`` message with the
         ``lobby_change`` messages since applied, as ``ratscrew join`` applies them."""
         last = max(n for n, m in enumerate(self.sent) if m["type"] == "room")
-        room = self.sent[last]
+        room = cast(RoomMessage, self.sent[last])
         for message in self.sent[last + 1:]:
             if message["type"] == "lobby_change":
-                room = with_lobby_change(room, message)
-        return room
+                room = with_lobby_change(room, cast(LobbyChangeMessage, message))
+        return dict(room)
 
     @property
     def version(self) -> int:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ratscrew.cli import main
+from ratscrew.ruleset import Ruleset
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -19,8 +20,7 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 def test_rules_list_names_every_preset(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "rules", "list")
     assert status == 0
-    assert [line.split()[0] for line in out.splitlines()] == [
-        "classic", "northwest", "pagat", "ratscrew", "paranoid", "bmn"]
+    assert [line.split()[0] for line in out.splitlines()] == list(Ruleset.presets())
 
 
 def test_rules_show_reads_like_table_rules(capsys: pytest.CaptureFixture[str]) -> None:

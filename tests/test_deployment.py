@@ -142,6 +142,51 @@ def test_through_nginx_rooms_on_two_shards_play_to_the_end_and_share_what_is_fin
     assert wins == {"Ann": 2, "Bob": 0}  # one game of each shard
 
 
+def test_quick_play_a_seeker_on_each_shard_meets_the_other_through_nginx_and_the_game_is_stored_once(
+        deployment: tuple[Nginx, dict[str, ServerProcess]]) -> None:
+    """Issue 50: one pool for every shard. Ann seeks on shard A and Bob on shard B (each
+    straight to its shard, so that each is on its own); the wave that pairs them makes the room on
+    one shard, both open it through nginx, and their game is stored once."""
+    proxy, shards = deployment
+    keys = {"Ann": "ann-key-Qm3xT9vLp2Zr7WbK4sYd8Hc", "Bob": "bob-key-Jt6Nq1FgX5uPe0RzVa9LwMk"}
+    seekers = {name: Player(shards[letter].url.replace("http://", "ws://") + "/ws/seek")
+               for name, letter in (("Ann", "A"), ("Bob", "B"))}
+    for name, seeker in seekers.items():
+        seeker.send({"type": "seek", "rules": "classic", "players": 2, "name": name,
+                     "player_key": keys[name]})
+        seeker.wait_for("seeking")
+    matched = {name: seeker.wait_for("matched") for name, seeker in seekers.items()}
+    code = matched["Ann"]["room"]
+    assert matched["Bob"]["room"] == code and code[0] in "AB"
+    assert proxy.get("/api/pools").json()["pools"][0] == {
+        "rules": "classic", "players": 2, "waiting": 0, "playing": 2}
+    seats = {}
+    for name in ("Ann", "Bob"):
+        player = proxy.player(code)
+        seats[player.join(name, player_key=keys[name])["seat"]] = player
+    assert sorted(seats) == [0, 1]
+    start_matched(seats)
+    resign(seats, 1)  # Bob gives up; Ann plays on until she has every card
+    play_cards(seats, cards=200)
+    finished = [m for m in seats[0].messages if m["type"] == "game_over"]
+    over = finished[0] if finished else seats[0].wait_for("game_over")
+    for player in [*seats.values(), *seekers.values()]:
+        player.close()
+    for _ in range(4):  # round robin: both shards read the one stored game
+        record = proxy.get(over["record_url"])
+        assert record.status_code == 200 and sorted(record.json()["names"]) == ["Ann", "Bob"]
+    player_id = matched["Ann"]["players"][matched["Ann"]["seat"]]["player_id"]
+    games = proxy.get(f"/api/players/{player_id}").json()["games"]
+    assert [game["id"] for game in games] == [over["game_id"]]
+
+
+def start_matched(seats: dict[int, Player]) -> None:
+    """Until the room side reserves seats for a matched table, its first player hosts it."""
+    seats[0].send({"type": "start"})
+    for player in seats.values():
+        player.wait_for("state")
+
+
 def test_kill_9_of_one_shard_leaves_the_other_playing_and_its_rooms_come_back(
         deployment: tuple[Nginx, dict[str, ServerProcess]], tmp_path: Path) -> None:
     proxy, shards = deployment

@@ -1,4 +1,4 @@
-"""The package's import graph: no circles, and no client importing the server.
+"""The package's import graph: no circles, the package's layers, and no client importing the server.
 
 The layers (docs/GUIDE's engine → protocol → server / clients) hold only if the imports say so:
 this reads every module's ``import`` statements (at module level and inside functions alike: a
@@ -6,7 +6,9 @@ lazy import is still a dependency) and checks two things. There is no import cir
 modules of ``ratscrew`` (a package's ``__init__`` importing its own submodules is how packages
 work and is not counted), and the clients (``ratscrew.client``, the terminal's online table and
 ``ratscrew join``) import nothing from ``ratscrew.server``: they speak to it only through
-``ratscrew.protocol``.
+``ratscrew.protocol``. And the layers of docs/architecture.md hold: the game's core below the
+bots, the bots below simulation and learning; the protocol below its clients and the server; the
+storage below the server; nothing imports the commands but the command line's entry point.
 """
 
 from __future__ import annotations
@@ -19,6 +21,47 @@ import ratscrew
 PACKAGE_ROOT = Path(ratscrew.__file__).parent
 CLIENT_MODULES = ("ratscrew.client", "ratscrew.tui", "ratscrew.commands.join")
 """The clients of the online server: these may not import ``ratscrew.server``."""
+
+
+CORE = ("cards", "patterns", "ruleset", "events", "observation", "engine", "runtime", "errors")
+"""The game itself (docs/GUIDE.md's layers from cards to runtime)."""
+ABOVE_THE_SERVER = ("server", "storage", "protocol", "client", "tui", "commands", "offline")
+LAYERS: dict[tuple[str, ...], tuple[str, ...]] = {
+    CORE: ("bots", "sim", "rl", *ABOVE_THE_SERVER),
+    ("bots",): ("sim", "rl", *ABOVE_THE_SERVER),
+    ("sim", "rl"): ABOVE_THE_SERVER,
+    ("protocol",): ("client", "tui", "server", "storage", "commands", "offline"),
+    ("client", "tui"): ("server", "storage", "commands"),
+    ("storage",): ("server", "client", "tui", "commands", "offline"),
+}
+"""Each group of top-level packages (or modules) of ``ratscrew`` and the ones it may not import:
+engine <- bots <- sim/rl; protocol <- client, tui, server; storage <- server."""
+ENTRY_POINTS = ("ratscrew.cli",)
+"""The only importers of ``ratscrew.commands`` outside it: the command line dispatches to them."""
+
+
+def _part(module: str) -> str:
+    """The top-level package or module of ``ratscrew`` a module is in: ``ratscrew.server.app`` ->
+    ``server``."""
+    return module.split(".")[1] if module.count(".") else ""
+
+
+def layer_breaches(graph: dict[str, set[str]]) -> list[str]:
+    """Every import the layers forbid, as ``importer imports imported``.
+
+    >>> layer_breaches({"ratscrew.engine": {"ratscrew.bots.agent"}, "ratscrew.bots.agent": set()})
+    ['ratscrew.engine imports ratscrew.bots.agent']
+    """
+    breaches = []
+    for module, targets in sorted(graph.items()):
+        for group, forbidden in LAYERS.items():
+            if _part(module) in group:
+                breaches += [f"{module} imports {target}" for target in sorted(targets)
+                             if _part(target) in forbidden]
+        if _part(module) != "commands" and module not in ENTRY_POINTS:
+            breaches += [f"{module} imports {target}" for target in sorted(targets)
+                         if _part(target) == "commands"]
+    return breaches
 
 
 def _module_name(path: Path) -> str:
@@ -139,3 +182,15 @@ def test_no_client_imports_the_server() -> None:
                        for target in targets if target.startswith("ratscrew.server"))
     assert offending == [], "clients speak to the server only through ratscrew.protocol: " + (
         "; ".join(offending))
+
+
+def test_every_layer_imports_only_the_layers_below_it() -> None:
+    breaches = layer_breaches(import_graph())
+    assert breaches == [], "imports from a lower layer to a higher one (docs/architecture.md): " + (
+        "; ".join(breaches))
+
+
+def test_the_layers_name_real_packages() -> None:
+    parts = {_part(module) for module in import_graph()}
+    named = {part for group, forbidden in LAYERS.items() for part in (*group, *forbidden)}
+    assert named <= parts, f"layers name what ratscrew does not have: {sorted(named - parts)}"

@@ -15,9 +15,9 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from piloting import screen_text, until
@@ -30,6 +30,7 @@ from ratscrew.client.address import RoomAddress
 from ratscrew.client.saved import SavedState
 from ratscrew.commands.join import bring_player
 from ratscrew.engine import Game
+from ratscrew.protocol.server_messages import ServerMessage, StateMessage
 from ratscrew.ruleset import Ruleset
 from ratscrew.tui.gamelog import GameLog, clock_label
 from ratscrew.tui.online import OnlineApp, ResignScreen, RoomScreen
@@ -81,10 +82,10 @@ class Heard:
     """Every message the app was sent (pings aside), recorded on the way in."""
 
     def __init__(self, app: OnlineApp) -> None:
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[Mapping[str, Any]] = []
         handle = app.link.on_message
 
-        def record(message: dict[str, Any], arrived: float) -> None:
+        def record(message: ServerMessage, arrived: float) -> None:
             self.messages.append(message)
             handle(message, arrived)
 
@@ -98,7 +99,7 @@ def cards_played(app: OnlineApp) -> int:
     return int(app.state["observation"]["cards_played"]) if app.state else -1
 
 
-def room(app: OnlineApp) -> dict[str, Any]:
+def room(app: OnlineApp) -> Mapping[str, Any]:
     """The latest ``room`` message (empty before the first)."""
     return app.room or {"seats": [{}, {}]}
 
@@ -424,7 +425,7 @@ async def test_a_watcher_sees_the_log_and_the_real_clock_and_has_no_resign(serve
         # more lines than the log shows: it opens at the newest
         assert len(said) > app.table_screen.query_one(GameLog).size.height
         await until(pilot, lambda: said[-1][:60] in screen_text(app), "the newest line in view")
-        observation = app.state["observation"] if app.state else {}
+        observation: Mapping[str, Any] = app.state["observation"] if app.state else {}
         clock = app.now_ms
         assert clock >= observation["now"] > 0
         shown = screen_text(app)
@@ -460,8 +461,9 @@ async def test_a_server_speaking_another_protocol_is_left_with_a_message(tmp_pat
     app = OnlineApp(RoomAddress("http://127.0.0.1:9", "K7QPX2"), "Tess",
                     saved=SavedState(tmp_path / "online.json"), connect=False)
     async with app.run_test() as pilot:
-        app.handle_message({"type": "welcome", "protocol": 2, "code": "K7QPX2", "seat": 0,
-                            "token": "t", "host": True, "name": "Tess"}, 0.0)
+        app.handle_message(cast(ServerMessage, {"type": "welcome", "protocol": 2, "code": "K7QPX2",
+                                                "seat": 0, "token": "t", "host": True,
+                                                "name": "Tess"}), 0.0)
         await pilot.pause()
     assert app.exit_message is not None and "protocol version 2" in app.exit_message
     assert "install the same ratscrew version" in app.exit_message
@@ -471,7 +473,7 @@ async def test_a_server_speaking_another_protocol_is_left_with_a_message(tmp_pat
 def test_a_key_press_answers_the_newest_state_on_screen_before_it(tmp_path: Path) -> None:
     app = OnlineApp(RoomAddress("http://127.0.0.1:9", "K7QPX2"), "Tess",
                     saved=SavedState(tmp_path / "online.json"), connect=False)
-    app.session.state = {"version": 8, "observation": {"over": False}}
+    app.session.state = cast(StateMessage, {"version": 8, "observation": {"over": False}})
     app.session.seat, app.session.status = 0, "player"
     sent: list[dict[str, Any]] = []
 
@@ -707,3 +709,39 @@ def test_the_real_join_command_sits_down_starts_plays_and_quits(server: ServerPr
         assert (state / "ratscrew" / "online.json").exists()
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, check=False)
+
+
+# ---------------------------------------------------------------------------------- --quick
+
+
+async def test_quick_play_seeks_shows_the_wait_and_sits_down_at_the_matched_table(
+        server: ServerProcess, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ratscrew.commands.join import quick_table
+
+    saved = SavedState(tmp_path / "online.json")
+    stranger = Player(server.url.replace("http://", "ws://") + "/ws/seek")
+    stranger.send({"type": "seek", "rules": "pagat", "players": 2, "name": "Stranger",
+                   "player_key": "stranger-key-Lq8Vt2Rx6Mz0Pk4Wn7Hd"})
+    assert stranger.wait_for("seeking")["waiting"] == 1
+    address = await asyncio.to_thread(quick_table, saved, server.url, "pagat", 2, "Tess")
+    matched = stranger.wait_for("matched")
+    stranger.close()
+    assert address == RoomAddress(server.url, matched["room"])
+    said = capsys.readouterr().err
+    assert "Looking for an opponent (pagat)" in said and "2 in the pool" in said
+    assert f"Matched with Stranger: room {address.code}" in said
+    app = OnlineApp(address, "Tess", saved=saved)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.seat is not None, "a seat at the matched table")
+        assert room(app)["rules"]["name"] == "pagat"
+
+
+def test_quick_play_refuses_what_has_no_pool_and_names_an_unreachable_server(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as bad_rules:
+        main(["join", "--quick", "--rules", "bmn", "--server", "http://127.0.0.1:9"])
+    assert bad_rules.value.code == 2 and "invalid choice: 'bmn'" in capsys.readouterr().err
+    message = refused(["join", "--quick", "--server", "http://127.0.0.1:9"], capsys)
+    assert message.startswith("cannot reach http://127.0.0.1:9 to seek a table")
+    message = refused(["join", "K7QPX2", "--quick", "--server", "http://127.0.0.1:9"], capsys)
+    assert "--quick finds the room itself" in message

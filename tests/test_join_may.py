@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 from ratscrew.client.address import RoomAddress
 from ratscrew.client.saved import SavedState
 from ratscrew.engine import Game
 from ratscrew.protocol.client_messages import PROTOCOL_VERSION
+from ratscrew.protocol.server_messages import ServerMessage
 from ratscrew.ruleset import Ruleset
 from ratscrew.tui.online import OnlineApp
 
@@ -19,9 +20,9 @@ def key_bar(app: OnlineApp) -> str:
     return str(app.table_screen.query_one("#keybar").render())
 
 
-def state(version: int, game: Game, seat: int) -> dict[str, Any]:
-    return {"type": "state", "version": version, "game": 1, "sent_at": game.now,
-            "observation": game.observe(seat), "events": [], "lines": []}
+def state(version: int, game: Game, seat: int) -> ServerMessage:
+    return cast(ServerMessage, {"type": "state", "version": version, "game": 1, "sent_at": game.now,
+                                "observation": game.observe(seat), "events": [], "lines": []})
 
 
 async def test_the_key_bar_says_when_the_engine_says_the_player_may_not_slap(tmp_path: Path) -> None:
@@ -30,8 +31,9 @@ async def test_the_key_bar_says_when_the_engine_says_the_player_may_not_slap(tmp
     app = OnlineApp(RoomAddress("http://127.0.0.1:9", "K7QPX2"), "Tess",
                     saved=SavedState(tmp_path / "online.json"), connect=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        app.handle_message({"type": "welcome", "protocol": PROTOCOL_VERSION, "code": "K7QPX2",
-                            "seat": 1, "token": "t", "host": False, "name": "Tess"}, 0.0)
+        app.handle_message(cast(ServerMessage, {"type": "welcome", "protocol": PROTOCOL_VERSION,
+                                                "code": "K7QPX2", "seat": 1, "token": "t",
+                                                "host": False, "name": "Tess"}), 0.0)
         game.play(0, at=0)
         app.handle_message(state(1, game, 1), 0.0)
         await pilot.pause()

@@ -31,7 +31,7 @@ from ratscrew.sim.kernel_compiled import (
     seed_words,
     shuffle_ranks,
 )
-from ratscrew.sim.kernel_reference import bot_seed, play_reference_game, run_reference_game
+from ratscrew.sim.reference import bot_seed, play_reference_game, play_table_game, run_reference_game
 
 CASUAL, BEGINNER = LEVELS["casual"], LEVELS["beginner"]
 PRESETS = tuple(Ruleset.presets())
@@ -189,9 +189,8 @@ def test_every_slap_goes_to_the_faster_hand() -> None:
 
 
 def test_the_project_reference_simulation_plays_the_same_games() -> None:
-    # The sim runner's reference path (BotAgent bots at a Table) is the same model: for every
-    # bot level, counting included, the kernel reproduces it game for game.
-    runner = pytest.importorskip("ratscrew.sim.runner")
+    # BotAgent bots at a runtime Table are the same model: for every bot level, counting
+    # included, the kernel reproduces them game for game.
     for preset in PRESETS:
         rules = Ruleset.preset(preset)
         for players in (2, 4):
@@ -199,4 +198,4 @@ def test_the_project_reference_simulation_plays_the_same_games() -> None:
                     LEVELS["expert"]][:players]
             seeds = list(range(8))
             kernel = run_kernel_games(rules, bots, seeds)
-            assert kernel == [runner.play_reference_game(rules, bots, seed) for seed in seeds]
+            assert kernel == [play_table_game(rules, bots, seed) for seed in seeds]

@@ -3,7 +3,7 @@
 For every preset, 6,000 seeded games (two to eight bots: every level, counting ones included,
 bots that slap blindly, and memoryless copies of the counting levels) are played by
 :func:`ratscrew.sim.kernel.run_kernel_games` and by
-:func:`ratscrew.sim.kernel_reference.run_reference_game`, which drives the real `Game` with the
+:func:`ratscrew.sim.reference.run_reference_game`, which drives the real `Game` with the
 same bots and the same random numbers; every `GameSummary` must be identical. Most games are
 cut at 120 cards (identically in both paths, reported ``unfinished``) so that the pure-Python
 side stays fast enough for CI; one in ten is played to 2,000 cards, long enough for the games
@@ -35,7 +35,7 @@ from ratscrew.events import CardsBurned, Event
 from ratscrew.patterns import PATTERNS
 from ratscrew.ruleset import Ruleset, TiePolicy
 from ratscrew.sim.kernel import kernel_supports, run_kernel_deal, run_kernel_games
-from ratscrew.sim.kernel_reference import play_reference_game, run_reference_game
+from ratscrew.sim.reference import play_reference_game, run_reference_game
 from ratscrew.sim.summary import GameSummary, game_seed
 
 GAMES_PER_PRESET = 6_000

@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from online import FakeConnection, FakeWall, make_room, pong_after
 
 from ratscrew.client.session import RoomSession
 from ratscrew.protocol.client_messages import Configure, Stand, Watch
+from ratscrew.protocol.server_messages import ServerMessage
 from ratscrew.server.room.lobby import PEOPLE_GAP_MS
 from ratscrew.server.room.room import Room
 
@@ -146,7 +147,7 @@ def test_applied_changes_end_with_the_rooms_own_list_for_everyone() -> None:
     session = RoomSession(room.code)
     session.connected()
     for message in ann.sent:
-        session.receive(message, 0.0)
+        session.receive(cast(ServerMessage, message), 0.0)
     assert session.room is not None
     # P0 took the new seat; P1, P4, P7 and later P5 stood up to watch; P8-P10 came last
     assert [w["name"] for w in session.room["waiting"]] == ["P2", "P3", "P6", "P8", "P9", "P10"]

@@ -144,3 +144,24 @@ def test_the_protocol_and_the_terminal_client_import_nothing_of_the_server() -> 
          "print(sorted(m for m in sys.modules if m.startswith('ratscrew.server')))"],
         capture_output=True, text=True, check=True, cwd=ROOT)
     assert found.stdout.strip() == "[]"
+
+
+def test_the_quick_play_messages_are_documented() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    part = _section(text, "## Quick play: `/ws/seek`", "## Limits")
+    for cls in server_messages.SEEK_SERVER_MESSAGES:
+        kind = get_type_hints(cls)["type"].__args__[0]
+        if kind == "error":
+            continue  # documented with the room's messages
+        body = part[part.index(f"### `{kind}`"):]
+        missing = [field for field in _fields(cls) if field.rsplit(".", 1)[-1] not in _named(body)]
+        assert not missing, f"{kind}: fields docs/protocol.md does not show: {missing}"
+    rows = {match[0]: match[1] for match in re.findall(r"^\| `([a-z_]+)` \| ([^|]*) \|", part, re.M)}
+    assert set(rows) == {_wire_type(cls) for cls in client_messages.SEEK_CLIENT_MESSAGES}
+    missing = [f"{kind}: {field.name}" for kind, cls in
+               ((_wire_type(cls), cls) for cls in client_messages.SEEK_CLIENT_MESSAGES)
+               for field in dataclasses.fields(cls) if field.name not in _named(rows[kind])]
+    assert not missing, f"seek fields the quick play table does not list: {missing}"
+    codes = set(get_args(server_messages.ErrorCode))
+    errors = _section(text, "## Errors", "## Quick play: `/ws/seek`")
+    assert codes <= _named(errors), f"error codes not in the Errors table: {codes - _named(errors)}"

@@ -17,8 +17,30 @@ def test_every_preset_loads_and_round_trips_through_toml(name: str) -> None:
     assert Ruleset.from_toml(rules.to_toml()) == rules
 
 
+GUIDE_ORDER = ("classic", "northwest", "pagat", "ratscrew", "paranoid", "bmn")
+
+
 def test_presets_are_listed_in_the_guide_order() -> None:
-    assert Ruleset.presets() == ("classic", "northwest", "pagat", "ratscrew", "paranoid", "bmn")
+    # A preset added later (a file in ratscrew/presets/) may come anywhere; the guide's keep their order.
+    assert tuple(name for name in Ruleset.presets() if name in GUIDE_ORDER) == GUIDE_ORDER
+
+
+def test_every_file_in_the_presets_folder_is_a_preset_named_like_its_file() -> None:
+    folder = Path(__file__).parent.parent / "ratscrew" / "presets"
+    files = sorted(folder.glob("*.toml"))
+    assert len(files) == len(Ruleset.presets())
+    for path in files:
+        name = path.stem.partition("-")[2] if path.stem[:1].isdigit() else path.stem
+        assert name in Ruleset.presets()
+        assert Ruleset.from_file(path) == Ruleset.preset(name) and Ruleset.preset(name).name == name
+
+
+def test_a_numbered_preset_file_is_listed_in_its_place(tmp_path: Path) -> None:
+    from ratscrew.ruleset import _preset_name, _preset_order
+
+    files = ["60-bmn.toml", "house.toml", "15-ours.toml", "10-classic.toml"]
+    assert [_preset_name(f) for f in sorted(files, key=_preset_order)] == [
+        "classic", "ours", "bmn", "house"]
 
 
 def test_unknown_preset_lists_the_choices() -> None:

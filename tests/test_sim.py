@@ -16,8 +16,10 @@ from ratscrew.bots.spec import parse_bot_spec
 from ratscrew.cli import main
 from ratscrew.ruleset import Ruleset
 from ratscrew.sim import runner
-from ratscrew.sim.runner import KernelUnavailableError, batches, play_reference_game, simulate
-from ratscrew.sim.stats import chi_square_sf, describe, seat_bias, summarize, wilson_interval
+from ratscrew.sim.intervals import describe, wilson_interval
+from ratscrew.sim.reference import play_table_game, run_reference_game
+from ratscrew.sim.runner import KernelUnavailableError, batches, simulate
+from ratscrew.sim.stats import chi_square_sf, seat_bias, summarize
 from ratscrew.sim.summary import GameSummary, game_seed
 
 CLASSIC = Ruleset.preset("classic")
@@ -68,14 +70,14 @@ def test_batches_cover_every_game_once() -> None:
 
 
 def test_a_reference_game_counts_slaps_and_misslaps_per_seat() -> None:
-    summary = play_reference_game(CLASSIC, (LEVELS["beginner"], LEVELS["expert"]), seed=4)
+    summary = run_reference_game(CLASSIC, (LEVELS["beginner"], LEVELS["expert"]), seed=4)
     assert summary.end_reason in ("all_cards", "cycle")
     assert sum(summary.slaps_won) > 0 and summary.duration_ms > 0
     assert summary.misslaps[0] >= 0 and len(summary.misslaps) == 2
 
 
 def test_a_cap_on_cards_leaves_the_game_unfinished() -> None:
-    summary = play_reference_game(CLASSIC, EXPERTS, seed=4, max_cards=10)
+    summary = run_reference_game(CLASSIC, EXPERTS, seed=4, max_cards=10)
     assert (summary.winner, summary.end_reason, summary.cards_played) == (None, "unfinished", 10)
 
 
@@ -89,7 +91,7 @@ def fake_kernel(monkeypatch: pytest.MonkeyPatch, supports: bool) -> list[int]:
     def run_kernel_games(rules: Ruleset, profiles: Sequence[BotProfile],
                          seeds: Sequence[int], max_cards: int) -> list[GameSummary]:
         calls.extend(seeds)
-        return [play_reference_game(rules, profiles, s, max_cards) for s in seeds]
+        return [run_reference_game(rules, profiles, s, max_cards) for s in seeds]
 
     module = types.ModuleType("ratscrew.sim.kernel")
     module.kernel_supports = lambda rules, profiles: supports  # type: ignore[attr-defined]
@@ -276,12 +278,11 @@ def test_ray_backend_gives_the_same_results_as_local_processes() -> None:
 def test_table_bots_play_exactly_the_kernels_specification(preset: str) -> None:
     """The kernel's pure-Python specification and the Table with BotAgents are one model: for
     every bot level, counting and blind slapping included, every game comes out identical."""
-    spec = pytest.importorskip("ratscrew.sim.kernel_reference")
     rules = Ruleset.preset(preset)
     profiles = (LEVELS["referee"], LEVELS["beginner"], LEVELS["skilled"],
                 LEVELS["expert"].with_changes(spam=0.2, anticipation_ms=50))
     for seed in range(6):
-        assert play_reference_game(rules, profiles, seed) == spec.run_reference_game(rules, profiles, seed)
+        assert play_table_game(rules, profiles, seed) == run_reference_game(rules, profiles, seed)
 
 
 def test_a_run_on_the_kernel_says_while_the_kernel_loads() -> None:

@@ -83,7 +83,7 @@ class CardMemory:
     """What a counting bot knows of each hand: ``None`` for an unknown card, else the card and
     the order in which it was learned. Holds at most ``capacity`` known cards: learning one
     more forgets the one learned longest ago that is still in a hand. (The simulation's
-    reference driver, :mod:`ratscrew.sim.kernel_reference`, uses this same class.)"""
+    reference driver, :mod:`ratscrew.sim.reference`, uses this same class.)"""
 
     def __init__(self, capacity: int, hand_sizes: Sequence[int]) -> None:
         self.capacity = capacity

@@ -3,7 +3,7 @@ order in which it draws its random numbers.
 
 Two pure-Python drivers use it: the table bot (:class:`ratscrew.bots.agent.BotAgent`, which
 learns what happened from its observation and the events) and the simulation kernel's reference
-(:mod:`ratscrew.sim.kernel_reference`, which asks the real `Game`). Each follows the events its
+(:mod:`ratscrew.sim.reference`, which asks the real `Game`). Each follows the events its
 own way (cards remembered, the card it foresaw) and hands :func:`replan` what they showed; the
 plan, and every random number behind it, comes from here. The compiled kernel
 (:mod:`ratscrew.sim.kernel_compiled`, numba) cannot call Python: it is a port of this model,

@@ -21,12 +21,13 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from ratscrew.client.address import RoomAddress
+from ratscrew.protocol.server_messages import ServerMessage
 
 FINAL_CLOSE_CODES = {4001: "replaced", 4404: "unknown room", 4410: "the room has closed", 1008: "refused"}
 """Close codes after which reconnecting cannot help."""
@@ -68,7 +69,7 @@ def fetch_room(address: RoomAddress, timeout: float = 10.0) -> dict[str, Any]:
     return data
 
 
-OnMessage = Callable[[dict[str, Any], float], None]
+OnMessage = Callable[[ServerMessage, float], None]
 
 
 class RoomLink:
@@ -184,7 +185,9 @@ class RoomLink:
             if message.get("type") == "ping":
                 await ws.send(json.dumps({"type": "pong", "id": message.get("id")}))
                 continue
-            self.on_message(message, arrived)
+            # the server builds each message as its type (ratscrew.protocol.server_messages);
+            # the session reads the fields with care all the same
+            self.on_message(cast(ServerMessage, message), arrived)
 
     @staticmethod
     async def _write(ws: ClientConnection, outbox: asyncio.Queue[str]) -> None:

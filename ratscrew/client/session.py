@@ -23,16 +23,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from ratscrew.protocol import PROTOCOL_VERSION
+from ratscrew.protocol.server_messages import (
+    ErrorMessage,
+    GameOverMessage,
+    HistoryMessage,
+    JudgementMessage,
+    LobbyChangeMessage,
+    NoticeMessage,
+    RoomMessage,
+    ServerMessage,
+    StateMessage,
+    Status,
+    WelcomeMessage,
+)
 
 ItemKind = Literal["line", "judgement", "divider", "notice"]
 Tone = Literal["info", "warning", "error", "judgement"]
-Status = Literal["player", "waiting", "watching"]
+STATUSES: tuple[Status, ...] = ("player", "waiting", "watching")
 
 
-def with_lobby_change(room: Mapping[str, Any], change: Mapping[str, Any]) -> dict[str, Any]:
+def with_lobby_change(room: RoomMessage, change: LobbyChangeMessage) -> RoomMessage:
     """The ``room`` message as a ``lobby_change`` leaves it: the waiting list without the
     positions ``left`` and with ``joined`` after the rest, and the new ``spectators`` count
     (docs/protocol.md; the page's ``js/lobby.js`` does the same).
@@ -48,9 +61,11 @@ def with_lobby_change(room: Mapping[str, Any], change: Mapping[str, Any]) -> dic
             if n not in left]
     joined = change.get("joined")
     spectators = change.get("spectators")
-    return {**room, "waiting": kept + [entry for entry in (joined if isinstance(joined, list) else [])
-                                       if isinstance(entry, dict)],
-            "spectators": spectators if isinstance(spectators, int) else room.get("spectators", 0)}
+    changed = room.copy()
+    changed["waiting"] = kept + [entry for entry in (joined if isinstance(joined, list) else [])
+                                 if isinstance(entry, dict)]
+    changed["spectators"] = spectators if isinstance(spectators, int) else room.get("spectators", 0)
+    return changed
 
 
 @dataclass(frozen=True)
@@ -201,7 +216,7 @@ class LogBook:
         return self._enter(game) + _event_lines(state.get("events"), state.get("lines"), game,
                                                  state.get("note_kinds")), None
 
-    def judgement(self, judgement: Mapping[str, Any]) -> list[LogItem]:
+    def judgement(self, judgement: JudgementMessage | Mapping[str, Any]) -> list[LogItem]:
         """A judgement arrived (live or from the history): drawn once."""
         text = str(judgement.get("text", ""))
         key = (_int_or_none(judgement.get("version")), text)
@@ -211,7 +226,7 @@ class LogBook:
         game = self._game(judgement.get("game"))
         return [*self._enter(game), LogItem("judgement", text, game, "judgement")]
 
-    def notice(self, notice: Mapping[str, Any]) -> list[LogItem]:
+    def notice(self, notice: NoticeMessage) -> list[LogItem]:
         """Something the server announced (``notice``): logged with its code as its kind."""
         text = sentence(str(notice.get("message", "")))
         return [LogItem("notice", text, self.game or 1, str(notice.get("code", "notice")))] if text else []
@@ -247,13 +262,14 @@ class RoomSession:
         self.name: str | None = None
         self.player_id: str | None = None
         """This player's public id on the server (its page is /players/ID), once welcomed."""
-        self.room: dict[str, Any] | None = None
-        self.state: dict[str, Any] | None = None
+        self.room: RoomMessage | None = None
+        """The latest ``room`` message, with the ``lobby_change`` messages since applied."""
+        self.state: StateMessage | None = None
         self.state_arrived = 0.0
         """When the latest state arrived (seconds, on the caller's monotonic clock)."""
-        self.over: dict[str, Any] | None = None
+        self.over: GameOverMessage | None = None
         """The latest ``game_over``, while the room's phase is ``over``."""
-        self.judgement: dict[str, Any] | None = None
+        self.judgement: JudgementMessage | None = None
         """The latest ``judgement``."""
         self.notice: Notice | None = None
         self.connections = 0
@@ -271,7 +287,7 @@ class RoomSession:
     @property
     def phase(self) -> str | None:
         """The room's phase: ``lobby``, ``playing``, ``over`` (``None`` before the first room)."""
-        phase = (self.room or {}).get("phase")
+        phase = self.room.get("phase") if self.room is not None else None
         return str(phase) if phase is not None else None
 
     @property
@@ -288,9 +304,10 @@ class RoomSession:
         """Who sits in each seat, as the table shows them: the room's seats, but while a finished
         game is shown, the names it was played by (a latecomer may have taken a bot's seat since).
         ``None`` for an open seat."""
-        seats = [s for s in (self.room or {}).get("seats", []) if isinstance(s, dict)]
+        seats = [s for s in (self.room.get("seats", []) if self.room is not None else [])
+                 if isinstance(s, dict)]
         names: list[str | None] = [str(s["name"]) if s.get("name") else None for s in seats]
-        results = (self.over or {}).get("results") if self.phase == "over" else None
+        results = self.over.get("results") if self.over is not None and self.phase == "over" else None
         for result in results if isinstance(results, list) else []:
             seat = _int_or_none(result.get("seat")) if isinstance(result, dict) else None
             if seat is not None and 0 <= seat < len(names) and result.get("name"):
@@ -298,9 +315,9 @@ class RoomSession:
         return names
 
     @property
-    def observation(self) -> dict[str, Any]:
+    def observation(self) -> Mapping[str, Any]:
         """The latest state's observation (empty before the first)."""
-        observation = (self.state or {}).get("observation")
+        observation = self.state.get("observation") if self.state is not None else None
         return observation if isinstance(observation, dict) else {}
 
     def now_ms(self, now: float) -> float:
@@ -324,42 +341,44 @@ class RoomSession:
         self._fresh_history = True
         self._history_asked = False
 
-    def receive(self, message: Mapping[str, Any], arrived: float) -> Update:
-        """One message from the room (``arrived``: when, on the caller's monotonic clock)."""
+    def receive(self, message: ServerMessage, arrived: float) -> Update:
+        """One message from the room (``arrived``: when, on the caller's monotonic clock). Its
+        fields are read with care all the same: a server of another version may leave some out."""
         update = Update()
-        kind = message.get("type")
-        if kind == "welcome":
+        if "type" not in message:  # not a message: ignored, like one of an unknown type
+            return update
+        if message["type"] == "welcome":
             self._welcome(message, update)
-        elif kind == "room":
+        elif message["type"] == "room":
             self._room(message, update)
-        elif kind == "lobby_change":
+        elif message["type"] == "lobby_change":
             if self.room is not None:  # a room message always comes first; an open room
                 self.room = with_lobby_change(self.room, message)  # screen redraws with it
-        elif kind == "state":
+        elif message["type"] == "state":
             self._state(message, arrived, update)
-        elif kind == "history":
+        elif message["type"] == "history":
             self._history(message, update)
-        elif kind == "judgement":
-            self.judgement = dict(message)
+        elif message["type"] == "judgement":
+            self.judgement = message.copy()
             update.log += self.log.judgement(message)
             self._say(update, "judgement", str(message.get("text", "")), "judgement")
-        elif kind == "notice":
+        elif message["type"] == "notice":
             items = self.log.notice(message)
             update.log += items
             if items:
                 self._say(update, str(items[0].event_kind), items[0].text, "info")
-        elif kind == "game_over":
-            self.over = dict(message)
+        elif message["type"] == "game_over":
+            self.over = message.copy()
             update.show_room = update.seating = True  # the finished table keeps its players' names
-        elif kind == "kicked":
+        elif message["type"] == "kicked":
             update.forget_token = True
             self.seat, self.host, self.status = None, False, "watching"
             update.seating = True
             self._say(update, "kicked", sentence(str(message.get("message", "the host removed you"))),
                       "error")
-        elif kind == "replaced":
+        elif message["type"] == "replaced":
             update.replaced = str(message.get("message", ""))
-        elif kind == "error":
+        elif message["type"] == "error":
             self._error(message, update)
         # other types are ignored, as the protocol asks
         return update
@@ -367,7 +386,7 @@ class RoomSession:
     def _say(self, update: Update, code: str, text: str, tone: Tone) -> None:
         self.notice = update.notice = Notice(code, text, tone)
 
-    def _welcome(self, message: Mapping[str, Any], update: Update) -> None:
+    def _welcome(self, message: WelcomeMessage, update: Update) -> None:
         protocol = message.get("protocol")
         if protocol != PROTOCOL_VERSION:
             update.leave = (f"the server speaks protocol version {protocol}, this ratscrew speaks "
@@ -381,8 +400,7 @@ class RoomSession:
         name = message.get("name")
         self.name = name if isinstance(name, str) else None
         status = message.get("status")
-        self.status = status if status in ("player", "waiting", "watching") else \
-            ("player" if self.seat is not None else "watching")
+        self.status = status if status in STATUSES else ("player" if self.seat is not None else "watching")
         token = message.get("token")
         if isinstance(token, str) and token:
             update.token = token
@@ -401,16 +419,16 @@ class RoomSession:
         return (f"No open seat in room {self.code} now: you will be dealt into the next game (the "
                 "host can open a seat for you).")
 
-    def _room(self, message: Mapping[str, Any], update: Update) -> None:
+    def _room(self, message: RoomMessage, update: Update) -> None:
         before = self._seating()
         was_seat, was_status = self.seat, self.status
-        self.room = dict(message)
+        self.room = message.copy()
         you = message.get("you")
         if isinstance(you, dict):
             self.seat = _int_or_none(you.get("seat"))
             self.host = bool(you.get("host"))
             status = you.get("status")
-            if status in ("player", "waiting", "watching"):
+            if status in STATUSES:
                 self.status = status
             elif self.seat is not None:
                 self.status = "player"
@@ -431,15 +449,14 @@ class RoomSession:
             update.show_room = True
 
     def _seating(self) -> tuple[Any, ...]:
-        room = self.room or {}
-        rules = room.get("rules")
-        seats = room.get("seats")
+        rules = self.room.get("rules") if self.room is not None else None
+        seats = self.room.get("seats") if self.room is not None else None
         return (rules.get("toml") if isinstance(rules, dict) else None, self.seat, self.status,
                 tuple((s.get("name"), s.get("kind"), s.get("bot"), s.get("connected"))
                       for s in seats if isinstance(s, dict)) if isinstance(seats, list) else ())
 
-    def _state(self, message: Mapping[str, Any], arrived: float, update: Update) -> None:
-        self.state, self.state_arrived = dict(message), arrived
+    def _state(self, message: StateMessage, arrived: float, update: Update) -> None:
+        self.state, self.state_arrived = message.copy(), arrived
         self._fresh_history = False
         items, missing = self.log.state(message)
         update.log += items
@@ -451,7 +468,7 @@ class RoomSession:
         if update.playing and self.seated and self.notice is not None and self.notice.code == "seated":
             self.notice, update.clear_notice = None, True  # "the next game deals you in": it has
 
-    def _history(self, message: Mapping[str, Any], update: Update) -> None:
+    def _history(self, message: HistoryMessage, update: Update) -> None:
         if self._fresh_history:
             self.log.reset()
             update.reset_log = True
@@ -461,7 +478,7 @@ class RoomSession:
         update.log += self.log.history(e for e in entries if isinstance(e, dict)) \
             if isinstance(entries, list) else []
 
-    def _error(self, message: Mapping[str, Any], update: Update) -> None:
+    def _error(self, message: ErrorMessage, update: Update) -> None:
         code = str(message.get("code", "error"))
         text = sentence(str(message.get("message", "refused")))
         if code in ("name_taken", "bad_key", "bad_token"):
@@ -483,8 +500,8 @@ class RoomSession:
 
 
 def replay(session: RoomSession, transcript: Sequence[Mapping[str, Any]]) -> list[Update]:
-    """Feed a recorded transcript to ``session``: each entry is a message from the room (its
-    arrival ``"at"`` in seconds, if recorded), or ``{"type": "connected"}`` where a
+    """Feed a recorded transcript to ``session``: each entry is a message from the room as it was
+    sent (its arrival ``"at"`` in seconds, if recorded), or ``{"type": "connected"}`` where a
     (re)connection opened. The updates, one per entry."""
     updates = []
     for message in transcript:
@@ -493,5 +510,6 @@ def replay(session: RoomSession, transcript: Sequence[Mapping[str, Any]]) -> lis
             updates.append(Update())
         else:
             at = message.get("at", 0.0)
-            updates.append(session.receive(message, float(at) if isinstance(at, (int, float)) else 0.0))
+            updates.append(session.receive(cast(ServerMessage, message),  # recorded from a server
+                                           float(at) if isinstance(at, (int, float)) else 0.0))
     return updates

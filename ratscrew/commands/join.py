@@ -6,6 +6,10 @@ the same table as ``ratscrew play`` opens, seated through the public websocket p
 (docs/protocol.md) exactly as a browser is: a seat, or (the room full, or its game on) waiting to
 be dealt into the next game while watching this one.
 
+``--quick`` seeks a table of strangers first (quick play, `ratscrew.client.quick`): the wait is
+shown on stderr, and once matched the table opens on the matched room, where the seat is kept
+for this computer's player key.
+
 ``--import-code`` brings a player from another device first (this computer plays as that player
 on that server from then on); ``--export-code`` prints the code that takes this computer's player
 to another device, and joins nothing.
@@ -19,11 +23,12 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from ratscrew.client.address import DEFAULT_SERVER, normalize_server, parse_room_address
+from ratscrew.client.address import DEFAULT_SERVER, RoomAddress, normalize_server, parse_room_address
 from ratscrew.client.link import RoomUnavailable, fetch_room
 from ratscrew.client.players import PlayerCodeError, export_code, import_player
+from ratscrew.client.quick import SeekFailed, seek_table
 from ratscrew.client.saved import SavedState, default_path
-from ratscrew.protocol.client_messages import clean_name
+from ratscrew.protocol.client_messages import POOL_PLAYERS, POOL_RULES, clean_name
 from ratscrew.protocol.codec import ProtocolError
 from ratscrew.tui.keys import ACTIONS, DEFAULT_KEYS, KeyConfigError, SeatKeys, key_label, normalize_key
 
@@ -61,6 +66,13 @@ def register(subparsers: Any) -> None:
                         help="your keys, e.g. 'play:space,slap:enter' (default: play a, slap s)")
     parser.add_argument("--colour-blind", "--color-blind", dest="colour_blind", action="store_true",
                         help="four-colour cards with suit letters")
+    parser.add_argument("--quick", action="store_true",
+                        help="quick play: wait for strangers near your rating (rated) and sit "
+                             "down at the table made for you; give the server with --server")
+    parser.add_argument("--rules", default="classic", choices=POOL_RULES,
+                        help="with --quick: the preset of the pool (default: classic)")
+    parser.add_argument("--players", default=2, type=int, choices=POOL_PLAYERS,
+                        help="with --quick: the table's size (default: 2)")
     parser.add_argument("--import-code", default=None, metavar="CODE",
                         help="play as your player from another device: the import code from "
                              "your player page there (or from --export-code in a terminal); "
@@ -155,22 +167,48 @@ def print_export_code(saved: SavedState, server: str) -> int:
     return 0
 
 
+def quick_table(saved: SavedState, server: str, rules: str, players: int, name: str) -> RoomAddress:
+    """``--quick``: seek on ``server`` until a table is made, showing the wait; its room."""
+    def show(line: str) -> None:
+        print(f"\r{line}  ", end="", file=sys.stderr, flush=True)
+
+    try:
+        address, matched = seek_table(server, rules, players, name, saved.player_key(server), show)
+    except SeekFailed as error:
+        print(file=sys.stderr)
+        raise JoinError(str(error)) from None
+    others = [p["name"] for p in matched["players"] if p["name"] != name]
+    print(f"\rMatched with {', '.join(others)}: room {address.code} ({address.page_url})",
+          file=sys.stderr)
+    return address
+
+
 def run(args: argparse.Namespace) -> int:
     saved = SavedState()
     if args.export_code:
         return print_export_code(saved, server_of(args))
-    if not args.room:
-        raise JoinError("name the room: ratscrew join CODE (or the room's link)")
-    address = parse_room_address(args.room, args.server)
-    keys = player_keys(args.keys)
-    if args.name is not None:
-        player_name(args.name, saved)  # a bad --name is refused before anything is done
-    try:
-        fetch_room(address)
-    except RoomUnavailable as error:
-        raise JoinError(str(error)) from None
-    imported = bring_player(saved, address.server, args.import_code) if args.import_code else None
-    name = player_name(args.name or imported, saved)
+    if args.quick:
+        if args.room or args.watch:
+            raise JoinError("--quick finds the room itself: give no room, and no --watch")
+        keys = player_keys(args.keys)
+        server = server_of(args)
+        imported = bring_player(saved, server, args.import_code) if args.import_code else None
+        name = player_name(args.name or imported, saved)
+        address = quick_table(saved, server, args.rules, args.players, name)
+    else:
+        if not args.room:
+            raise JoinError("name the room: ratscrew join CODE (or the room's link), or "
+                            "ratscrew join --quick")
+        address = parse_room_address(args.room, args.server)
+        keys = player_keys(args.keys)
+        if args.name is not None:
+            player_name(args.name, saved)  # a bad --name is refused before anything is done
+        try:
+            fetch_room(address)
+        except RoomUnavailable as error:
+            raise JoinError(str(error)) from None
+        imported = bring_player(saved, address.server, args.import_code) if args.import_code else None
+        name = player_name(args.name or imported, saved)
     from ratscrew.tui.online import OnlineApp  # Textual is imported only once the room is there
 
     app = OnlineApp(address, name, watch=bool(args.watch), keys=keys, colour_blind=args.colour_blind,

@@ -22,7 +22,8 @@ from ratscrew.bots.spec import parse_bot_spec
 from ratscrew.cli import CommandError
 from ratscrew.commands.sim import progress_bar, seat_bot_specs
 from ratscrew.ruleset import Ruleset
-from ratscrew.sim.lab import LabRun, describe_bot, run_lab
+from ratscrew.sim.figures import FIGURES, Figure, figure_at
+from ratscrew.sim.lab import REPORT_KEYS, LabRun, describe_bot, run_lab
 from ratscrew.sim.runner import KernelUnavailableError, default_workers
 
 DEFAULT_GAMES = 10_000
@@ -52,8 +53,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--workers", type=int, default=None,
                         help=f"worker processes (default: one per core, {default_workers()} here)")
     parser.add_argument("--json", action="store_true",
-                        help="print one JSON object: win_share, length, slaps_per_game, "
-                             "misslaps_per_game, memory_vs_speed, compared_to")
+                        help=f"print one JSON object: {', '.join(REPORT_KEYS)}")
     parser.add_argument("--plot", metavar="FILE", default=None,
                         help="also draw the win shares and game lengths, against the preset, "
                              "to FILE (PNG)")
@@ -146,18 +146,12 @@ def print_report(report: dict[str, Any], lab: LabRun, seconds: float) -> None:
         if changed:
             cells.append(_share(theirs[row["seat"]]) if row["seat"] in theirs else "0.0%")
         table.add_row(label, *cells)
-    rows = [("cards per game (mean)", ("length", "mean_cards"), "{:.0f}"),
-            ("minutes (median)", ("length", "median_minutes"), "{:.1f}"),
-            ("minutes (90th percentile)", ("length", "p90_minutes"), "{:.1f}"),
-            ("minutes (mean)", ("length", "mean_minutes"), "{:.1f}"),
-            ("slaps per game", ("slaps_per_game",), "{:.1f}"),
-            ("misslaps per game", ("misslaps_per_game",), "{:.1f}"),
-            ("memory beats speed by", ("memory_vs_speed", "difference"), "{:+.2f}")]
-    for label, path, fmt in rows:
-        cells = [_ci(_dig(report, path), fmt)]
+    for figure in FIGURES:
+        fmt = _format(figure)
+        cells = [_ci(figure_at(report, figure), fmt)]
         if changed:
-            cells.append(_ci(_dig(base, path), fmt))
-        table.add_row(label, *cells)
+            cells.append(_ci(figure_at(base, figure), fmt))
+        table.add_row(figure.short, *cells)
     console.print(table)
     memory = report["memory_vs_speed"]
     console.print(f"memory against speed: {memory['memory_bot']} against {memory['fast_bot']}; "
@@ -171,10 +165,15 @@ def print_report(report: dict[str, Any], lab: LabRun, seconds: float) -> None:
     console.print("bots: " + ", ".join(describe_bot(p) for p in dict.fromkeys(lab.profiles)))
 
 
-def _dig(data: dict[str, Any], path: tuple[str, ...]) -> dict[str, float]:
-    for key in path:
-        data = data[key]
-    return data
+def _format(figure: Figure) -> str:
+    """How the terminal writes the figure: its decimals, and a difference with its sign.
+
+    >>> from ratscrew.sim.figures import figure_named
+    >>> _format(figure_named("memory_vs_speed.difference")).format(0.1234)
+    '+0.12'
+    """
+    sign = "+" if figure.unit == "share difference" else ""
+    return f"{{:{sign}.{figure.digits}f}}"
 
 
 def draw(report: dict[str, Any], lab: LabRun, path: str) -> None:

@@ -22,6 +22,7 @@ from ratscrew.bots.profile import BotProfile
 from ratscrew.bots.spec import is_agent_spec, parse_bot_spec
 from ratscrew.cli import CommandError
 from ratscrew.ruleset import Ruleset
+from ratscrew.sim.figures import MEASURES
 from ratscrew.sim.ray_backend import RayUnavailableError
 from ratscrew.sim.runner import DEFAULT_MAX_CARDS, KernelUnavailableError, default_workers, simulate
 from ratscrew.sim.stats import SimReport, summarize
@@ -45,7 +46,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=None,
                         help=f"worker processes (default: one per core, {default_workers()} here)")
     parser.add_argument("--engine", choices=["auto", "reference", "kernel"], default="auto",
-                        help="reference: the real engine with Table bots; kernel: the compiled "
+                        help="reference: the real engine with the bots in Python; kernel: the compiled "
                              "kernel; auto: the kernel when it models these rules and bots")
     parser.add_argument("--backend", choices=["local", "ray"], default="local",
                         help="local processes, or a Ray cluster (pip install 'ratscrew[ray]')")
@@ -241,9 +242,11 @@ def print_report(report: SimReport) -> None:
     lengths = RichTable(show_edge=False, box=None, pad_edge=False)
     for column in ("game length", "mean", "median", "p95"):
         lengths.add_column(column, justify="left" if column == "game length" else "right")
-    for name, values, fmt in (("cards", report.cards, "{:.0f}"), ("piles won", report.tricks, "{:.0f}"),
-                              ("simulated minutes", report.minutes, "{:.1f}")):
-        lengths.add_row(name, *(fmt.format(values[k]) for k in ("mean", "median", "p95")))
+    for name, values in (("cards", report.cards), ("tricks", report.tricks),
+                         ("minutes", report.minutes)):
+        measure = MEASURES[name]
+        lengths.add_row(measure.label, *(f"{values[k]:.{measure.digits}f}"
+                                         for k in ("mean", "median", "p95")))
     console.print(lengths)
     console.print(f"slaps per game {report.slaps_per_game:.2f}, "
                   f"misslaps per game {report.misslaps_per_game:.2f}")

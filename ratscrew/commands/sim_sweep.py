@@ -21,12 +21,14 @@ from ratscrew.bots.profile import BotProfile
 from ratscrew.bots.spec import TUNABLE, coerce_parameter
 from ratscrew.commands.sim import add_run_options, progress_bar, resolve_setup, simulate_or_explain
 from ratscrew.ruleset import Ruleset
-from ratscrew.sim.stats import Z_95, wilson_interval
+from ratscrew.sim.figures import MEASURES, values
+from ratscrew.sim.intervals import Z_95, wilson_interval
 from ratscrew.sim.summary import GameSummary
 
-METRICS = ("win_rate", "cards", "minutes", "slaps", "misslaps", "no_winner")
-"""What a sweep can plot: the swept seat's win rate, mean game length in cards or simulated
-minutes, slaps or misslaps per game (all seats), or the share of games nobody won."""
+METRICS = ("win_rate", *MEASURES, "no_winner")
+"""What a sweep can plot: the swept seat's win rate, the mean per game of a measure of
+:data:`ratscrew.sim.figures.MEASURES` (cards, simulated minutes, slaps or misslaps of all seats,
+piles won), or the share of games nobody won."""
 
 
 @dataclass(frozen=True)
@@ -156,17 +158,15 @@ def measure(summaries: list[GameSummary], metric: str, seat: int, players: int, 
     """Reduce one point's games to the plotted metric with its 95% interval."""
     games = len(summaries)
     wins = sum(1 for s in summaries if s.winner == seat)
-    cards = [float(s.cards_played) for s in summaries]
-    minutes = [s.duration_ms / 60_000 for s in summaries]
-    slaps = [float(sum(s.slaps_won)) for s in summaries]
-    misslaps = [float(sum(s.misslaps)) for s in summaries]
+    cards, minutes = values(summaries, "cards"), values(summaries, "minutes")
+    slaps, misslaps = values(summaries, "slaps"), values(summaries, "misslaps")
     no_winner = sum(1 for s in summaries if s.winner is None)
     if metric in ("win_rate", "no_winner"):
         count = wins if metric == "win_rate" else no_winner
         centre = count / games
         low, high = wilson_interval(count, games)
     else:
-        series = {"cards": cards, "minutes": minutes, "slaps": slaps, "misslaps": misslaps}[metric]
+        series = values(summaries, metric)
         centre = statistics.fmean(series)
         half = Z_95 * statistics.stdev(series) / math.sqrt(games) if games > 1 else math.nan
         low, high = centre - half, centre + half
@@ -243,9 +243,9 @@ def plot(points: list[SweepPoint], metric: str, args: argparse.Namespace, out: P
         axes.set_xticks(range(len(labels)), labels)
     what = args.param or args.rule or "preset"
     axes.set_xlabel(args.xlabel or what)
-    axes.set_ylabel({"win_rate": f"win rate of seat {args.seat}", "cards": "cards per game (mean)",
-                     "minutes": "simulated minutes per game (mean)", "slaps": "slaps per game",
-                     "misslaps": "misslaps per game", "no_winner": "share of games with no winner"}[metric])
+    axes.set_ylabel(f"win rate of seat {args.seat}" if metric == "win_rate"
+                    else "share of games with no winner" if metric == "no_winner"
+                    else f"{MEASURES[metric].label} per game (mean)")
     axes.set_title(args.title or f"{metric} by {what}")
     axes.grid(alpha=0.3)
     axes.legend()

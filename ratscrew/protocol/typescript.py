@@ -1,8 +1,9 @@
 """The page's TypeScript declarations, generated from the protocol's Python types.
 
 `declarations` reads the server's messages (the TypedDicts of
-:mod:`ratscrew.protocol.server_messages`) and the client's (the dataclasses of
-:mod:`ratscrew.protocol.client_messages`) with ``typing.get_type_hints`` and writes one
+:mod:`ratscrew.protocol.server_messages`), the client's (the dataclasses of
+:mod:`ratscrew.protocol.client_messages`) and the HTTP API's answers (the TypedDicts of
+:mod:`ratscrew.protocol.http`) with ``typing.get_type_hints`` and writes one
 TypeScript declaration per type: a ``Literal`` becomes a union of string literals, a
 ``NotRequired`` key (or a dataclass field with a default) an optional property, ``list``,
 ``dict``, ``None`` and unions what they are in TypeScript. ``python -m ratscrew.protocol
@@ -24,17 +25,19 @@ from collections.abc import Callable
 from typing import Any, Literal, NewType, NotRequired, get_args, get_origin, get_type_hints, is_typeddict
 
 from ratscrew import events
-from ratscrew.protocol import client_messages, server_messages
+from ratscrew.protocol import client_messages, http, server_messages
 
 COMMAND = "python -m ratscrew.protocol typescript > ratscrew/web/js/protocol.d.ts"
 """How to write the declarations again after a change to the protocol's types."""
 
 OPAQUE: dict[str, str] = {
     "PublicEvent": "{ kind: EventKind; at: number; seat: number | null; [field: string]: any }",
+    "RulesetSettings": "{ name: string; summary: string; [setting: string]: SettingValue }",
 }
 """What the protocol leaves to the engine, declared by hand: an event's public fields
-(``Event.public_dict``; its ``kind`` is one of `EventKind`). The observation is declared field by
-field from its TypedDict (`ratscrew.observation.Observation`), like every message."""
+(``Event.public_dict``; its ``kind`` is one of `EventKind`), and a ruleset's settings by name
+(``Ruleset.to_dict``). The observation is declared field by field from its TypedDict
+(`ratscrew.observation.Observation`), like every message."""
 
 
 def event_kinds() -> list[str]:
@@ -58,6 +61,9 @@ def _named_aliases() -> dict[object, str]:
         server_messages.NoteKind: "NoteKind",
         client_messages.OpenSeats: "OpenSeats",
         client_messages.ActKind: "ActKind",
+        http.SettingValue: "SettingValue",
+        http.SettingKind: "SettingKind",
+        http.JobState: "JobState",
     }
 
 
@@ -189,4 +195,14 @@ def declarations() -> str:
     out += ["/** Every message a client sends on the quick-play websocket, /ws/seek. */",
             "export type SeekClientMessage =",
             *(f"  | {cls.__name__}Message" for cls in client_messages.SEEK_CLIENT_MESSAGES), "  ;", ""]
+    out += ["// The HTTP API's JSON answers (ratscrew/protocol/http.py).", ""]
+    # every TypedDict of the module, so that a base (LabFigures) is declared as well as its uses
+    queue = [*http.HTTP_ANSWERS, *(value for value in vars(http).values()
+                                   if isinstance(value, type) and is_typeddict(value))]
+    while queue:
+        cls = queue.pop(0)
+        if cls in done:
+            continue
+        done.add(cls)
+        out += _typed_dict(cls, named, queue.append)
     return "\n".join(out).rstrip("\n") + "\n"

@@ -39,7 +39,7 @@ from ratscrew.rl.agents import Agent
 from ratscrew.rl.core import DEFAULT_MAX_TICKS, DEFAULT_TICK_MS, TickTable
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Table
-from ratscrew.sim.stats import wilson_interval
+from ratscrew.sim.intervals import wilson_interval
 
 PRESETS = ("classic", "pagat", "northwest", "ratscrew", "paranoid", "bmn")
 QUICK_PRESETS = ("classic", "pagat")

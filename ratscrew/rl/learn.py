@@ -205,10 +205,10 @@ def bot_against_itself(rules: str, opponent: str, games: int, first_seed: int) -
     give)."""
     from ratscrew.bots.profile import level
     from ratscrew.ruleset import Ruleset
-    from ratscrew.sim.jobs import play_reference_game
+    from ratscrew.sim.reference import run_reference_game
 
     profile = level(opponent)
-    wins = sum(play_reference_game(Ruleset.load(rules), (profile, profile), first_seed + i).winner == 0
+    wins = sum(run_reference_game(Ruleset.load(rules), (profile, profile), first_seed + i).winner == 0
                for i in range(games))
     return wins / games
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import inspect
 import json
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -35,16 +36,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ratscrew.bots.profile import LEVELS
 from ratscrew.history import replay_steps
 from ratscrew.narrate import describe_event
-from ratscrew.protocol.client_messages import (
-    ClientMessage,
-    HistoryRequest,
-    Join,
-    Pong,
-    Watch,
-    parse_client_message,
-    parse_room_request,
-)
+from ratscrew.protocol.client_messages import ClientMessage, parse_client_message, parse_room_request
 from ratscrew.protocol.codec import MAX_FRAME_BYTES, ProtocolError, decode_json, encode_message
+from ratscrew.protocol.http import AgentInfo, BotsAnswer, LeaderboardAnswer, PresetInfo, PresetsAnswer
 from ratscrew.protocol.server_messages import PingMessage, ServerMessage, error_message
 from ratscrew.rulebook import explain
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
@@ -69,6 +63,7 @@ from ratscrew.server.ops.expiry import (
     CLOSED_WS_CODE,
     IdleRooms,
     close_idle_rooms,
+    close_room,
     closed_page,
     room_closed,
 )
@@ -76,6 +71,8 @@ from ratscrew.server.ops.health import healthz, readyz
 from ratscrew.server.ops.metrics import TALLY, instrument_store, metrics
 from ratscrew.server.ops.shards import misdirected, misdirected_page, new_room_code_async
 from ratscrew.server.room.absence import AbsenceTimes
+from ratscrew.server.room.admission import Door, Reservation
+from ratscrew.server.room.dispatch import RouteLimit
 from ratscrew.server.room.lifecycle import RoomHooks
 from ratscrew.server.room.outage import watch_store
 from ratscrew.server.room.room import SHOWN_VERSIONS, Room
@@ -132,9 +129,6 @@ class Limits:
     unknown_codes_per_minute: int = 30
     """Lookups of room codes that do not exist (pages, ``/api/rooms/CODE``, websockets) one
     address may make in a minute; past it every room lookup from it is refused."""
-    history_per_second: float = 1.0
-    history_burst: int = 4
-    """``history`` requests one connection may make (beyond: ``rate_limited``)."""
 
 
 class TokenBucket:
@@ -208,7 +202,8 @@ class WebSocketConnection(OutboxSends):
         it (each with when it was read, already held to the message rates), to be taken in order
         once the join is in; at most `WAITING_MAX`."""
         self.bucket = TokenBucket(limits.messages_per_second, limits.message_burst, time.monotonic())
-        self.history_bucket = TokenBucket(limits.history_per_second, limits.history_burst, time.monotonic())
+        self._route_buckets: dict[str, TokenBucket] = {}
+        """A token bucket per route limit this connection used (`within`)."""
         self._limits = limits
         self._room_clock = room_clock
         self._queue: deque[ServerMessage | tuple[int, str] | str] = deque()
@@ -259,6 +254,13 @@ class WebSocketConnection(OutboxSends):
             return
         self._queue.append(item)
         self._ready.set()
+
+    def within(self, limit: RouteLimit, now: float) -> bool:
+        """Whether a message held to ``limit`` (its route's) is within it; counts it if so."""
+        bucket = self._route_buckets.get(limit.name)
+        if bucket is None:
+            bucket = self._route_buckets[limit.name] = TokenBucket(limit.per_second, limit.burst, now)
+        return bucket.take(now)
 
     def _text(self, item: ServerMessage | tuple[int, str] | str) -> str:
         """``item`` as the text that goes on the wire, as it goes: a state stamped with when it
@@ -396,7 +398,10 @@ class Server:
     room_hooks: list[RoomHooks] = field(default_factory=list)
     """What hears of every room's lifecycle (the idle-room sweep: `ratscrew.server.ops.expiry`)."""
     admissions: set[asyncio.Task[None]] = field(default_factory=set)
-    """Joins being counted in the database (`_admit_async`), kept until done."""
+    """Arrivals being admitted as tasks (PostgreSQL: `ratscrew.server.room.admission`), kept
+    until done."""
+    admissions_closing: set[asyncio.Task[None]] = field(default_factory=set)
+    """Matched rooms' show-up watches and no-show closings, kept until done."""
     max_request_reads: int = MAX_REQUEST_READS
     """Requests' store reads that may wait for `REQUEST_READS`' threads at once (`call_store`)."""
     max_request_reads_per_address: int = MAX_REQUEST_READS_PER_ADDRESS
@@ -470,6 +475,52 @@ class Server:
             room.add_hooks(hooks)
         self.rooms[room.code] = room
 
+    def door(self, conn: WebSocketConnection, address: str, now: float) -> Door:
+        """Where an arrival on ``conn`` comes from, with the counters it is held to
+        (`ratscrew.server.room.admission`)."""
+        return Door(address, now, self.join_counter, self.player_counter,
+                    self.limits.players_per_hour, lambda: self.gone(conn))
+
+    def gone(self, conn: WebSocketConnection) -> bool:
+        """Closed, or disconnected (its close may still wait in the outbox)."""
+        return conn.closed or conn not in self.connections
+
+    async def open_matched_room(self, rules: str, players: int, reservations: Sequence[Reservation], *,
+                                show_up_s: float = 20.0,
+                                on_no_show: Callable[[list[str], list[str]], object] | None = None) -> str:
+        """A room on this shard for players matched by quick play (issue 50): the preset
+        ``rules``, ``players`` seats each reserved for one of ``reservations`` (their player
+        ids: a ``join`` with the player key of one takes its seat; anyone else may watch), no
+        host and no lobby. Its game starts by itself once every reserved player has joined
+        and is rated as any game of the preset. If they have not all joined within
+        ``show_up_s`` of room time, the room closes without a game, nobody is rated, and
+        ``on_no_show(missing_player_ids, present_player_ids)`` is called (and awaited if it
+        returns an awaitable). Returns the room's code."""
+        code = await new_room_code_async(self.store, self.shard)
+
+        def no_show(missing: list[str], present: list[str]) -> None:
+            task = asyncio.get_running_loop().create_task(
+                self._after_no_show(code, missing, present, on_no_show))
+            self.admissions_closing.add(task)
+            task.add_done_callback(self.admissions_closing.discard)
+
+        room = await Room.matched(rules, players, reservations, self.store, code, show_up_s=show_up_s,
+                                  on_no_show=no_show, absence=self.absence, writer=self.writer)
+        self.add_room(room)
+        task = asyncio.get_running_loop().create_task(_watch_show_up(room))
+        self.admissions_closing.add(task)
+        task.add_done_callback(self.admissions_closing.discard)
+        return code
+
+    async def _after_no_show(self, code: str, missing: list[str], present: list[str],
+                             on_no_show: Callable[[list[str], list[str]], object] | None) -> None:
+        """A matched room whose players did not all come: closed for good, then the caller told."""
+        await close_room(self, code, "the matched players did not all come")
+        if on_no_show is not None:
+            answer = on_no_show(missing, present)
+            if inspect.isawaitable(answer):
+                await answer
+
     def origin_allowed(self, websocket: WebSocket) -> bool:
         """A browser's websocket must come from the server's own origin (or one allowed by
         ``--allowed-origin``); clients that send no ``Origin`` (not browsers) are let in
@@ -489,6 +540,14 @@ class Server:
         if room is None:
             self.unknown_codes.miss(address, now)
         return room
+
+
+async def _watch_show_up(room: Room) -> None:
+    """Wake a matched room when its players' time to come is up (`Room.tick` closes it then
+    unless they all came)."""
+    while (wait := room.show_up_wait()) is not None:
+        await asyncio.sleep(wait + 0.001)
+        room.tick()
 
 
 def client_address(scope_client: Any) -> str:
@@ -638,8 +697,8 @@ async def room_info(request: Request) -> JSONResponse:
 
 
 @lru_cache(maxsize=1)
-def _presets() -> dict[str, Any]:
-    presets = []
+def _presets() -> PresetsAnswer:
+    presets: list[PresetInfo] = []
     for name in PRESET_NAMES:
         rules = Ruleset.preset(name)
         presets.append({"name": name, "summary": rules.summary, "toml": rules.to_toml(),
@@ -656,9 +715,12 @@ async def bots(request: Request) -> JSONResponse:
     """``GET /api/bots``."""
     from ratscrew.rl.agents import seat_listing
 
-    return JSONResponse({"levels": [{"name": name, "mean_reaction_ms": round(p.mean_reaction_ms),
-                                     "memory": p.memory} for name, p in LEVELS.items()],
-                         "agents": seat_listing()})
+    answer: BotsAnswer = {
+        "levels": [{"name": name, "mean_reaction_ms": round(p.mean_reaction_ms), "memory": p.memory}
+                   for name, p in LEVELS.items()],
+        "agents": [AgentInfo(name=a["name"], description=a["description"], reaction=a["reaction"],
+                             mean_reaction_ms=a["mean_reaction_ms"]) for a in seat_listing()]}
+    return JSONResponse(answer)
 
 
 async def game_record(request: Request) -> JSONResponse:
@@ -712,7 +774,8 @@ async def leaderboard(request: Request) -> JSONResponse:
         return _error(400, "rules: a ruleset name is at most 64 characters")
     server = _server(request)
     ranked = await server.call_store(request, ranking.leaderboard, server.store, rules)
-    return JSONResponse({"rules": rules, "players": ranked})
+    answer: LeaderboardAnswer = {"rules": rules, "players": ranked}
+    return JSONResponse(answer)
 
 
 def _coded_error(status: int, code: str, message: str) -> JSONResponse:
@@ -918,91 +981,48 @@ def _take_message(server: Server, room: Room, conn: WebSocketConnection, address
 
 def _take_parsed(server: Server, room: Room, conn: WebSocketConnection, address: str,
                  message: ClientMessage, now: float) -> None:
-    """A parsed message, read at ``now``, handed to the room. Behind a join being counted in the
-    database (PostgreSQL) it waits, in order, unless it is a pong: a pong held back would measure
-    the join's round trip, not the link's, and the room's settling window would keep that for a
-    minute."""
-    if conn.waiting is not None and not isinstance(message, Pong):
-        if len(conn.waiting) < conn.WAITING_MAX:
-            conn.waiting.append((message, now))
-        else:
-            conn.send(error_message("rate_limited", "too many messages before your join was "
-                                    "answered: this one was dropped"))
-        return
+    """A parsed message, read at ``now``, handed to the room. The transport knows no message
+    types: it asks the room's route table (`Room.route`) whether the message is held to a
+    per-connection limit, and, behind an arrival being admitted as a task (PostgreSQL), whether
+    it waits in order or goes ahead (a pong held back would measure the join's round trip, not
+    the link's)."""
     try:
-        if isinstance(message, HistoryRequest) and not conn.history_bucket.take(now):
-            raise ProtocolError("rate_limited", "too many history requests: this one "
-                                "was dropped; ask again in a second")
-        if isinstance(message, (Join, Watch)) and server.store.writes_off_the_loop:
-            conn.waiting = []  # what the connection sends next waits until the join is in
+        route = room.route(message)
+        if conn.waiting is not None and not route.ahead_of_arrivals:
+            if len(conn.waiting) < conn.WAITING_MAX:
+                conn.waiting.append((message, now))
+            else:
+                conn.send(error_message("rate_limited", "too many messages before your join was "
+                                        "answered: this one was dropped"))
+            return
+        if route.limit is not None and not conn.within(route.limit, now):
+            raise ProtocolError("rate_limited", route.limit.refusal)
+        pending = room.handle(conn, message, server.door(conn, address, now))
+        if pending is not None:
+            conn.waiting = []  # what the connection sends next waits until the arrival is in
             task = asyncio.get_running_loop().create_task(
-                _admit_async(server, room, conn, address, message, now))
+                _admitted_then_the_rest(server, room, conn, address, pending))
             server.admissions.add(task)
             task.add_done_callback(server.admissions.discard)
-            return
-        if isinstance(message, (Join, Watch)):
-            _admit(server, server.join_counter.allow(address, now), address, message, now)
-        room.handle(conn, message)
     except ProtocolError as error:
         conn.send(error.to_message())
     except StoreUnavailable:
         room.pause_for_store()
 
 
-TOO_MANY_JOINS = "too many joins from your address; wait a minute"
-
-
-def _admit(server: Server, allowed: bool, address: str, message: Join | Watch, now: float) -> None:
-    """A join or watch past the count of its address's joins (``allowed``: within the limit;
-    `ProtocolError` ``rate_limited`` when not); a new player key is counted too (issue 29)."""
-    if not allowed:
-        raise ProtocolError("rate_limited", TOO_MANY_JOINS)
-    if isinstance(message, Join) and message.player_key is not None:
-        players.admit_new_player(server.store, message.player_key, server.player_counter,
-                                 address, now, server.limits.players_per_hour)
-
-
-async def _admit_async(server: Server, room: Room, conn: WebSocketConnection, address: str,
-                       message: Join | Watch, now: float) -> None:
-    """A join or watch on PostgreSQL: its count (rows every process shares) made while the event
-    loop runs on, then the join handed to the room; then what the connection sent meanwhile, in
-    order. A join with a player key has its player looked up, counted if new, and entered
-    while the loop runs on too, after the room's own checks (`players.enter_async`), one join
-    of the room at a time (`Room.admitting`)."""
-    def gone() -> bool:  # closed, or disconnected meanwhile (its close may still wait in the outbox)
-        return conn.closed or conn not in server.connections
-
+async def _admitted_then_the_rest(server: Server, room: Room, conn: WebSocketConnection, address: str,
+                                  pending: Coroutine[Any, Any, None]) -> None:
+    """Run an arrival the room admits as a task (`ratscrew.server.room.admission`), then what
+    the connection sent meanwhile, in order."""
     try:
-        allowed = await server.join_counter.allow_async(address, now)
-        if gone():  # a connection gone meanwhile joins nothing: its seat would look taken
-            return
-        if not allowed:
-            raise ProtocolError("rate_limited", TOO_MANY_JOINS)
-        async with room.admitting:
-            if isinstance(message, Join) and message.player_key is not None:
-                joining, key = message, message.player_key
-                entry = await players.enter_async(
-                    server.store, key, joining.name, server.player_counter, address,
-                    now, server.limits.players_per_hour,
-                    lambda known_id: room.check_join(conn, joining, known_id))
-                if not gone():
-                    room.join_entered(conn, joining, entry)
-            elif not gone():
-                room.handle(conn, message)
-    except ProtocolError as error:
-        conn.send(error.to_message())
-    except StoreUnavailable:
-        room.pause_for_store()
-    except Exception:  # as the websocket's own handler would: said in the log, the socket closed
-        log.exception("room %s: a join failed", room.code)
-        conn.close(1011, "server error")
+        await pending
     finally:
         waiting, conn.waiting = conn.waiting or [], None
         for index, (later, read_at) in enumerate(waiting):
-            if gone():
+            if server.gone(conn):
                 break
             _take_parsed(server, room, conn, address, later, read_at)
-            if conn.waiting is not None:  # another join: the rest wait behind it, in order
+            if conn.waiting is not None:  # another arrival: the rest wait behind it, in order
                 conn.waiting.extend(waiting[index + 1:])
                 break
 

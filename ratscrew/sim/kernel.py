@@ -1,7 +1,7 @@
 """The compiled simulation kernel: whole ERS games between bots, thousands per second per core.
 
 :func:`run_kernel_games` plays one game per seed and returns the same `GameSummary` records as
-:func:`ratscrew.sim.kernel_reference.run_reference_game`, which drives the real engine with the
+:func:`ratscrew.sim.reference.run_reference_game`, which drives the real engine with the
 same bots and the same random numbers: the kernel is a faster implementation of that
 specification, not a different model. The rules come from a compiled port of the engine, the
 random numbers from a compiled port of CPython's ``random`` (both in
@@ -25,7 +25,7 @@ What the kernel supports (:func:`kernel_limits` says why not, for anything else)
 
 >>> from ratscrew.bots.profile import LEVELS
 >>> from ratscrew.ruleset import Ruleset
->>> from ratscrew.sim.kernel_reference import run_reference_game
+>>> from ratscrew.sim.reference import run_reference_game
 >>> rules, bots = Ruleset.preset("classic"), [LEVELS["casual"], LEVELS["beginner"]]
 >>> kernel_supports(rules, bots)
 True
@@ -101,7 +101,7 @@ from ratscrew.sim.kernel_compiled import (
     RECOGNITION_COST,
     run_games,
 )
-from ratscrew.sim.kernel_reference import DEFAULT_MAX_CARDS, MAX_REJECTIONS_IN_A_ROW
+from ratscrew.sim.reference import DEFAULT_MAX_CARDS, MAX_REJECTIONS_IN_A_ROW
 from ratscrew.sim.summary import GameSummary
 
 # ----------------------------------------------------------------------------- what it runs
@@ -251,7 +251,7 @@ def run_kernel_games(rules: Ruleset, profiles: Sequence[BotProfile], seeds: Sequ
                      max_cards: int = DEFAULT_MAX_CARDS) -> list[GameSummary]:
     """Play one game per seed (dealt by ``Game.deal(rules, len(profiles), seed)``) between
     the bots, in compiled code; the summaries are those
-    :func:`~ratscrew.sim.kernel_reference.run_reference_game` gives, in seed order. A game
+    :func:`~ratscrew.sim.reference.run_reference_game` gives, in seed order. A game
     still going after ``max_cards`` cards stops as ``unfinished``.
 
     A `ValueError` says why when the kernel does not support the rules or bots (check with
@@ -263,7 +263,7 @@ def run_kernel_games(rules: Ruleset, profiles: Sequence[BotProfile], seeds: Sequ
 def run_kernel_deal(rules: Ruleset, profiles: Sequence[BotProfile], hands: Sequence[Sequence[Card]],
                     seed: int, max_cards: int = DEFAULT_MAX_CARDS) -> GameSummary:
     """One game from an explicit deal (every seat holding cards), the bots seeded by ``seed``:
-    what :func:`~ratscrew.sim.kernel_reference.play_reference_game` gives with ``hands``."""
+    what :func:`~ratscrew.sim.reference.play_reference_game` gives with ``hands``."""
     return _run(rules, profiles, [seed], max_cards, hands, 0)[0][0]
 
 

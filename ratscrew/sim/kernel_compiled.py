@@ -55,7 +55,7 @@ to it game by game. When the engine changes, this part must follow. Representati
   event order, for the counting bots.
 
 **3. Bots and the clock.** The plans of each seat and the virtual-clock loop of
-:func:`ratscrew.sim.kernel_reference.run_reference_game`, step for step. A counting bot's
+:func:`ratscrew.sim.reference.run_reference_game`, step for step. A counting bot's
 :class:`~ratscrew.bots.agent.CardMemory` lies along the hand logs (``known[bot, seat,
 position]``: when it learned that card), followed move by move in :func:`_follow_moves`.
 """
@@ -1711,7 +1711,7 @@ def _reaction(
     numbers: npt.NDArray[np.float64],
     seat: Int,
 ) -> float:
-    """``kernel_reference.draw_reaction``."""
+    """``reference.draw_reaction``."""
     sigma = numbers[seat, P_SIGMA]
     tau = numbers[seat, P_TAU]
     if sigma > 0:
@@ -1795,7 +1795,7 @@ def _update_plans(
     seat: Int,
     with_events: Int,
 ) -> None:
-    """``kernel_reference._update_plans`` for one seat (steps 1-6 of its docstring)."""
+    """``reference._update_plans`` for one seat (steps 1-6 of its docstring)."""
     row = seat + 1
     pile_changed = False
     pile_won = False

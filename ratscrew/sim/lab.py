@@ -2,7 +2,8 @@
 
 :func:`run_lab` plays seeded games between bots (on the compiled kernel when it models the rules
 and bots, else the reference engine) and gathers the figures a group designing its rules asks
-about, each with a 95% confidence interval:
+about, each with a 95% confidence interval (every figure but the win shares is declared once in
+:data:`ratscrew.sim.figures.FIGURES`, which says where the report holds it):
 
 - ``win_share``: each seat's share of the games, ``[{seat, share, low, high}, ...]`` (Wilson
   intervals), and when some games had no winner a last row with ``seat`` null for them, so the
@@ -19,24 +20,30 @@ about, each with a 95% confidence interval:
 
 A figure with an interval is ``{"value", "low", "high"}``.
 
->>> round(mean_interval([1.0, 2.0, 3.0])["value"], 3)
-2.0
->>> median_interval([float(x) for x in range(101)])["value"]
-50.0
+>>> REPORT_KEYS
+('win_share', 'length', 'slaps_per_game', 'misslaps_per_game', 'memory_vs_speed', 'compared_to')
 """
 
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 from ratscrew.bots.profile import LEVELS, BotProfile
 from ratscrew.ruleset import Ruleset
+from ratscrew.sim.figures import (
+    FIGURES,
+    Lineup,
+    figure_at,
+    kernel_can_compute,
+    place,
+    report_keys,
+    seat_share,
+)
+from ratscrew.sim.intervals import Z_95, wilson_interval
 from ratscrew.sim.runner import DEFAULT_MAX_CARDS, CardsPlayed, EngineChoice, simulate
-from ratscrew.sim.stats import Z_95, wilson_interval
 from ratscrew.sim.summary import GameSummary
 
 COUNTER = LEVELS["skilled"].with_changes(name="counter", memory=26)
@@ -47,9 +54,9 @@ FAST_HAND = LEVELS["skilled"].with_changes(name="fast hand", memory=0,
 ORDINARY = LEVELS["skilled"].with_changes(name="skilled", memory=0)
 """The other seats of ``memory_vs_speed``."""
 
-REPORT_KEYS = ("win_share", "length", "slaps_per_game", "misslaps_per_game", "memory_vs_speed",
-               "compared_to")
-"""The keys of the lab's JSON report, in order (public contract)."""
+REPORT_KEYS = report_keys()
+"""The keys of the lab's JSON report, in order (public contract): ``win_share``, the groups of
+:data:`~ratscrew.sim.figures.FIGURES`, ``compared_to``."""
 
 Progress = Callable[[int], object]
 ALPHA = 0.05
@@ -58,49 +65,10 @@ ALPHA = 0.05
 _IGNORED_SETTINGS = ("name", "summary")
 
 
-def interval(value: float, low: float, high: float) -> dict[str, float]:
-    """A figure with its 95% interval, rounded for reading."""
-    return {"value": round(value, 4), "low": round(low, 4), "high": round(high, 4)}
-
-
-def mean_interval(values: Sequence[float]) -> dict[str, float]:
-    """The mean with a normal-approximation 95% interval (mean ± 1.96 standard errors)."""
-    if not values:
-        return interval(math.nan, math.nan, math.nan)
-    mean = statistics.fmean(values)
-    error = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
-    return interval(mean, mean - Z_95 * error, mean + Z_95 * error)
-
-
-def quantile_interval(values: Sequence[float], q: float) -> dict[str, float]:
-    """The ``q`` quantile (0-1) with a distribution-free 95% interval: the order statistics
-    at ranks ``n q ± 1.96 sqrt(n q (1 - q))``."""
-    if not values:
-        return interval(math.nan, math.nan, math.nan)
-    ordered = sorted(values)
-    n = len(ordered)
-    position = (n - 1) * q
-    below = math.floor(position)
-    above = min(below + 1, n - 1)
-    value = ordered[below] + (ordered[above] - ordered[below]) * (position - below)
-    spread = Z_95 * math.sqrt(n * q * (1 - q))
-    low = ordered[max(0, math.floor(n * q - spread) - 1)]
-    high = ordered[min(n - 1, math.ceil(n * q + spread) - 1)] if n > 1 else ordered[0]
-    return interval(value, min(low, value), max(high, value))
-
-
-def median_interval(values: Sequence[float]) -> dict[str, float]:
-    """The median with its distribution-free 95% interval."""
-    return quantile_interval(values, 0.5)
-
-
-def figures(summaries: Sequence[GameSummary], players: int) -> dict[str, Any]:
-    """``win_share``, ``length``, ``slaps_per_game`` and ``misslaps_per_game`` of a run.
-
-    ``win_share`` has one row per seat and, when some games had no winner (a cycle, a pile
-    played out, a cap on cards), a last row with ``seat`` null for them, so the shares always
-    add up to 1.
-    """
+def win_shares(summaries: Sequence[GameSummary], players: int) -> list[dict[str, Any]]:
+    """Each seat's share of the games with its Wilson interval, ``{seat, share, low, high}``,
+    and when some games had no winner (a cycle, a pile played out, a cap on cards), a last row
+    with ``seat`` null for them, so the shares always add up to 1."""
     games = len(summaries)
     wins = [0] * players
     for summary in summaries:
@@ -116,37 +84,32 @@ def figures(summaries: Sequence[GameSummary], players: int) -> dict[str, Any]:
         low, high = wilson_interval(nobody, games)
         shares.append({"seat": None, "share": round(nobody / games, 4), "low": round(low, 4),
                        "high": round(high, 4)})
-    minutes = [s.duration_ms / 60_000 for s in summaries]
-    return {
-        "win_share": shares,
-        "length": {
-            "mean_cards": mean_interval([float(s.cards_played) for s in summaries]),
-            "median_minutes": quantile_interval(minutes, 0.5),
-            "p90_minutes": quantile_interval(minutes, 0.9),
-            "mean_minutes": mean_interval(minutes),
-        },
-        "slaps_per_game": mean_interval([float(sum(s.slaps_won)) for s in summaries]),
-        "misslaps_per_game": mean_interval([float(sum(s.misslaps)) for s in summaries]),
-    }
+    return shares
+
+
+def lineup_figures(summaries: Sequence[GameSummary], lineup: Lineup,
+                   report: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every figure of :data:`~ratscrew.sim.figures.FIGURES` computed from ``lineup``'s games,
+    placed under its key in ``report`` (a new one if not given), which is returned."""
+    report = {} if report is None else report
+    for figure in FIGURES:
+        if figure.lineup == lineup:
+            place(report, figure, figure.compute(summaries))
+    return report
+
+
+def figures(summaries: Sequence[GameSummary], players: int) -> dict[str, Any]:
+    """``win_share`` and every figure of the bots asked for (``length``, ``slaps_per_game``,
+    ``misslaps_per_game``: :data:`~ratscrew.sim.figures.FIGURES`) of a run."""
+    return lineup_figures(summaries, "asked", {"win_share": win_shares(summaries, players)})
 
 
 def memory_vs_speed(summaries: Sequence[GameSummary]) -> dict[str, Any]:
-    """The counter's (seat 0) and the fast hand's (seat 1) win shares and their difference,
-    with 95% intervals (the difference's from the multinomial variance of two shares of the
-    same games)."""
-    games = len(summaries)
-    counter = sum(1 for s in summaries if s.winner == 0)
-    fast = sum(1 for s in summaries if s.winner == 1)
-    p, q = counter / games, fast / games
-    error = math.sqrt(max(0.0, p + q - (p - q) ** 2) / games)
-    counter_low, counter_high = wilson_interval(counter, games)
-    fast_low, fast_high = wilson_interval(fast, games)
-    return {
-        "memory_bot": describe_bot(COUNTER), "fast_bot": describe_bot(FAST_HAND),
-        "memory_share": interval(p, counter_low, counter_high),
-        "fast_share": interval(q, fast_low, fast_high),
-        "difference": interval(p - q, p - q - Z_95 * error, p - q + Z_95 * error),
-    }
+    """Who played the ``memory_vs_speed`` games and the counter's (seat 0) and the fast hand's
+    (seat 1) win shares, with 95% intervals (the figures of that lineup, such as the
+    ``difference`` of the shares, are added by :func:`lineup_figures`)."""
+    return {"memory_bot": describe_bot(COUNTER), "fast_bot": describe_bot(FAST_HAND),
+            "memory_share": seat_share(0)(summaries), "fast_share": seat_share(1)(summaries)}
 
 
 def describe_bot(profile: BotProfile) -> str:
@@ -196,13 +159,8 @@ def significant_differences(ours: dict[str, Any], theirs: dict[str, Any]) -> lis
     """The figures on which two lab results differ beyond chance: ``{figure, value, preset,
     difference}`` each (``figure`` names it, e.g. ``length.median_minutes`` or
     ``win_share[0]``). Medians and percentiles use the same interval test as means."""
-    pairs: list[tuple[str, dict[str, float], dict[str, float]]] = []
-    for key in ("mean_cards", "median_minutes", "p90_minutes", "mean_minutes"):
-        pairs.append((f"length.{key}", ours["length"][key], theirs["length"][key]))
-    for key in ("slaps_per_game", "misslaps_per_game"):
-        pairs.append((key, ours[key], theirs[key]))
-    pairs.append(("memory_vs_speed.difference", ours["memory_vs_speed"]["difference"],
-                  theirs["memory_vs_speed"]["difference"]))
+    pairs = [(figure.key, figure_at(ours, figure), figure_at(theirs, figure))
+             for figure in FIGURES]
     by_seat = {row["seat"]: row for row in theirs["win_share"]}
     for row in ours["win_share"]:
         other = by_seat.get(row["seat"], {"seat": row["seat"], "share": 0.0, "low": 0.0,
@@ -252,8 +210,9 @@ class LabRun:
 
 def _play(run: LabRun, rules: Ruleset, profiles: Sequence[BotProfile],
           progress: Progress | None, cards: CardsPlayed | None = None) -> list[GameSummary]:
+    engine = run.engine if run.engine != "auto" or kernel_can_compute() else "reference"
     summaries, _ = simulate(rules, profiles, run.games, run.seed, workers=run.workers,
-                            engine=run.engine, max_cards=run.max_cards, progress=progress,
+                            engine=engine, max_cards=run.max_cards, progress=progress,
                             cards=cards)
     return summaries
 
@@ -263,9 +222,9 @@ def rules_figures(run: LabRun, rules: Ruleset, progress: Progress | None = None,
     """Every figure of one ruleset (no ``compared_to``); ``cards`` is told the cards played
     after every batch of games (`ratscrew.sim.runner.simulate`)."""
     result = figures(_play(run, rules, run.profiles, progress, cards), run.players)
-    result["memory_vs_speed"] = memory_vs_speed(
-        _play(run, rules, memory_lineup(run.players), progress, cards))
-    return result
+    memory = _play(run, rules, memory_lineup(run.players), progress, cards)
+    result["memory_vs_speed"] = memory_vs_speed(memory)
+    return lineup_figures(memory, "memory", result)
 
 
 def length_only(run: LabRun, progress: Progress | None = None) -> dict[str, Any]:

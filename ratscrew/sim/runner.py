@@ -8,9 +8,10 @@ summaries are identical and come back in game order.
 
 >>> from ratscrew.bots.profile import LEVELS
 >>> from ratscrew.ruleset import Ruleset
->>> summary = play_reference_game(Ruleset.preset("classic"), (LEVELS["expert"],) * 2, seed=5)
->>> summary.winner in (0, 1), summary.end_reason
-(True, 'all_cards')
+>>> summaries, engine = simulate(Ruleset.preset("classic"), (LEVELS["expert"],) * 2, games=2,
+...                              seed=5, workers=1, engine="reference")
+>>> [summary.end_reason for summary in summaries], engine
+(['all_cards', 'all_cards'], 'reference')
 """
 
 from __future__ import annotations
@@ -23,20 +24,12 @@ from typing import Literal
 from ratscrew.bots.profile import BotProfile
 from ratscrew.bots.spec import is_agent_spec
 from ratscrew.ruleset import Ruleset
-from ratscrew.sim.jobs import (
-    DEFAULT_MAX_CARDS,
-    Batch,
-    bot_rng,
-    load_kernel_module,
-    play_reference_game,
-    run_batch,
-    run_games,
-)
+from ratscrew.sim.jobs import Batch, load_kernel_module, run_batch, run_games
+from ratscrew.sim.reference import DEFAULT_MAX_CARDS
 from ratscrew.sim.summary import GameSummary
 
 __all__ = ["DEFAULT_MAX_CARDS", "Batch", "CardsPlayed", "EngineChoice", "KernelUnavailableError", "batches",
-           "bot_rng", "choose_engine", "default_workers", "kernel_can_run", "play_reference_game",
-           "run_games", "simulate"]
+           "choose_engine", "default_workers", "kernel_can_run", "run_games", "simulate"]
 
 EngineChoice = Literal["auto", "reference", "kernel"]
 Progress = Callable[[int], object]

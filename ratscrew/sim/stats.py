@@ -1,66 +1,23 @@
-"""Statistics for simulation results: win rates with Wilson intervals, length summaries, and a
-seat-bias test, gathered into one `SimReport` from a list of `GameSummary` records.
+"""Statistics for simulation results: win rates with Wilson intervals, length summaries (of the
+per-game measures of :data:`ratscrew.sim.figures.MEASURES`), and a seat-bias test, gathered into
+one `SimReport` from a list of `GameSummary` records. The estimators are
+:mod:`ratscrew.sim.intervals`'.
 
->>> low, high = wilson_interval(55, 100)
->>> round(low, 3), round(high, 3)
-(0.452, 0.644)
->>> describe([1, 2, 3, 4, 100])["median"]
-3.0
+>>> seat_bias([50, 50]).flagged
+False
 """
 
 from __future__ import annotations
 
 import math
-import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ratscrew.sim.figures import values
+from ratscrew.sim.intervals import describe, wilson_interval
 from ratscrew.sim.summary import GameSummary
-
-Z_95 = 1.959963984540054
-"""The two-sided 95% normal quantile."""
-
-
-def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """The Wilson score interval for a proportion (95% by default); ``(0, 1)`` with no trials.
-
-    >>> wilson_interval(0, 10)[0]
-    0.0
-    """
-    if trials <= 0:
-        return 0.0, 1.0
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    low = 0.0 if successes <= 0 else max(0.0, centre - half)
-    high = 1.0 if successes >= trials else min(1.0, centre + half)
-    return low, high
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    """The ``q`` percentile (0-100) with linear interpolation between order statistics.
-
-    >>> percentile([10, 20, 30, 40], 50)
-    25.0
-    """
-    if not values:
-        return math.nan
-    ordered = sorted(values)
-    position = (len(ordered) - 1) * q / 100
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return float(ordered[low] + (ordered[high] - ordered[low]) * (position - low))
-
-
-def describe(values: Sequence[float]) -> dict[str, float]:
-    """Mean, median and 95th percentile (NaN for no values)."""
-    if not values:
-        return {"mean": math.nan, "median": math.nan, "p95": math.nan}
-    return {"mean": float(statistics.fmean(values)), "median": float(statistics.median(values)),
-            "p95": percentile(values, 95)}
 
 
 def chi_square_sf(statistic: float, dof: int) -> float:
@@ -214,8 +171,8 @@ def summarize(summaries: Sequence[GameSummary], *, rules: str, seed: int, engine
         no_winner=sum(1 for s in summaries if s.winner is None),
         cycles=reasons.get("cycle", 0), unfinished=reasons.get("unfinished", 0),
         end_reasons=dict(sorted(reasons.items())),
-        cards=describe([s.cards_played for s in summaries]),
-        minutes=describe([s.duration_ms / 60_000 for s in summaries]),
-        tricks=describe([s.tricks for s in summaries]),
+        cards=describe(values(summaries, "cards")),
+        minutes=describe(values(summaries, "minutes")),
+        tricks=describe(values(summaries, "tricks")),
         slaps_per_game=sum(slaps) / per_game, misslaps_per_game=sum(misslaps) / per_game,
         seat_bias=seat_bias(wins) if identical else None, identical_bots=identical)

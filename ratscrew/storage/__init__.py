@@ -10,8 +10,9 @@ both databases.
   once per dialect and hands it to the driver;
 - `ratscrew.storage.store`: `SqlStore`, every method once; `ratscrew.storage.sqlite` and
   `ratscrew.storage.postgres` add how each database is opened, locked and reached;
-- `ratscrew.storage.opening`: `open_store` for ``--db``.
+- `ratscrew.storage.opening`: `open_store` for ``--db``;
+- `ratscrew.storage.terms`: the ladder's plain numbers the queries count by.
 
 Ranking maths (figures, leaderboard ranks and ties) is above the storage, in
-`ratscrew.server.ladder.ranking`. Nothing here imports the server's rooms or routes.
+`ratscrew.server.ladder.ranking`. Nothing here imports the server (`tests/test_import_graph.py`).
 """

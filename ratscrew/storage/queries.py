@@ -12,7 +12,6 @@ import sqlalchemy as sa
 from sqlalchemy import bindparam as param
 from sqlalchemy import func
 
-from ratscrew.server.ladder.rated import MIN_OPPONENTS
 from ratscrew.storage.records import BOT_PREFIX
 from ratscrew.storage.schema import (
     actions,
@@ -33,6 +32,7 @@ from ratscrew.storage.schema import (
     seats,
     server_info,
 )
+from ratscrew.storage.terms import MIN_OPPONENTS
 
 
 def values(table: sa.Table, *names: str) -> dict[str, sa.BindParameter[object]]:
@@ -140,7 +140,7 @@ PLAYERS_RESULTS = (sa.select(results, games.c.finished_at).join(games, games.c.i
 
 def ranked(alias: str) -> str:
     """SQL that is true when the rating row ``alias`` is *ranked* (issues 30 and 46): its player
-    has rated games in the ruleset against `ratscrew.server.ladder.rated.MIN_OPPONENTS` different
+    has rated games in the ruleset against `ratscrew.storage.terms.MIN_OPPONENTS` different
     *established* opponents (bots, or players with rated games against that many different
     opponents themselves: a farm of keys that only ever met one player establishes nobody) and
     no integrity flag that is not cleared."""

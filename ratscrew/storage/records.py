@@ -180,12 +180,12 @@ class FinishedGame:
     results: tuple[SeatResult, ...]
     earlier_quick_resigns: int = 0
     """Games that ended in a quick resignation between keys of this game's players lately
-    (`ratscrew.server.ladder.rated.FARM_WINDOW_S`)."""
+    (`ratscrew.storage.terms.FARM_WINDOW_S`)."""
     flagged: frozenset[str] = frozenset()
     """This game's players under an integrity flag not cleared."""
     established: frozenset[str] = frozenset()
     """This game's participants with rated games in the ruleset against
-    `ratscrew.server.ladder.rated.MIN_OPPONENTS` different opponents before it."""
+    `ratscrew.storage.terms.MIN_OPPONENTS` different opponents before it."""
 
 
 @dataclass(frozen=True)

@@ -231,6 +231,28 @@ arena_standings = table(  # an arena's final standings, stored when its last gam
     column("streak", sa.Integer, nullable=False, since=5),
     since=5,
 )
+seeks = table(  # quick play's pools, shared by every shard on PostgreSQL (issue 50)
+    "seeks",
+    column("player_id", sa.Text, primary_key=True, since=5),  # one row per player: one seek at a time
+    column("state", sa.Text, nullable=False, since=5),  # waiting | matched | gone
+    column("seek_id", sa.Text, since=5),  # the seek's socket, on the shard that holds it
+    column("shard", sa.Text, nullable=False, server_default=sa.text("''"), since=5),
+    column("rules", sa.Text, nullable=False, since=5),
+    column("players", sa.Integer, nullable=False, since=5),
+    column("arena", sa.Text, since=5),  # NULL: quick play
+    column("name", sa.Text, nullable=False, since=5),
+    column("rating", REAL, nullable=False, since=5),
+    column("standing", REAL, nullable=False, server_default=sa.text("0"), since=5),
+    column("sought_at", REAL, nullable=False, since=5),  # epoch s; its waves are counted from it
+    column("front", sa.Integer, nullable=False, server_default=sa.text("0"), since=5),
+    column("front_until", REAL, since=5),  # after a no-show: the next seek goes to the front
+    column("last_opponents", sa.Text, nullable=False, server_default=sa.text("'[]'"), since=5),
+    column("room", sa.Text, since=5),  # the matched table's room
+    column("seat", sa.Integer, since=5),
+    column("table_players", sa.Text, since=5),  # JSON: the table's seekers in seat order
+    since=5,
+    only="postgresql",
+)
 
 INDEXES: tuple[tuple[int, str, str, tuple[str, ...], DialectName | None], ...] = (
     (1, "results_by_player", "results", ("token_hash",), None),
@@ -241,6 +263,8 @@ INDEXES: tuple[tuple[int, str, str, tuple[str, ...], DialectName | None], ...] =
     (5, "arenas_by_end", "arenas", ("state", "ends_at"), None),
     (5, "arena_rooms_by_code", "arena_rooms", ("code",), None),
     (5, "arena_standings_by_player", "arena_standings", ("player_id",), None),
+    (5, "seeks_by_pool", "seeks", ("state", "rules", "players"), "postgresql"),
+    (5, "seeks_by_seek", "seeks", ("seek_id",), "postgresql"),
 )
 """Each index: the version it appeared in, its name, table and columns, and ``only``."""
 

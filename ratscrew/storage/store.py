@@ -15,7 +15,6 @@ from typing import Any
 
 import orjson
 
-from ratscrew.server.ladder.rated import FARM_WINDOW_S, MIN_OPPONENTS
 from ratscrew.storage import queries as q
 from ratscrew.storage import schema
 from ratscrew.storage.records import (
@@ -37,6 +36,7 @@ from ratscrew.storage.records import (
     participant,
 )
 from ratscrew.storage.sql import Conflict, Database, Params, Rows, Transaction, Write, chunks
+from ratscrew.storage.terms import FARM_WINDOW_S, MIN_OPPONENTS
 
 
 def seat_result(row: Mapping[str, Any]) -> SeatResult:
@@ -454,7 +454,7 @@ class SqlStore:
     def _rating_context(tx: Transaction, results: Sequence[SeatResult], rules_name: str,
                         now: float) -> tuple[int, frozenset[str], frozenset[str]]:
         """Earlier quick resignations between the game's keyed players within
-        `ratscrew.server.ladder.rated.FARM_WINDOW_S`, which of them are flagged, and which of its
+        `ratscrew.storage.terms.FARM_WINDOW_S`, which of them are flagged, and which of its
         participants are established (rated games against `MIN_OPPONENTS` different opponents)."""
         keyed = sorted({r.player_id for r in results if r.kind == "human" and r.player_id})
         if not keyed:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from rich.table import Table as RichTable
@@ -40,6 +40,7 @@ from ratscrew.client.reaction import ShownStates
 from ratscrew.client.saved import SavedState
 from ratscrew.client.session import LogItem, Notice, RoomSession, Update
 from ratscrew.observation import observed_may
+from ratscrew.protocol.server_messages import GameOverMessage, RoomMessage, ServerMessage, StateMessage
 from ratscrew.ruleset import Ruleset, RulesetError
 from ratscrew.tui.gamelog import GameLog, clock_label, told_line, told_verdict
 from ratscrew.tui.keys import DEFAULT_KEYS, SeatKeys, key_label
@@ -87,7 +88,7 @@ def seat_name(seat: dict[str, Any]) -> str:
     return str(name) if name else ("open seat" if seat.get("kind") == "open" else "?")
 
 
-def length_lines(room: dict[str, Any]) -> list[str]:
+def length_lines(room: Mapping[str, Any]) -> list[str]:
     """How long a game here may take, as the browser's lobby says it: the room's time limit, if
     any, and the expected length the server simulated (once it is known).
 
@@ -113,7 +114,7 @@ def length_lines(room: dict[str, Any]) -> list[str]:
     return lines
 
 
-def time_left(room: dict[str, Any] | None, observation: Any, now_ms: float) -> str:
+def time_left(room: Mapping[str, Any] | None, observation: Any, now_ms: float) -> str:
     """The top bar's countdown of a game with a time limit, as the browser's status line has it.
 
     >>> time_left({"settings": {"time_limit_ms": 300000}}, {"over": False}, 4200)
@@ -130,7 +131,7 @@ def time_left(room: dict[str, Any] | None, observation: Any, now_ms: float) -> s
     return f" · {seconds // 60}:{seconds % 60:02d} left"
 
 
-def seat_lines(room: dict[str, Any], you: int | None) -> list[str]:
+def seat_lines(room: Mapping[str, Any], you: int | None) -> list[str]:
     """The lobby: one line per seat saying who sits there, you marked.
 
     >>> room = {"seats": [
@@ -170,7 +171,7 @@ def seat_lines(room: dict[str, Any], you: int | None) -> list[str]:
     return lines
 
 
-def results_table(over: dict[str, Any]) -> RichTable:
+def results_table(over: Mapping[str, Any]) -> RichTable:
     """Everyone's figures from a ``game_over`` message."""
     table = RichTable(box=None, padding=(0, 1), header_style="bold")
     for column, justify in (("", "left"), ("slaps", "right"), ("misslaps", "right"),
@@ -386,17 +387,17 @@ class OnlineApp(App[None]):
         return self.session.player_id
 
     @property
-    def room(self) -> dict[str, Any] | None:
+    def room(self) -> RoomMessage | None:
         """The latest ``room`` message."""
         return self.session.room
 
     @property
-    def state(self) -> dict[str, Any] | None:
+    def state(self) -> StateMessage | None:
         """The latest ``state`` message."""
         return self.session.state
 
     @property
-    def over(self) -> dict[str, Any] | None:
+    def over(self) -> GameOverMessage | None:
         """The latest ``game_over`` message, while the room's phase is ``over``."""
         return self.session.over
 
@@ -461,7 +462,7 @@ class OnlineApp(App[None]):
         self.redraw()
         self._refresh_room_screen()  # it says so while the connection is down
 
-    def handle_message(self, message: dict[str, Any], arrived: float) -> None:
+    def handle_message(self, message: ServerMessage, arrived: float) -> None:
         """One message from the room (``arrived``: when, on Textual's clock): the session
         takes it in, and the screen draws what changed."""
         update = self.session.receive(message, arrived)
@@ -505,7 +506,7 @@ class OnlineApp(App[None]):
 
     def _reseat(self) -> None:
         """Who sits where (or the rules) changed: a new table, and the keys that apply now."""
-        room = self.session.room or {}
+        room: Mapping[str, Any] = self.session.room or {}
         rules = room.get("rules", {})
         try:
             self.rules = Ruleset.from_toml(str(rules.get("toml", ""))) if rules else self.rules
@@ -531,7 +532,7 @@ class OnlineApp(App[None]):
         self.redraw()
 
     def _on_state(self, update: Update) -> None:
-        state = self.session.state or {}
+        state: Mapping[str, Any] = self.session.state or {}
         events = [e for e in state.get("events", []) if isinstance(e, dict)]
         lines = [str(line) for line in state.get("lines", [])]
         judged = told_verdict(events, lines)
@@ -728,7 +729,8 @@ class OnlineApp(App[None]):
         """Tell the room this player is ready (or not any more)."""
         if not self.session.seated or self.room is None:
             return
-        mine: dict[str, Any] = next((s for s in self.room.get("seats", []) if s.get("seat") == self.seat), {})
+        mine: Mapping[str, Any] = next((s for s in self.room.get("seats", [])
+                                        if s.get("seat") == self.seat), {})
         self.send_or_say({"type": "ready", "ready": not mine.get("ready", False)}, "ready")
 
     # ------------------------------------------------------------------ app keys

@@ -2,7 +2,7 @@
 // a valid state, the rules become TOML the server reads.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { changedSettings, decodeShare, encodeShare, figureLabel, rulesToml, settingLabel } from "../../ratscrew/web/js/labrules.js";
+import { changedSettings, decodeShare, encodeShare, figureAt, figureLabel, rulesToml, settingLabel } from "../../ratscrew/web/js/labrules.js";
 
 const SETTINGS = [
   { name: "slaps", kind: "patterns", text: "" },
@@ -43,9 +43,18 @@ test("the rules become TOML with the lab's name", () => {
     'name = "classic + house rules"\nsummary = "a \\"quoted\\" rule"\nslaps = ["double", "sandwich"]\nmisslap_cards = 1\nmisslap_penalty = "burn"\njokers = false\n');
 });
 
+// The figures as GET /api/lab/settings lists them (ratscrew/sim/figures.py declares them).
+const FIGURES = [{ name: "length.p90_minutes", label: "Minutes per game (90th percentile)", digits: 1, unit: "minutes" }];
+
 test("settings and figures read as words", () => {
   assert.equal(settingLabel("tie_window_ms"), "Tie window (ms)");
-  assert.equal(figureLabel("win_share[2]"), "Seat 2's share of wins");
-  assert.equal(figureLabel("win_share[no winner]"), "Games nobody wins");
-  assert.equal(figureLabel("length.p90_minutes"), "Minutes per game (90th percentile)");
+  assert.equal(figureLabel("win_share[2]", FIGURES), "Seat 2's share of wins");
+  assert.equal(figureLabel("win_share[no winner]", FIGURES), "Games nobody wins");
+  assert.equal(figureLabel("length.p90_minutes", FIGURES), "Minutes per game (90th percentile)");
+});
+
+test("a figure is found in a report by its dotted name", () => {
+  const p90 = { value: 9, low: 8, high: 10 };
+  assert.deepEqual(figureAt({ length: { p90_minutes: p90 } }, "length.p90_minutes"), p90);
+  assert.equal(figureLabel("length.no_such", FIGURES), "length.no_such");
 });

@@ -22,7 +22,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -32,6 +32,7 @@ from serving import Player, ServerProcess  # noqa: E402
 from test_join import early_double  # noqa: E402
 
 from ratscrew.client.session import RoomSession  # noqa: E402
+from ratscrew.protocol.server_messages import ServerMessage  # noqa: E402
 
 KEY = "transcript-tess-Vb4Kq8Zr2Xw6Hn0Jd"  # a new player's key must look random
 
@@ -59,7 +60,7 @@ class Recorder:
         assert self.player is not None
         at = round(time.monotonic() - self.started, 3)
         self.entries.append({**message, "at": at})
-        for asked in self.session.receive(message, at).send:
+        for asked in self.session.receive(cast(ServerMessage, message), at).send:
             if asked["type"] == "history":
                 self.player.send(asked)
 

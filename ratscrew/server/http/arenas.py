@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -34,6 +34,7 @@ from starlette.routing import Route
 from ratscrew.arenas import ARENA_RULES, MAX_MINUTES, MAX_STARTS_IN_S, MIN_MINUTES
 from ratscrew.arenas.scoring import TABLE_SIZES, GameResult, Standing, standings
 from ratscrew.protocol.codec import ProtocolError, decode_json
+from ratscrew.protocol.http import ArenaAnswer, ArenaCreated, ArenasAnswer, ArenaState, StandingLine
 from ratscrew.protocol.keys import valid_key
 from ratscrew.protocol.names import clean
 from ratscrew.protocol.server_messages import error_message
@@ -62,51 +63,6 @@ SWEEP_S = 5.0
 """How often the server looks for arenas whose end has come (`ArenaService.sweep`)."""
 ARENA_ID = re.compile(r"[A-Za-z0-9_-]{8}")
 """An arena's id: 8 random URL-safe characters."""
-
-ArenaState = Literal["upcoming", "running", "finished", "cancelled"]
-
-
-class StandingLine(TypedDict):
-    """One line of ``standings``."""
-
-    rank: int
-    player_id: str
-    name: str
-    score: int
-    games: int
-    wins: int
-    streak: int
-
-
-class ArenaSummary(TypedDict):
-    """``GET /api/arenas/ID`` (and each entry of ``GET /api/arenas``: without ``standings``)."""
-
-    id: str
-    url: str
-    rules: str
-    players: int
-    state: ArenaState
-    starts_at: float
-    ends_at: float
-    now: float
-    """The server's clock (epoch seconds), so a page's countdown does not trust its own."""
-    final: bool
-    """Whether the standings are the stored final ones (the end has come, the last game is over)."""
-    standings: list[StandingLine]
-
-
-class ArenaCreated(TypedDict):
-    """``POST /api/arenas`` → 201."""
-
-    id: str
-    url: str
-
-
-class ArenaList(TypedDict):
-    """``GET /api/arenas``."""
-
-    arenas: list[ArenaSummary]
-
 
 class ArenaError(ValueError):
     """A bad arena request; ``code`` names the problem for clients (``bad_request`` …)."""
@@ -253,7 +209,7 @@ class ArenaService:
 
     # ---------------------------------------------------------------------- reads
 
-    def summary(self, arena: ArenaRow, with_standings: bool = True) -> ArenaSummary:
+    def summary(self, arena: ArenaRow, with_standings: bool = True) -> ArenaAnswer:
         """The arena as ``GET /api/arenas/ID`` sends it (final standings once stored)."""
         now = self.now()
         final = arena.state == "finished"
@@ -268,7 +224,7 @@ class ArenaService:
                 "starts_at": arena.starts_at, "ends_at": arena.ends_at, "now": now,
                 "final": final, "standings": lines}
 
-    def arena(self, arena_id: str) -> ArenaSummary | None:
+    def arena(self, arena_id: str) -> ArenaAnswer | None:
         """``GET /api/arenas/ID``, or ``None`` for an unknown id (finishing it first if due)."""
         arena = self.store.arena(arena_id) if ARENA_ID.fullmatch(arena_id) else None
         if arena is None:
@@ -277,7 +233,7 @@ class ArenaService:
             arena = self.store.arena(arena_id) or arena
         return self.summary(arena)
 
-    def listing(self) -> ArenaList:
+    def listing(self) -> ArenasAnswer:
         """``GET /api/arenas``: upcoming, running and recently finished arenas, the first to
         start first (no standings: each arena's page has them)."""
         now = self.now()

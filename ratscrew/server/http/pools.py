@@ -7,13 +7,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
+from ratscrew.protocol.http import PoolsAnswer
 from ratscrew.server.ws.seek import Seeking, seek_endpoint
 
 
 async def pools(request: Request) -> JSONResponse:
     """``GET /api/pools`` → ``{"pools": [{"rules", "players", "waiting", "playing"}]}``."""
     seeking: Seeking = request.app.state.seeking
-    return JSONResponse({"pools": await seeking.service.listing()})
+    answer: PoolsAnswer = {"pools": await seeking.service.listing()}
+    return JSONResponse(answer)
 
 
 ROUTES: list[BaseRoute] = [Route("/api/pools", pools), WebSocketRoute("/ws/seek", seek_endpoint)]

@@ -23,9 +23,11 @@ from ratscrew.bots.profile import LEVELS
 from ratscrew.patterns import PATTERN_DESCRIPTIONS, PATTERNS
 from ratscrew.protocol.client_messages import MAX_RULES_TEXT, MAX_SEATS, MIN_SEATS, load_rules
 from ratscrew.protocol.codec import ProtocolError
+from ratscrew.protocol.http import FigureInfo, LabJobStarted, LabSetting, LabSettingsAnswer, RulesetSettings
 from ratscrew.ruleset import PRESET_NAMES, Ruleset
 from ratscrew.server.http.limits import limit_key
 from ratscrew.server.lab.jobs import DEFAULT_GAMES, LabBusy, LabService
+from ratscrew.sim.figures import FIGURES
 
 WEB_DIR = Path(__file__).resolve().parents[2] / "web"
 
@@ -110,38 +112,42 @@ def _plain_words(docstring: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def lab_settings() -> dict[str, Any]:
+def lab_settings() -> LabSettingsAnswer:
     """``GET /api/lab/settings``: every setting the page offers (name, kind, choices, what it
-    means), the slap patterns, and each preset's values."""
+    means), the slap patterns, each preset's values, and the report's figures (name, label,
+    decimals, unit: :data:`ratscrew.sim.figures.FIGURES`)."""
     texts = setting_texts()
     hints = typing.get_type_hints(Ruleset)
-    settings = []
+    settings: list[LabSetting] = []
     for f in fields(Ruleset):
         if f.name in HIDDEN_SETTINGS:
             continue
         hint = hints[f.name]
-        entry: dict[str, Any] = {"name": f.name, "text": texts.get(f.name, "")}
+        entry = LabSetting(name=f.name, text=texts.get(f.name, ""), kind="patterns")
         if typing.get_origin(hint) is Literal:
-            entry.update(kind="choice", choices=list(get_args(hint)))
+            entry["kind"], entry["choices"] = "choice", list(get_args(hint))
         elif hint is bool:
             entry["kind"] = "bool"
         elif hint is int:
             entry["kind"] = "int"
-        else:
-            entry["kind"] = "patterns"
         settings.append(entry)
     return {
         "settings": settings,
         "patterns": [{"name": name, "text": PATTERN_DESCRIPTIONS.get(name, name)} for name in PATTERNS],
-        "presets": [{**Ruleset.preset(name).to_dict(), "name": name} for name in PRESET_NAMES],
+        "presets": [RulesetSettings({**Ruleset.preset(name).to_dict(), "name": name})
+                    for name in PRESET_NAMES],
         "levels": list(LEVELS),
+        "figures": [FigureInfo(name=figure.key, label=figure.label, digits=figure.digits,
+                               unit=figure.unit) for figure in FIGURES],
         "max_games": None,
     }
 
 
 async def settings_api(request: Request) -> JSONResponse:
     """``GET /api/lab/settings``."""
-    return JSONResponse({**lab_settings(), "max_games": _lab(request).max_games})
+    answer = lab_settings().copy()  # the cached answer stays as it is
+    answer["max_games"] = _lab(request).max_games
+    return JSONResponse(answer)
 
 
 def _lab(request: Request) -> LabService:
@@ -174,13 +180,13 @@ async def start_lab_job(request: Request) -> JSONResponse:
     except LabBusy as busy:
         return JSONResponse({"error": str(busy)}, status_code=busy.status,
                             headers={"retry-after": "30"} if busy.status == 503 else None)
-    return JSONResponse({"id": job.id, "url": f"/api/lab/jobs/{job.id}", "total": job.total},
+    return JSONResponse(LabJobStarted(id=job.id, url=f"/api/lab/jobs/{job.id}", total=job.total),
                         status_code=202)
 
 
 async def lab_job(request: Request) -> JSONResponse:
     """``GET /api/lab/jobs/ID``: a job's state, progress and report."""
-    status = _lab(request).status(str(request.path_params["job_id"]))
+    status = _lab(request).job_status(str(request.path_params["job_id"]))
     if status is None:
         return JSONResponse({"error": "no such simulation (finished ones are kept ten minutes)"},
                             status_code=404)

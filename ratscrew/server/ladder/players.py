@@ -24,11 +24,12 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from ratscrew.bots.agent import draw_reaction_ms
 from ratscrew.bots.profile import LEVELS
 from ratscrew.protocol.codec import ProtocolError
+from ratscrew.protocol.http import PlayerAnswer, PlayerArena, PlayerRating, RatingPoint, SlapCounts
 from ratscrew.protocol.keys import MIN_DISTINCT_KEY_CHARACTERS, MIN_NEW_KEY_LENGTH, looks_random, valid_key
 from ratscrew.server.ladder.ranking import PROVISIONAL_GAMES, conservative
 from ratscrew.server.ladder.review import integrity_of
@@ -228,6 +229,10 @@ def export(store: Store, key: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------- the page
 
 
+@overload
+def iso(at: float) -> str: ...
+@overload
+def iso(at: None) -> None: ...
 def iso(at: float | None) -> str | None:
     """Epoch seconds as UTC ISO 8601 to the second.
 
@@ -237,13 +242,13 @@ def iso(at: float | None) -> str | None:
     return None if at is None else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
 
 
-def player_page(store: Store, player_id: str) -> dict[str, Any] | None:
+def player_page(store: Store, player_id: str) -> PlayerAnswer | None:
     """``GET /api/players/ID`` (see docs/protocol.md), or ``None`` for an unknown id."""
     player: PlayerRow | None = store.player(player_id) if PUBLIC_ID_PATTERN.fullmatch(player_id) else None
     if player is None:
         return None
     games = store.player_games(player.player_id, GAMES_READ)
-    return {
+    answer: PlayerAnswer = {
         "player_id": player.player_id,
         "name": player.name,
         "ratings": _ratings(store, player.player_id),
@@ -255,14 +260,23 @@ def player_page(store: Store, player_id: str) -> dict[str, Any] | None:
         "slaps": slaps_by_pattern(games),
         "export_hint": EXPORT_HINT,
         "integrity": integrity_of(store, player.player_id),  # issue 30
-        "arenas": store.player_arenas(player.player_id),  # issue 50: final standings
+        "arenas": [_arena(a) for a in store.player_arenas(player.player_id)],  # issue 50
     }
+    return answer
 
 
-def _ratings(store: Store, participant: str) -> list[dict[str, Any]]:
-    ratings = []
+def _arena(row: dict[str, Any]) -> PlayerArena:
+    """A finished arena's final standing of the player, as the page gets it."""
+    return {"arena_id": str(row["arena_id"]), "rules": str(row["rules"]), "players": int(row["players"]),
+            "starts_at": float(row["starts_at"]), "ends_at": float(row["ends_at"]),
+            "rank": int(row["rank"]), "entrants": int(row["entrants"]), "score": int(row["score"]),
+            "games": int(row["games"]), "wins": int(row["wins"])}
+
+
+def _ratings(store: Store, participant: str) -> list[PlayerRating]:
+    ratings: list[PlayerRating] = []
     for r in store.ratings_of(participant):
-        history = [{"game_id": h["game_id"], "at": iso(h["at"]),
+        history: list[RatingPoint] = [{"game_id": h["game_id"], "at": iso(h["at"]),
                     "rating_before": conservative(h["mu_before"], h["sigma_before"]),
                     "rating_after": conservative(h["mu_after"], h["sigma_after"]),
                     "mu": round(h["mu_after"], 3), "sigma": round(h["sigma_after"], 3)}
@@ -298,7 +312,7 @@ def bot_samples(store: Store) -> dict[str, list[int]]:
     return samples
 
 
-def slaps_by_pattern(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def slaps_by_pattern(games: list[dict[str, Any]]) -> list[SlapCounts]:
     """Slaps won, lost (beaten by another slapper) and misslaps (penalised), by pattern, summed
     over the rated games read (misslaps are under pattern ``none``)."""
     totals: dict[str, list[int]] = {}

@@ -11,6 +11,7 @@ from statistics import median
 from typing import Any
 
 from ratscrew.bots.profile import ANTICIPATION_FLOOR_MS
+from ratscrew.protocol.http import LeaderboardRow
 from ratscrew.storage.roles import ArchiveStore, RatingStore
 
 PROVISIONAL_GAMES = 10
@@ -63,21 +64,21 @@ def stats_of(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def leaderboard_rows(rated: Sequence[Mapping[str, Any]],
-                     rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+                     rows: Sequence[Mapping[str, Any]]) -> list[LeaderboardRow]:
     """The leaderboard from the ranked players (best first: ``player_id``, ``name``, ``mu``,
     ``sigma``, ``rated``) and their result rows: equal ratings share a rank."""
     figures = {p["key"]: p for p in summarise(rows, key="player_id")}
-    board: list[dict[str, Any]] = []
+    board: list[LeaderboardRow] = []
     for position, player in enumerate(rated, start=1):
-        entry = dict(figures.get(player["player_id"]) or empty_stats())
-        entry.pop("key", None)
+        entry = figures.get(player["player_id"]) or empty_stats()
         rating = conservative(player["mu"], player["sigma"])
         tied = board and board[-1]["rating"] == rating
-        entry.update(name=player["name"], player_id=player["player_id"],
-                     rank=board[-1]["rank"] if tied else position, rating=rating,
-                     rating_sigma=round(player["sigma"], 3),
-                     provisional=player["rated"] < PROVISIONAL_GAMES)
-        board.append(entry)
+        board.append(LeaderboardRow(
+            name=player["name"], games=entry["games"], wins=entry["wins"], win_rate=entry["win_rate"],
+            slaps=entry["slaps"], misslaps=entry["misslaps"],
+            median_reaction_ms=entry["median_reaction_ms"], best_reaction_ms=entry["best_reaction_ms"],
+            player_id=player["player_id"], rank=board[-1]["rank"] if tied else position, rating=rating,
+            rating_sigma=round(player["sigma"], 3), provisional=player["rated"] < PROVISIONAL_GAMES))
     return board
 
 
@@ -86,7 +87,7 @@ def player_stats(store: ArchiveStore, token_hash: str, rules_name: str | None = 
     return stats_of(store.person_results(token_hash, rules_name))
 
 
-def leaderboard(store: RatingStore, rules_name: str, limit: int = 50) -> list[dict[str, Any]]:
+def leaderboard(store: RatingStore, rules_name: str, limit: int = 50) -> list[LeaderboardRow]:
     """The ranked players of this ruleset, best rating (mu - 3 sigma) first, each with
     ``rank``, ``rating``, ``rating_sigma``, ``provisional``, ``player_id`` and their figures
     (guests and bots are not listed)."""

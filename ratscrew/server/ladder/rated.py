@@ -26,7 +26,7 @@ In the order they are checked, a game is **unrated** when:
    who resigned;
 6. it was **farmed**: it ended in a quick resignation (a person resigned within
    `QUICK_RESIGN_MS`) and the same keys already had `FARM_REPEATS` such games within
-   `FARM_WINDOW_S`.
+   `ratscrew.storage.terms.FARM_WINDOW_S`.
 
 Otherwise it is **rated**, except that a seat whose actions were mostly (more than
 `ABSENT_SHARE`) made by turn time-outs or a stand-in bot gains nothing from it: its rating
@@ -35,11 +35,11 @@ may go down (a loss counts, as when a lichess player lets the clock run out) but
 A rating grows only from opponents who count (`counts_as_opponent`): an opponent who took
 part (a bot, or a person who slapped or won a pile in the game: someone who only turns cards
 over is not playing ERS) and is **established** (a bot, or a player with rated games in the
-ruleset against `MIN_OPPONENTS` different opponents before this game). A person whose
+ruleset against `ratscrew.storage.terms.MIN_OPPONENTS` different opponents before this game). A person whose
 opponents in a game all fail that keeps their rating as it was (`NO_ESTABLISHED_OPPONENT`;
 their loss still counts), as lichess limits what a win over a provisional player is worth, so
 a farm of fresh or idle keys buys nothing. The same test ranks a player: only established
-opponents count towards their `MIN_OPPONENTS` (`ratscrew.storage.queries.ranked`).
+opponents count towards their `ratscrew.storage.terms.MIN_OPPONENTS` (`ratscrew.storage.queries.ranked`).
 
 >>> rating_verdict(GameFacts(rules_preset=False))
 Unrated(reason='custom rules (unrated)')
@@ -78,18 +78,11 @@ has moved; ERS has no moves to count, so cards played and seconds stand in)."""
 QUICK_RESIGN_MS = 120_000
 """A resignation within this much game time is a quick one (a real ERS game runs minutes)."""
 FARM_REPEATS = 1
-"""Earlier quick resignations between the same keys (in `FARM_WINDOW_S`) that make the next one
-farmed: once may be someone called away; twice is a pattern."""
-FARM_WINDOW_S = 86_400.0
-"""How far back earlier quick resignations between the same keys are counted."""
+"""Earlier quick resignations between the same keys (in `ratscrew.storage.terms.FARM_WINDOW_S`)
+that make the next one farmed: once may be someone called away; twice is a pattern."""
 ABSENT_SHARE = 0.5
 """A seat with more than this share of its actions made by time-outs or a stand-in bot gains
 nothing from the game."""
-MIN_OPPONENTS = 3
-"""A player is ranked (on the leaderboard, with a rank) only after rated games against at least
-this many different opponents in the ruleset: other keyed players or bot levels (a bot level
-counts once, whatever its seats). Bots count because the server plays them honestly and no one
-can own one; a second key is one opponent however many games it gives away."""
 
 
 @dataclass(frozen=True)
@@ -169,7 +162,8 @@ class GameFacts:
     people: tuple[SeatFacts, ...] = ()
     """Every person's seat (keyed or guest)."""
     earlier_quick_resigns: int = 0
-    """Quick resignations in the last `FARM_WINDOW_S` between keys of this game's players."""
+    """Quick resignations in the last `ratscrew.storage.terms.FARM_WINDOW_S` between keys of this
+    game's players."""
     flagged: frozenset[str] = frozenset()
     """Player ids in this game under an integrity flag not cleared."""
     bots: int = 0
@@ -204,8 +198,8 @@ def counts_as_opponent(participant: str, *, bot: bool, established: frozenset[st
                        took_part: bool) -> bool:
     """Whether a win over ``participant`` may raise a rating (see the module docstring): a bot
     always; a person when established (``established``: the game's participants with rated
-    games against `MIN_OPPONENTS` different opponents before it) and taking part in the game
-    (a slap or a pile won).
+    games against `ratscrew.storage.terms.MIN_OPPONENTS` different opponents before it) and
+    taking part in the game (a slap or a pile won).
 
     >>> counts_as_opponent("bot:casual", bot=True, established=frozenset(), took_part=True)
     True

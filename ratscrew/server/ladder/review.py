@@ -20,6 +20,7 @@ import logging
 from typing import Any
 
 from ratscrew.integrity import WINDOW, SlapSample, assess
+from ratscrew.protocol.http import Integrity
 from ratscrew.storage.roles import Store
 
 log = logging.getLogger("ratscrew.server")
@@ -84,7 +85,7 @@ def player_slaps(store: Store, player_id: str, rules_name: str,
     return samples[-WINDOW:], first_game
 
 
-def integrity_of(store: Store, player_id: str) -> dict[str, Any]:
+def integrity_of(store: Store, player_id: str) -> Integrity:
     """``{flagged, reasons, checked_slaps}`` for the player page (the public contract): a
     flag not cleared with its reasons and the slaps it was raised on, or else the slaps checked
     since the last flag was cleared (or ever)."""

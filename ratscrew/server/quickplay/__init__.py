@@ -20,7 +20,13 @@ def attach(app: Starlette, server: Any, window_counter: Callable[[int, float], A
     the pools shared through PostgreSQL when the store is, else in memory. ``window_counter``
     and ``bucket`` are the app's in-memory per-address counter and per-connection token bucket."""
     store = server.store
-    backend: PoolBackend = MemoryPools(open_rooms=lambda: open_codes(server))
+    backend: PoolBackend
+    if store.writes_off_the_loop:  # PostgreSQL: one pool for every shard
+        from ratscrew.server.quickplay.shared import SharedPools
+
+        backend = SharedPools(store.url, server.shard, lambda: open_codes(server))
+    else:
+        backend = MemoryPools(open_rooms=lambda: open_codes(server))
     service = QuickPlay(backend, matched_room_opener(server))
     counter = (store.rate_counter("seeks", SEEKS_PER_MINUTE, 60.0)
                or window_counter(SEEKS_PER_MINUTE, 60.0))

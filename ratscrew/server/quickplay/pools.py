@@ -22,7 +22,6 @@ seek again at once): `PoolBackend.put_in_front`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -32,6 +31,7 @@ from typing import Any, Protocol
 from ratscrew.matchmaking.pairing import WAVE_S, PairingRules, Seeker, after_wave, pair_wave
 from ratscrew.protocol.client_messages import POOL_PLAYERS, POOL_RULES
 from ratscrew.protocol.codec import ProtocolError
+from ratscrew.protocol.http import PoolInfo
 from ratscrew.protocol.server_messages import MatchedMessage, MatchedPlayer, SeekServerMessage
 
 log = logging.getLogger("ratscrew.server")
@@ -131,6 +131,12 @@ class PoolBackend(Protocol):
     async def pools_with_seekers(self) -> list[PoolKey]:
         """The pools that have someone waiting."""
 
+    def listen(self, changed: Callable[[], Awaitable[None]]) -> None:
+        """Call ``changed`` when another process changes a pool (nothing to hear in memory)."""
+
+    async def quiet(self) -> None:
+        """Stop listening: no seeker is left on this process."""
+
 
 @dataclass
 class _Player:
@@ -227,6 +233,12 @@ class MemoryPools:
     async def pools_with_seekers(self) -> list[PoolKey]:
         return list(await self.waiting())
 
+    def listen(self, changed: Callable[[], Awaitable[None]]) -> None:
+        """Nothing: one process holds every seeker."""
+
+    async def quiet(self) -> None:
+        """Nothing to stop."""
+
 
 @dataclass(frozen=True)
 class Reservation:
@@ -256,9 +268,13 @@ class QuickPlay:
         """Set by arenas: admits a seek with ``"arena": ID`` (see the module docstring)."""
         self.on_matched: MatchedHook | None = None
         """Set by arenas: hears of every table made."""
+        self.arena_rules: PairingRules | None = None
+        """Set by arenas: how an arena's pools pair (``None``: as quick play's), e.g. a wider
+        gap and more weight on the standings."""
         self._waves: asyncio.Task[None] | None = None
         self._order = 0.0
         self._last_counts: dict[PoolKey, int] = {}
+        self._told: set[str] = set()
         self._lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ seekers
@@ -298,6 +314,7 @@ class QuickPlay:
         if self.links.pop(link.seek_id, None) is None:
             return
         self.pool_of.pop(link.seek_id, None)
+        self._told.discard(link.seek_id)
         if await self.backend.remove(link.seek_id) is not None:
             await self.pools_changed()
 
@@ -306,25 +323,39 @@ class QuickPlay:
         counts = await self.backend.waiting()
         for seek_id, key in list(self.pool_of.items()):
             link = self.links.get(seek_id)
-            if link is None or counts.get(key, 0) == self._last_counts.get(key, -1):
+            if link is None or (seek_id in self._told
+                                and counts.get(key, 0) == self._last_counts.get(key, -1)):
                 continue
+            self._told.add(seek_id)
             link.send(seeking_message(key, counts.get(key, 0)))
         self._last_counts = counts
+
+    async def refresh(self) -> None:
+        """Another process changed a pool: hand over the tables it made for seekers here, and
+        tell the others the new counts."""
+        await self.deliver()
+        await self.pools_changed()
 
     # ------------------------------------------------------------------ waves
 
     def _wake(self) -> None:
         """Run waves while any pool has seekers here (a task that ends when none has)."""
+        self.backend.listen(self.refresh)
         if self._waves is None or self._waves.done():
             self._waves = asyncio.get_running_loop().create_task(self._wave_loop())
 
     async def _wave_loop(self) -> None:
-        while self.links:
-            await asyncio.sleep(self.wave_s)
-            with contextlib.suppress(Exception):
-                for key in await self.backend.pools_with_seekers():
-                    await self.run_wave(key)
-            await self.deliver()
+        try:
+            while self.links:
+                await asyncio.sleep(self.wave_s)
+                try:
+                    for key in await self.backend.pools_with_seekers():
+                        await self.run_wave(key)
+                    await self.deliver()
+                except Exception:
+                    log.exception("quick play: a wave failed; the next one tries again")
+        finally:
+            await self.backend.quiet()
 
     async def run_wave(self, key: PoolKey, *, at_once: bool = False) -> list[Match]:
         """One wave of pool ``key`` (``at_once``: only tables of close ratings, between
@@ -333,7 +364,8 @@ class QuickPlay:
             async def make(seekers: list[Seeker]) -> list[Match]:
                 if at_once and len(seekers) < key[1]:
                     return []
-                tables = pair_wave(seekers, key[1], self.rules, at_once=at_once)
+                rules = self.rules if key[2] is None or self.arena_rules is None else self.arena_rules
+                tables = pair_wave(seekers, key[1], rules, at_once=at_once)
                 return [await self._open(key, table) for table in tables]
 
             # between waves (at once) the seekers left are not one wave older
@@ -368,6 +400,7 @@ class QuickPlay:
         for seek_id, match in await self.backend.take_matched(list(self.links)):
             link = self.links.pop(seek_id, None)
             self.pool_of.pop(seek_id, None)
+            self._told.discard(seek_id)
             if link is None:
                 continue
             seat = next(i for i, s in enumerate(match.seekers) if s.seek_id == seek_id)
@@ -376,7 +409,7 @@ class QuickPlay:
 
     # ------------------------------------------------------------------ listing
 
-    async def listing(self) -> list[dict[str, Any]]:
+    async def listing(self) -> list[PoolInfo]:
         """``GET /api/pools``: every quick-play pool with ``rules``, ``players``, ``waiting``
         and ``playing``."""
         waiting, playing = await self.backend.waiting(), await self.backend.playing()

@@ -12,7 +12,10 @@ Each hook gets a :class:`Presence`: the room's code, who, how many connections t
 after the change, and the seat the person plays in a game being played. The parts that listen
 (the idle-room sweep of `ratscrew.server.ops.expiry`, the absence watch of
 `ratscrew.server.room.absence`) keep their own state from these, and never reach into the room.
-A hook must not raise; it runs inside the room's handling of a message.
+A hook must not raise (it runs inside the room's handling of a message), but for `on_auth`,
+which may refuse a token by raising a `ratscrew.protocol.codec.ProtocolError`: it is asked
+before the join changes anything (`ratscrew.server.room.admission`), so the refusal is the
+join's answer.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ class RoomHooks:
     """Override the hooks you need; each does nothing by default (see the module docstring)."""
 
     def on_auth(self, code: str, token_hash: str) -> None:
-        """A token of room ``code`` (its hash) was accepted."""
+        """A token of room ``code`` (its hash) is about to be accepted; raise a `ProtocolError`
+        to refuse the join (nothing changed yet)."""
 
     def on_join(self, presence: Presence) -> None:
         """A connection joined or watches."""

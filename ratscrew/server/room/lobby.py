@@ -119,6 +119,8 @@ class Seat:
     """The keyed player sitting here (only meant while ``kind`` is ``human``; issue 17)."""
     stand_in: str | None = None
     """The level of the bot playing for the person here while they are away (issue 26)."""
+    reserved_for: str | None = None
+    """The player this seat is kept for (a matched room: `ratscrew.server.room.admission`)."""
 
     def __setattr__(self, name: str, value: object) -> None:
         if name in SETTLING_FIELDS:  # who is seated and connected: the settling window's links
@@ -321,7 +323,8 @@ class Lobby:
     def seat_person(self, token_hash: str, name: str, conn: Connection | None) -> Seat | None:
         """Give a person a seat: outside a game the first open seat, or else the last bot's;
         during a game (or with no such seat) they wait for the next game."""
-        seat = None if self.phase == "playing" else self._seat_for_a_person()
+        seat = (None if self.phase == "playing"
+                else self._seat_for_a_person(self.members.player_ids.get(token_hash)))
         if seat is None:
             if token_hash not in self.waiting:
                 self.waiting.append(token_hash)
@@ -343,8 +346,12 @@ class Lobby:
         return sum(1 for m in self.connections.values()
                    if m.seat is None and m.token_hash not in self.waiting)
 
-    def _seat_for_a_person(self) -> Seat | None:
-        """The first open seat, or else the last seat a bot sits in (the bot gives it up)."""
+    def _seat_for_a_person(self, player_id: str | None = None) -> Seat | None:
+        """The first open seat, or else the last seat a bot sits in (the bot gives it up); in
+        a matched room, the open seat kept for ``player_id``."""
+        if any(seat.reserved_for is not None for seat in self.seats):
+            return next((s for s in self.seats if s.kind == "open" and player_id is not None
+                         and s.reserved_for == player_id), None)
         open_seat = next((s for s in self.seats if s.kind == "open"), None)
         if open_seat is not None:
             return open_seat

@@ -88,6 +88,9 @@ class Membership:
         """Token hash -> public id of the keyed people who joined (issue 17)."""
         self.connections: dict[Connection, Member] = {}
         """Every connection that joined or watches, and who it is."""
+        self.hostless = False
+        """A room with no host (a matched room: `ratscrew.server.room.admission`): no token
+        issued is the host's."""
 
     # ------------------------------------------------------------------ tokens
 
@@ -121,10 +124,11 @@ class Membership:
         return token_hash
 
     def issue(self, name: str, player_id: str | None) -> tuple[str, str]:
-        """A new person called ``name``: their token and its hash (the first is the host's)."""
+        """A new person called ``name``: their token and its hash (the first is the host's,
+        unless the room is `hostless`)."""
         token = new_token()
         token_hash = hash_token(token)
-        if self.host_hash is None:
+        if self.host_hash is None and not self.hostless:
             self.host_hash = token_hash
         self.known[token_hash] = name
         self.note_player(token_hash, player_id)

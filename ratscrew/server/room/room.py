@@ -29,12 +29,11 @@ spectator, the step's events and the words for them. Nothing else about the game
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,10 +43,8 @@ from ratscrew.bots.spec import is_agent_spec
 from ratscrew.engine import Game
 from ratscrew.events import CardPlayed, Event
 from ratscrew.narrate import refusal_text
-from ratscrew.protocol import names  # issue 17: keys; issue 29: names
 from ratscrew.protocol.client_messages import (
     PACE_FACTORS,
-    PROTOCOL_VERSION,
     Act,
     ClientMessage,
     Configure,
@@ -63,6 +60,7 @@ from ratscrew.protocol.client_messages import (
     Stand,
     Start,
     Watch,
+    parse_room_request,
 )
 from ratscrew.protocol.codec import ProtocolError, encode_message
 from ratscrew.protocol.server_messages import (
@@ -71,22 +69,20 @@ from ratscrew.protocol.server_messages import (
     NoteKind,
     NoticeMessage,
     Phase,
-    ReplacedMessage,
     RoomMessage,
     SeatResultInfo,
     ServerMessage,
-    WelcomeMessage,
     error_message,
 )
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
 from ratscrew.server.lab.jobs import LabService
-from ratscrew.server.ladder import players
 from ratscrew.server.ladder.rated import room_verdict  # issue 30
 from ratscrew.server.ops.metrics import TALLY
 from ratscrew.server.room.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
+from ratscrew.server.room.admission import Admission, Door, Reservation
 from ratscrew.server.room.agents import RemoteSeat, Shown
-from ratscrew.server.room.dispatch import OUTSIDE_A_GAME, PHASES, Route, Who, check, route_for
+from ratscrew.server.room.dispatch import OUTSIDE_A_GAME, PHASES, Route, RouteLimit, Who, check, route_for
 from ratscrew.server.room.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.room.judging import judge_on_link, settle_window_ms
 from ratscrew.server.room.lifecycle import Presence, RoomHooks
@@ -94,8 +90,6 @@ from ratscrew.server.room.lobby import (
     CODE_ALPHABET,
     CODE_LENGTH,
     DEFAULT_BOT,
-    MAX_WAITING_PEOPLE,
-    MAX_WATCHERS,
     Lobby,
     RoomSettings,
     Seat,
@@ -103,7 +97,7 @@ from ratscrew.server.room.lobby import (
     stored_phase,
     stored_seat_kind,
 )
-from ratscrew.server.room.membership import Arrival, Member, Membership, hash_token
+from ratscrew.server.room.membership import Member, Membership, hash_token
 from ratscrew.server.room.persistence import RoomRecorder, StoredGame
 from ratscrew.server.room.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
 from ratscrew.server.room.rules import rules_entry
@@ -118,6 +112,11 @@ __all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSI
            "PendingAction", "Room", "RoomClock", "RoomSettings", "Seat", "hash_token", "new_code"]
 
 log = logging.getLogger("ratscrew.server")
+
+NO_SHOW = ("the players matched to this table did not all come in time: there is no game, and "
+           "nobody is rated; seek again")
+NO_SHOW_WS_CODE = 4410
+"""A matched room that closed because its players did not all come (as a closed room's)."""
 
 
 def _deal(rules: Ruleset, players: int, seed: int) -> Game:
@@ -173,10 +172,13 @@ class Room:
         """Who hears of the room's lifecycle (`ratscrew.server.room.lifecycle`)."""
         self.writer = writer or StepWriter(store)
         """Who stores the game's steps (the server's one writer; a room of its own otherwise)."""
-        self.admitting = asyncio.Lock()
-        """Held while a join is admitted off the event loop (PostgreSQL, `ratscrew.server.app`):
-        the room's checks of a keyed join come before its player is entered in the store, and
-        no other join of this room may change the answer in between."""
+        self.admission = Admission(self)
+        """The room's one way in: joins and watches (`ratscrew.server.room.admission`)."""
+        self.show_up_by: float | None = None
+        """A matched room: the wall time by which every reserved player must have come."""
+        self.on_no_show: Callable[[list[str], list[str]], None] | None = None
+        """A matched room: told the missing and the present player ids when they did not all
+        come in time (the room is closed then)."""
         self.outbox = Outbox()
         """What the room sends, held while a write it shows is being stored (the server hands
         it to each connection of this room; see `ratscrew.server.room.writer`)."""
@@ -318,6 +320,58 @@ class Room:
                  request.judging)
 
     @classmethod
+    async def matched(cls, rules: str, players: int, reservations: Sequence[Reservation], store: Store,
+                      code: str, *, show_up_s: float,
+                      on_no_show: Callable[[list[str], list[str]], None] | None = None,
+                      **options: Any) -> Room:
+        """A matched room (quick play): the preset ``rules``, one seat reserved for each of
+        ``reservations``, no host and no lobby; its game starts once every reserved player has
+        joined, and if they have not all joined within ``show_up_s`` of room time the room
+        closes without a game and ``on_no_show(missing, present)`` is told (player ids).
+        Saved when this returns."""
+        if len(reservations) != players:
+            raise ValueError(f"{players} seats need {players} reservations, not {len(reservations)}")
+        request = parse_room_request({"rules": rules, "seats": players, "bots": []})
+        if request.rules.name != rules:
+            raise ValueError(f"a matched room plays a preset, not {rules!r}")
+        room = cls._new(request, code, store, **options)
+        room.members.hostless = True
+        room.admission.reserve(reservations)
+        room.show_up_by = room.clock.wall() + show_up_s
+        room.on_no_show = on_no_show
+        await room.recorder.save_room_async(*room._parts())
+        log.info("room %s made for %d matched players (%s); they have %g s to come", code,
+                 players, rules, show_up_s)
+        return room
+
+    def start_when_everyone_came(self) -> None:
+        """A matched room's game starts by itself once every reserved player is at the table."""
+        if self.phase == "lobby" and self.show_up_by is not None and not self.admission.missing()[0]:
+            self.show_up_by = None
+            self._start_game()
+
+    def show_up_wait(self) -> float | None:
+        """Seconds (of the room's wall clock) until a matched room's players must have come, or
+        ``None`` once its game started or it closed."""
+        if self.show_up_by is None or self.phase != "lobby":
+            return None
+        return max(0.0, self.show_up_by - self.clock.wall())
+
+    def _no_show(self) -> None:
+        """The matched players did not all come in time: no game, nobody rated, the room's
+        connections closed, and `on_no_show` told who was missing."""
+        missing, present = self.admission.missing()
+        self.show_up_by = None
+        self.lobby.phase = "over"
+        log.info("room %s: %d of the matched players did not come; closed without a game",
+                 self.code, len(missing))
+        for conn in list(self.connections):
+            conn.send(error_message("room_full", NO_SHOW))
+            conn.close(NO_SHOW_WS_CODE, NO_SHOW)
+        if self.on_no_show is not None:
+            self.on_no_show(missing, present)
+
+    @classmethod
     def restore(cls, row: RoomRow, store: Store, **options: Any) -> Room:
         """A room from the store after a restart; a game that was in progress is rebuilt by
         replaying its stored actions, and goes on from the time of its last action."""
@@ -373,11 +427,11 @@ class Room:
         member = self.connections.get(conn)
         held_seat = self.lobby.leave(conn)
         playing = self.phase == "playing" and held_seat and member is not None
-        self._leave(conn, member, member.seat if playing and member is not None else None)
+        self.left(conn, member, member.seat if playing and member is not None else None)
         if held_seat:
             if playing:
                 self.driver.poke()
-            self._broadcast_room()
+            self.broadcast_room()
 
     def add_hooks(self, hooks: RoomHooks) -> None:
         """``hooks`` hears of this room's lifecycle from now on (`ratscrew.server.room.lifecycle`)."""
@@ -386,14 +440,14 @@ class Room:
     def _presence(self, conn: Connection, member: Member, seat_in_game: int | None) -> Presence:
         return Presence(self.code, conn, member, len(self.connections), seat_in_game, self.clock.wall())
 
-    def _leave(self, conn: Connection, member: Member | None, seat_in_game: int | None = None) -> None:
+    def left(self, conn: Connection, member: Member | None, seat_in_game: int | None = None) -> None:
         """Tell the hooks ``conn`` (who was ``member``, if anyone) is gone from the room."""
         if member is not None:
             presence = self._presence(conn, member, seat_in_game)
             for hooks in self.hooks:
                 hooks.on_leave(presence)
 
-    def _joined(self, conn: Connection, member: Member) -> None:
+    def joined(self, conn: Connection, member: Member) -> None:
         """Tell the hooks ``conn`` is in the room as ``member``."""
         presence = self._presence(conn, member, member.seat if self.phase == "playing" else None)
         for hooks in self.hooks:
@@ -416,36 +470,37 @@ class Room:
         self.expected_lengths = None
         self._new_game_parts()  # the game, its table and agents, the tally: let go
 
-    def handle(self, conn: Connection, message: ClientMessage) -> None:
+    def handle(self, conn: Connection, message: ClientMessage, door: Door | None = None
+               ) -> Coroutine[Any, Any, None] | None:
         """Take one validated message; a refusal is a `ProtocolError` (nothing changed).
 
         The message's route in :data:`ROUTES` says who may send it and when
-        (`ratscrew.server.room.dispatch`); a type with no route is refused, never guessed at."""
-        route, member = self._routed(conn, message)
-        route.handler(self, conn, member, message)
-
-    def _routed(self, conn: Connection, message: ClientMessage) -> tuple[Route, Member | None]:
-        """The message's route and who sends it, once the route's precondition holds."""
+        (`ratscrew.server.room.dispatch`); a type with no route is refused, never guessed at.
+        An arrival (``join``, ``watch``) goes to the room's one way in, counted at ``door``
+        (`Admission.take`): answered at once, or, on a store that answers later, the coroutine
+        the caller runs as a task (which answers its own refusals)."""
         route = route_for(ROUTES, message)
+        if route.admits:
+            assert isinstance(message, (Join, Watch))
+            return self.admission.take(conn, message, door or Door())
+        route.handler(self, conn, self.checked_member(conn, message, route), message)
+        return None
+
+    @staticmethod
+    def route(message: ClientMessage) -> Route:
+        """The route of ``message`` (`ratscrew.server.room.dispatch.route_for`): what the
+        transport asks of a message without knowing its type."""
+        return route_for(ROUTES, message)
+
+    def checked_member(self, conn: Connection, message: ClientMessage,
+                       route: Route | None = None) -> Member | None:
+        """Who sends ``message`` on ``conn``, once its route's precondition holds."""
+        route = route or route_for(ROUTES, message)
         member = self.connections.get(conn)
         what = message.kind if isinstance(message, Act) else route.name
         check(route, what, member=member, host=member is not None and self.lobby.is_host(member.token_hash),
               seated=member is not None and member.seat is not None, phase=self.phase, paused=self.paused)
-        return route, member
-
-    def check_join(self, conn: Connection, message: Join, known_player_id: str | None) -> None:
-        """Refuse (`ProtocolError`) a join this room would refuse now, changing nothing
-        (``known_player_id``: the player its key is, if the store knows the key). Asked before
-        a keyed join's player is entered off the event loop (`players.enter_async`), so that
-        the room's refusals still come first and still change nothing, the key's name included."""
-        _, member = self._routed(conn, message)
-        _, token_hash = self._arrival(conn, member, message)
-        self._refuse_a_name_in_use(message.name, token_hash, known_player_id)
-
-    def join_entered(self, conn: Connection, message: Join, entry: players.Entry) -> None:
-        """`handle` a join whose key's player `players.enter_async` entered already."""
-        _, member = self._routed(conn, message)
-        self._join(conn, member, message, entry)
+        return member
 
     def _pong(self, conn: Connection, member: Member | None, message: Pong) -> None:
         if conn.pinger.pong(message.id, time.monotonic() * 1000.0) is not None:
@@ -457,113 +512,12 @@ class Room:
     def _ready(self, conn: Connection, member: Member, message: Ready) -> None:
         seat = self.lobby.own_seat(member, "ready")
         seat.ready = message.ready
-        self._broadcast_room()
+        self.broadcast_room()
 
     def _stand(self, conn: Connection, member: Member, message: Stand) -> None:
         self.lobby.stand(conn, member)
         self.save()
-        self._broadcast_room()
-
-    def _join(self, conn: Connection, known: Member | None, message: Join,
-              entry: players.Entry | None = None) -> None:
-        """``entry``: the key's player, entered already (`join_entered`); else entered here."""
-        lobby, members = self.lobby, self.members
-        # a refusal changes nothing, the key's name included
-        arrival, token_hash = self._arrival(conn, known, message)
-        if arrival == "returning":
-            assert token_hash is not None
-            for hooks in self.hooks:
-                hooks.on_auth(self.code, token_hash)
-        self._refuse_a_name_in_use(message.name, token_hash, players.known_player_id(
-            self.store, message.player_key) if entry is None else entry.known_id)
-        player_id = (players.enter(self.store, message.player_key, message.name)  # issue 17
-                     if entry is None else entry.player_id)
-        token: str | None = None
-        if arrival == "sitting_down":
-            assert token_hash is not None
-            seat = self._sit_down_again(conn, token_hash, message.name, player_id)
-        elif arrival == "returning":
-            assert token_hash is not None
-            token = message.token
-            seat = self._come_back(conn, token_hash, message.name, player_id)
-        else:
-            if lobby.would_wait() and len(lobby.waiting) >= MAX_WAITING_PEOPLE:
-                raise ProtocolError("room_full", f"{MAX_WAITING_PEOPLE} people already wait for "
-                                    "the next game here; watch instead, or try another room")
-            token, token_hash = members.issue(message.name, player_id)
-            self.recorder.add_member(token_hash, message.name)
-            seat = lobby.seat_person(token_hash, message.name, conn)
-            log.info("room %s: %s joined %s", self.code, message.name,
-                     f"seat {seat.index}" if seat is not None else "and waits for the next game")
-        self.save()
-        self._welcome(conn, Member(None if seat is None else seat.index, token_hash, message.name,
-                                   members.player_ids.get(token_hash)), token)
-
-    def _arrival(self, conn: Connection, known: Member | None, message: Join
-                 ) -> tuple[Arrival, str | None]:
-        """What the join is (`Membership.arrival`); a refusal changes nothing."""
-        return self.members.arrival(conn, message.token, self.seats,
-                                    watching=known is None or self.lobby.status(known) == "watching")
-
-    def _refuse_a_name_in_use(self, name: str, token_hash: str | None,
-                              player_id: str | None) -> None:
-        """Refuse a join under a name someone else in the room goes by (or one that looks the
-        same), other than this token's or this player's own (issue 29)."""
-        in_use = self.lobby.names_in_use(token_hash, player_id)
-        if (taken := names.same_name_as(name, in_use)) is not None:
-            looks = "" if taken == name else f", which looks the same as {name!r}"
-            raise ProtocolError("name_taken", f"Someone in this room already goes by {taken!r}"
-                                f"{looks}; choose another name")
-
-    def _sit_down_again(self, conn: Connection, token_hash: str, name: str,
-                        player_id: str | None) -> Seat | None:
-        """Someone who stood up to watch sits down again as themselves (the host stays host)."""
-        self.members.release(conn)
-        self.members.note_player(token_hash, player_id)  # issue 17
-        seat = self.lobby.seat_person(token_hash, name, conn)
-        self.members.known[token_hash] = name
-        return seat
-
-    def _come_back(self, conn: Connection, token_hash: str, name: str, player_id: str | None) -> Seat | None:
-        """A token's holder is back: to their seat (a connection holding it already is replaced),
-        or else seated or waiting as a person who joins."""
-        members = self.members
-        members.note_player(token_hash, player_id)  # issue 17
-        seat = self.lobby.seat_of(token_hash)
-        if seat is None:
-            members.known[token_hash] = name
-            return self.lobby.seat_person(token_hash, name, conn)
-        if seat.conn is not None and seat.conn is not conn:
-            old = seat.conn
-            self._leave(old, members.release(old))
-            replaced: ReplacedMessage = {"type": "replaced", "message": "this seat was taken "
-                                         "over by a newer connection with the same token"}
-            old.send(replaced)
-            old.close(4001, "replaced")
-        seat.conn = conn
-        seat.name = name
-        seat.player_id = members.player_ids.get(token_hash)  # issue 17
-        self._present(seat)
-        return seat
-
-    def _welcome(self, conn: Connection, member: Member, token: str | None) -> None:
-        """Take ``conn`` in as ``member``: ``welcome`` (the token only to its owner), the room
-        for everyone, then the game so far for this page."""
-        self.members.admit(conn, member)
-        self._joined(conn, member)
-        welcome: WelcomeMessage = {
-            "type": "welcome", "protocol": PROTOCOL_VERSION, "code": self.code,
-            "seat": member.seat, "token": token, "host": self.lobby.is_host(member.token_hash),
-            "name": member.name, "status": self.lobby.status(member), "player_id": member.player_id}
-        conn.send(welcome)
-        self._broadcast_room()
-        self._send_current_state(conn)
-
-    def _watch(self, conn: Connection, member: Member | None, message: Watch) -> None:
-        if self.lobby.watchers() >= MAX_WATCHERS:
-            raise ProtocolError("room_full", f"{MAX_WATCHERS} people already watch this room; "
-                                "try again later")
-        self._welcome(conn, self.members.watcher(conn), None)
+        self.broadcast_room()
 
     # ------------------------------------------------------------------ the host
 
@@ -598,7 +552,7 @@ class Room:
 
     def _changed_by_host(self) -> None:
         self.save()
-        self._broadcast_room()
+        self.broadcast_room()
 
     def _kick(self, member: Member, index: int) -> None:
         seat, token_hash = self.lobby.remove_person(index, member)
@@ -666,7 +620,7 @@ class Room:
         table.add_action_listener(self._on_action)
         self._publish([])
         self.publisher.card_version = self.version
-        self._broadcast_room()
+        self.broadcast_room()
         self._start_driving()
 
     def _bot_agent(self, seat: int, level: str, game: Game | None = None) -> Shown:
@@ -758,7 +712,7 @@ class Room:
         if row is None:  # never stored: the room was being created when the store went away
             for conn in list(self.connections):
                 conn.close(4404, "this room was lost with the database")
-                self._leave(conn, self.members.release(conn))
+                self.left(conn, self.members.release(conn))
             return
         # Start again from the stored room, in place, keeping what the people connected to it
         # know: the connections, the versions they have seen, the clock their sends are
@@ -768,22 +722,12 @@ class Room:
         self._take_stored(row)
         self._new_game_parts()
         self._resume_stored_game(stored.game)
-        for conn, member in connections.items():
-            index = member.seat
-            seat = self.seats[index] if index is not None and index < len(self.seats) else None
-            if seat is not None and seat.token_hash == member.token_hash:
-                seat.conn = conn
-                self.members.admit(conn, member)
-                self._present(seat)
-            else:
-                member = Member(None, member.token_hash, member.name)
-                self.members.admit(conn, member)
-            self._joined(conn, member)
+        self.admission.readmit(connections)
         log.info("room %s: the store is back; resumed", self.code)
         resumed: NoticeMessage = {"type": "notice", "code": "resumed", "message": "the database "
                                   "is back: the game goes on from its last stored move"}
         self._broadcast(resumed)
-        self._broadcast_room()
+        self.broadcast_room()
         if self.game is not None:
             self._publish([])
         if self.phase == "over" and self.publisher.game_over is not None:
@@ -812,6 +756,11 @@ class Room:
     def tick(self) -> None:
         """Move the game up to the horizon (:meth:`GameDriver.feed`), then store what it took,
         close the contests that are due and, at the end, finish the game."""
+        wait = self.show_up_wait()
+        if wait is not None:
+            if wait <= 0.0:
+                self._no_show()
+            return
         game = self.game
         if game is None or self.phase != "playing":
             return
@@ -829,6 +778,9 @@ class Room:
 
     def next_wake(self) -> float | None:
         """The room time at which :meth:`tick` next has something to do, if anything."""
+        wait = self.show_up_wait()
+        if wait is not None:  # wall seconds to room ms, rounded up to the next ms
+            return math.ceil(self.clock.now() + wait * 1000.0)
         if self.phase != "playing":
             return None
         due = [at for at in (self.tally.due_at(), self._time_limit_at()) if at is not None]
@@ -883,7 +835,7 @@ class Room:
         return next((index for index, token_hash in enumerate(self._game_tokens)
                      if token_hash == member.token_hash), None)
 
-    def _send_current_state(self, conn: Connection) -> None:
+    def send_current_state(self, conn: Connection) -> None:
         if self.game is None or self.phase == "lobby":
             return
         self.publisher.send_current(conn, self._seat_in_game(self.connections[conn]), self.game,
@@ -949,7 +901,7 @@ class Room:
     def _on_action(self, seat: int, intent: Intent) -> None:
         self.play_count.acted(seat, intent, self.absence.stand_ins)
 
-    def _present(self, seat: Seat) -> None:
+    def present(self, seat: Seat) -> None:
         """The person in ``seat`` is connected again: a stand-in gives the seat back."""
         if self.phase != "playing" or seat.stand_in is None or self.table is None:
             return
@@ -976,7 +928,7 @@ class Room:
             log.info("room %s: %s is away; a %s bot plays seat %d", self.code, name, STAND_IN_BOT, index)
             self._announce("seat_away", f"{name} is away: a bot plays for {name} until they come back")
         if newly:
-            self._broadcast_room()
+            self.broadcast_room()
         return False
 
     def _announce(self, kind: NoteKind, line: str) -> None:
@@ -1015,7 +967,7 @@ class Room:
         if self.waiting:
             self._seat_the_waiting()
             self.save()
-        self._broadcast_room()
+        self.broadcast_room()
 
     # ------------------------------------------------------------------ the end
 
@@ -1040,7 +992,7 @@ class Room:
         if self.waiting:
             self._seat_the_waiting()  # people who waited sit down now, for the rematch
             self.save()
-        self._broadcast_room()
+        self.broadcast_room()
 
     def _results(self, game: Game) -> tuple[dict[str, Any], list[SeatResult], list[SeatResultInfo]]:
         """The finished game's record, each seat's stored result, and the ``results`` of
@@ -1107,11 +1059,11 @@ class Room:
         known = self.expected_lengths.expected_length(
             self.settings.rules, [seat.bot if seat.kind == "bot" and not is_agent_spec(seat.bot or "")
                                   else None for seat in self.seats],  # an agent: as a casual bot
-            on_ready=self._broadcast_room, address=self.estimates_for)
+            on_ready=self.broadcast_room, address=self.estimates_for)
         return None if known is None else {"median_minutes": known["median_minutes"],
                                            "p90_minutes": known["p90_minutes"]}
 
-    def _broadcast_room(self) -> None:
+    def broadcast_room(self) -> None:
         """The room to everyone: a whole ``room`` message, or to those for whom only the people
         changed a small ``lobby_change`` (`Lobby.room_messages`, issue 47 item 3)."""
         public = self._public_summary()
@@ -1136,7 +1088,7 @@ class Room:
         if self.lobby.shown.due(self.clock.wall() * 1000.0) or (  # people told of together
                 self.publisher.room_update_due()
                 and noticeably_changed(self._shown_links, self._link_figures())):
-            self._broadcast_room()
+            self.broadcast_room()
 
     def _link_figures(self) -> list[int | None]:
         """The seats' pings and the settling window as a ``room`` message shows them now."""
@@ -1146,12 +1098,16 @@ class Room:
         self.publisher.broadcast(message, self.connections)
 
 
+HISTORY_LIMIT = RouteLimit("history", 1.0, 4, "too many history requests: this one was dropped; "
+                           "ask again in a second")
+"""``history`` requests one connection may make (beyond: ``rate_limited``)."""
+
 ROUTES: dict[type[Any], Route] = {
-    Pong: Route("pong", Who.ANYONE, PHASES, Room._pong, while_paused=True),
-    Join: Route("join", Who.ANYONE, PHASES, Room._join),
-    Watch: Route("watch", Who.ANYONE, PHASES, Room._watch),
-    HistoryRequest: Route("history", Who.MEMBER, PHASES, Room._history),
-    Stand: Route("stand", Who.MEMBER, PHASES, Room._stand),
+    Pong: Route("pong", Who.ANYONE, PHASES, Room._pong, while_paused=True, ahead_of_arrivals=True),
+    Join: Route("join", Who.ANYONE, PHASES, Admission.admit, admits=True),
+    Watch: Route("watch", Who.ANYONE, PHASES, Admission.admit, admits=True),
+    HistoryRequest: Route("history", Who.WATCHER, PHASES, Room._history, limit=HISTORY_LIMIT),
+    Stand: Route("stand", Who.WATCHER, PHASES, Room._stand),
     Ready: Route("ready", Who.SEATED, PHASES, Room._ready),
     Act: Route("play, slap, resign", Who.SEATED, frozenset({"playing"}), Room._act,
                "no game is being played"),

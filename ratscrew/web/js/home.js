@@ -91,7 +91,7 @@ byId("join").addEventListener("submit", (event) => {
 
 // ------------------------------------------------------------------ Play now (quick play)
 
-/** @type {{rules: string, players: number, waiting: number, playing: number}[]} */
+/** @type {import("./protocol").PoolInfo[]} */
 let pools = [];
 /** @type {{cancel: () => void} | null} */
 let seeking = null;
@@ -111,7 +111,11 @@ function describePool() {
 }
 
 async function loadPools() {
-  try { pools = (await fetchJson("/api/pools")).pools; } catch { return; }
+  try {
+    /** @type {import("./protocol").PoolsAnswer} */
+    const answer = await fetchJson("/api/pools");
+    pools = answer.pools;
+  } catch { return; }
   const select = byId("quick-rules", HTMLSelectElement);
   if (!select.options.length) {
     for (const rules of new Set(pools.map((p) => p.rules))) {

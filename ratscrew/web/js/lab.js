@@ -3,25 +3,28 @@
  * polled for progress), draw the report, share the rules by link, open a room with them. */
 import { byId, el, fetchJson } from "./dom.js";
 import { linear, niceAxis } from "./charts.js";
-import { changedSettings, decodeShare, encodeShare, figureLabel, parseSetting, rulesToml, settingLabel } from "./labrules.js";
+import { changedSettings, decodeShare, encodeShare, figureAt, figureLabel, parseSetting, rulesToml, settingLabel } from "./labrules.js";
 
 /**
  * @typedef {import("./labrules.js").Setting} Setting
  * @typedef {import("./labrules.js").Values} Values
  * @typedef {import("./labrules.js").LabState} LabState
- * @typedef {{value: number, low: number, high: number}} Figure
- * @typedef {{seat: number | null, share: number, low: number, high: number}} Share
- * @typedef {{win_share: Share[], length: Record<string, Figure>, slaps_per_game: Figure, misslaps_per_game: Figure,
- *   memory_vs_speed: {memory_bot: string, fast_bot: string, memory_share: Figure, fast_share: Figure, difference: Figure}}} Figures
- * @typedef {Figures & {compared_to: Figures & {preset: string, changed: Values, significant: {figure: string, value: number, preset: number, difference: number}[]}}} Report
+ * @typedef {import("./protocol").Figure} Figure
+ * @typedef {import("./protocol").WinShare} Share
+ * @typedef {import("./protocol").LabFigures} Figures
+ * @typedef {import("./protocol").LabReport} Report
+ * @typedef {import("./protocol").LabSettingsAnswer} LabSettingsAnswer
+ * @typedef {import("./protocol").LabJobStarted} LabJobStarted
+ * @typedef {import("./protocol").LabJobStatus} LabJobStatus
+ * @typedef {import("./protocol").FigureInfo} FigureInfo
  */
 
 const SVG = "http://www.w3.org/2000/svg";
 const COLOURS = ["#0072b2", "#e69f00"];
 const POLL_MS = 500;
 
-/** @type {{settings: Setting[], patterns: {name: string, text: string}[], presets: Record<string, Values>, levels: string[], summaries: Record<string, string>}} */
-const meta = { settings: [], patterns: [], presets: {}, levels: [], summaries: {} };
+/** @type {Pick<LabSettingsAnswer, "settings" | "patterns" | "levels" | "figures"> & {presets: Record<string, Values>, summaries: Record<string, string>}} */
+const meta = { settings: [], patterns: [], presets: {}, levels: [], summaries: {}, figures: [] };
 /** @type {LabState} */
 let state = { preset: "classic", values: {}, players: 4, bots: "casual", games: 2000 };
 let busy = false;
@@ -217,17 +220,17 @@ async function simulate() {
   const text = byId("progress-text");
   const asked = { ...state, values: { ...state.values } };
   try {
-    const job = await fetchJson("/api/lab", { rules: rulesText(), players: state.players, bots: [state.bots], games: state.games });
+    const job = /** @type {LabJobStarted} */ (await fetchJson("/api/lab", { rules: rulesText(), players: state.players, bots: [state.bots], games: state.games }));
     panel.hidden = false;
     bar.max = job.total;
     bar.value = 0;
     text.textContent = "Starting…";
     for (;;) {
-      const status = await fetchJson(job.url);
+      const status = /** @type {LabJobStatus} */ (await fetchJson(job.url));
       bar.value = status.done;
       if (status.state === "done") {
         text.textContent = `Done: ${status.total.toLocaleString("en")} games played.`;
-        renderReport(status.report, asked);
+        if (status.report) renderReport(status.report, asked);
         break;
       }
       if (status.state === "failed") throw new Error(status.error);
@@ -268,23 +271,13 @@ function renderReport(report, asked) {
   byId("col-base").textContent = base.preset;
   byId("col-base").hidden = !compare;
   drawShares(report, compare ? base : null, name, base.preset);
-  /** @type {[string, (f: Figures) => Figure, number][]} */
-  const rows = [
-    ["length.mean_cards", (f) => f.length.mean_cards, 0],
-    ["length.median_minutes", (f) => f.length.median_minutes, 1],
-    ["length.p90_minutes", (f) => f.length.p90_minutes, 1],
-    ["length.mean_minutes", (f) => f.length.mean_minutes, 1],
-    ["slaps_per_game", (f) => f.slaps_per_game, 1],
-    ["misslaps_per_game", (f) => f.misslaps_per_game, 1],
-    ["memory_vs_speed.difference", (f) => f.memory_vs_speed.difference, 2],
-  ];
-  byId("figures").replaceChildren(...rows.map(([key, pick, digits]) => {
+  byId("figures").replaceChildren(...meta.figures.map(({ name: key, label, digits }) => {
     const row = document.createElement("tr");
     row.dataset.figure = key;
-    const head = el("th", "", figureLabel(key));
+    const head = el("th", "", label);
     head.setAttribute("scope", "row");
-    row.append(head, el("td", "", withInterval(pick(report), digits)));
-    if (compare) row.append(el("td", "", withInterval(pick(base), digits)));
+    row.append(head, el("td", "", withInterval(figureAt(report, key), digits)));
+    if (compare) row.append(el("td", "", withInterval(figureAt(base, key), digits)));
     return row;
   }));
   const memory = report.memory_vs_speed;
@@ -298,11 +291,11 @@ function renderReport(report, asked) {
     list.replaceChildren(el("li", "", `No figure differs from ${base.preset} beyond chance at this number of games.`));
   } else {
     list.replaceChildren(...base.significant.map((d) => {
-      const share = d.figure.startsWith("win_share") || d.figure.startsWith("memory");
+      const share = d.figure.startsWith("win_share") || meta.figures.find((f) => f.name === d.figure)?.unit === "share difference";
       const show = (/** @type {number} */ x) => (share ? percent(x) : x.toLocaleString("en", { maximumFractionDigits: 1 }));
       const sign = d.difference > 0 ? "+" : "−";
       const delta = share ? `${sign}${(Math.abs(d.difference) * 100).toFixed(1)} points` : `${sign}${Math.abs(d.difference).toLocaleString("en", { maximumFractionDigits: 1 })}`;
-      return el("li", "", `${figureLabel(d.figure)}: ${show(d.value)} against ${show(d.preset)} (${delta})`);
+      return el("li", "", `${figureLabel(d.figure, meta.figures)}: ${show(d.value)} against ${show(d.preset)} (${delta})`);
     }));
   }
   byId("report-title").focus();  // the report is what the person waited for: take them there
@@ -377,10 +370,11 @@ async function playTheseRules() {
 // ------------------------------------------------------------------------------ start
 
 async function start() {
-  const data = await fetchJson("/api/lab/settings");
+  const data = /** @type {LabSettingsAnswer} */ (await fetchJson("/api/lab/settings"));
   meta.settings = data.settings;
   meta.patterns = data.patterns;
   meta.levels = data.levels;
+  meta.figures = data.figures;
   for (const preset of data.presets) {
     meta.presets[preset.name] = preset;
     meta.summaries[preset.name] = preset.summary;

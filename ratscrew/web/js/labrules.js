@@ -1,11 +1,11 @@
 // @ts-check
 /** Pure helpers for the house-rule lab page (no DOM): which settings differ from the preset,
- * the share link's fragment and back, the rules as TOML for the server, and figure labels.
+ * the share link's fragment and back, the rules as TOML for the server, and the report's figures by name.
  * Node tests check that a share link round-trips. */
 
 /**
- * @typedef {{name: string, kind: "bool" | "int" | "choice" | "patterns", text: string, choices?: string[]}} Setting
- * @typedef {Record<string, boolean | number | string | string[]>} Values
+ * @typedef {import("./protocol").LabSetting} Setting a setting the lab offers (GET /api/lab/settings)
+ * @typedef {Record<string, import("./protocol").SettingValue>} Values
  * @typedef {{preset: string, values: Values, players: number, bots: string, games: number}} LabState
  */
 
@@ -135,23 +135,33 @@ export function settingLabel(name) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** What each figure of the report is called on the page. */
-export const FIGURE_LABELS = /** @type {Record<string, string>} */ ({
-  "length.mean_cards": "Cards played per game (mean)",
-  "length.median_minutes": "Minutes per game (median)",
-  "length.p90_minutes": "Minutes per game (90th percentile)",
-  "length.mean_minutes": "Minutes per game (mean)",
-  slaps_per_game: "Slaps won per game",
-  misslaps_per_game: "Misslaps per game",
-  "memory_vs_speed.difference": "Memory's lead over speed (share of wins)",
-});
+/**
+ * A figure of the lab's report as `GET /api/lab/settings` lists it (`ratscrew/sim/figures.py`
+ * declares them): where the report holds it, what it is called, its decimals and unit.
+ * @typedef {import("./protocol").FigureInfo} FigureInfo
+ */
+
+/**
+ * A figure's estimate in a report (or its `compared_to` part): `length.mean_cards` is
+ * `report.length.mean_cards`.
+ * @param {Record<string, any>} report
+ * @param {string} name
+ * @returns {{value: number, low: number, high: number}}
+ */
+export function figureAt(report, name) {
+  /** @type {any} */
+  let found = report;
+  for (const key of name.split(".")) found = found[key];
+  return found;
+}
 
 /**
  * The label of a figure named as in the report's `significant` list.
  * @param {string} figure
+ * @param {FigureInfo[]} figures the server's list of figures
  */
-export function figureLabel(figure) {
+export function figureLabel(figure, figures) {
   const seat = /^win_share\[(\d+|no winner)\]$/.exec(figure);
   if (seat) return seat[1] === "no winner" ? "Games nobody wins" : `Seat ${seat[1]}'s share of wins`;
-  return FIGURE_LABELS[figure] ?? figure;
+  return figures.find((f) => f.name === figure)?.label ?? figure;
 }

@@ -10,9 +10,10 @@ async function show() {
   const rules = rulesChoice.value;
   history.replaceState(null, "", `/leaderboard?rules=${encodeURIComponent(rules)}`);
   try {
-    const board = await fetchJson(`/api/leaderboard?rules=${encodeURIComponent(rules)}`);
+    const board = /** @type {import("./protocol").LeaderboardAnswer} */ (
+      await fetchJson(`/api/leaderboard?rules=${encodeURIComponent(rules)}`));
     const body = byId("board");
-    body.replaceChildren(...board.players.map((/** @type {any} */ p, /** @type {number} */ i) => {
+    body.replaceChildren(...board.players.map((p, i) => {
       const row = el("tr");
       const name = el("td", "name");
       if (p.player_id) {
@@ -43,7 +44,7 @@ async function show() {
 }
 
 async function load() {
-  const presets = await fetchJson("/api/presets");
+  const presets = /** @type {import("./protocol").PresetsAnswer} */ (await fetchJson("/api/presets"));
   for (const preset of presets.presets) {
     const option = /** @type {HTMLOptionElement} */ (el("option", "", preset.name));
     option.value = preset.name;

@@ -9,20 +9,8 @@ import { byId, el } from "./dom.js";
 import { formatMs, formatRating, ordinal, shortDate } from "./format.js";
 import { importPlayer, playerId, playerKey, playerUrl } from "./identity.js";
 
-/**
- * @typedef {{game_id: number, at: string, rating_before: number, rating_after: number, mu: number, sigma: number}} HistoryPoint
- * @typedef {{rules: string, rating: number, mu: number, sigma: number, games: number, provisional: boolean,
- *            rank: number | null, history: HistoryPoint[]}} Rating
- * @typedef {{id: number, rules: string, finished_at: string, place: number, players: number, replay: string,
- *            unrated?: string | null, note?: string | null}} GameRow
- * @typedef {{flagged: boolean, reasons: string[], checked_slaps: number}} Integrity
- * @typedef {{player_id: string, name: string, ratings: Rating[], games: GameRow[],
- *            reactions: {you: number[], bots: Record<string, number[]>},
- *            slaps: {pattern: string, won: number, lost: number, misslaps: number}[], export_hint?: string,
- *            integrity?: Integrity, arenas?: ArenaRow[]}} Player
- * @typedef {{arena_id: string, rules: string, players: number, starts_at: number, ends_at: number,
- *            rank: number, entrants: number, score: number, games: number, wins: number}} ArenaRow
- */
+/** The answer of GET /api/players/ID, declared from the server's own type
+ * (`PlayerAnswer` in ratscrew/protocol/http.py). @typedef {import("./protocol").PlayerAnswer} Player */
 
 const SVG = "http://www.w3.org/2000/svg";
 const id = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() ?? "");

@@ -6,6 +6,8 @@ export type EventKind = "card_played" | "cards_burned" | "challenge_lost" | "cha
 
 export type PublicEvent = { kind: EventKind; at: number; seat: number | null; [field: string]: any };
 
+export type RulesetSettings = { name: string; summary: string; [setting: string]: SettingValue };
+
 export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "room_full" | "server" | "no_pool" | "already_seeking" | "flagged" | "unknown_arena" | "arena_closed";
 
 export type Status = "player" | "waiting" | "watching";
@@ -27,6 +29,12 @@ export type NoteKind = "seat_away" | "seat_back" | "game_abandoned";
 export type OpenSeats = "bots" | "remove";
 
 export type ActKind = "play" | "slap" | "resign";
+
+export type SettingValue = boolean | number | string | string[];
+
+export type SettingKind = "bool" | "int" | "choice" | "patterns";
+
+export type JobState = "queued" | "running" | "done" | "failed";
 
 /** Who this connection is, after ``join`` or ``watch``. */
 export interface WelcomeMessage {
@@ -500,3 +508,333 @@ export type SeekClientMessage =
   | SeekMessage
   | CancelMessage
   ;
+
+// The HTTP API's JSON answers (ratscrew/protocol/http.py).
+
+/** ``GET /api/presets``: every preset, in the order the rules list them. */
+export interface PresetsAnswer {
+  presets: PresetInfo[];
+}
+
+/** ``GET /api/bots``: the bot levels and the agents a room may seat. */
+export interface BotsAnswer {
+  levels: BotLevel[];
+  agents: AgentInfo[];
+}
+
+/** ``GET /api/leaderboard?rules=NAME``: the ranked players of a ruleset, best first. */
+export interface LeaderboardAnswer {
+  rules: string;
+  players: LeaderboardRow[];
+}
+
+/** ``GET /api/players/ID``: a player's ratings, games, reactions, slaps and integrity. */
+export interface PlayerAnswer {
+  player_id: string;
+  name: string;
+  ratings: PlayerRating[];
+  games: PlayerGame[];
+  reactions: PlayerReactions;
+  slaps: SlapCounts[];
+  export_hint: string;
+  integrity: Integrity;
+  arenas: PlayerArena[];
+}
+
+/**
+ * ``GET /api/lab/settings``: the settings, the slap patterns, each preset's values, the
+ * bot levels, the report's figures, and the most games a job may ask for.
+ */
+export interface LabSettingsAnswer {
+  settings: LabSetting[];
+  patterns: PatternText[];
+  presets: RulesetSettings[];
+  levels: string[];
+  figures: FigureInfo[];
+  max_games: number | null;
+}
+
+/** ``POST /api/lab`` (202): the job's id, where to poll it, and the games it plays. */
+export interface LabJobStarted {
+  id: string;
+  url: string;
+  total: number;
+}
+
+/**
+ * ``GET /api/lab/jobs/ID``: a job's state and progress; its place in the queue while
+ * ``queued``, its report once ``done``, why it stopped if ``failed``.
+ */
+export interface LabJobStatus {
+  id: string;
+  state: JobState;
+  done: number;
+  total: number;
+  rules: string;
+  players: number;
+  position?: number;
+  report?: LabReport;
+  error?: string;
+}
+
+/** ``GET /api/pools``: every quick-play pool (issue 50). */
+export interface PoolsAnswer {
+  pools: PoolInfo[];
+}
+
+/** ``POST /api/arenas`` → 201. */
+export interface ArenaCreated {
+  id: string;
+  url: string;
+}
+
+/** ``GET /api/arenas``: upcoming, running and recently finished arenas. */
+export interface ArenasAnswer {
+  arenas: ArenaAnswer[];
+}
+
+/**
+ * ``GET /api/arenas/ID`` (and each arena of ``GET /api/arenas``, whose ``standings`` are
+ * left empty): ``now`` is the server's clock, so a page's countdown does not trust its own;
+ * ``final`` says the standings are the stored final ones.
+ */
+export interface ArenaAnswer {
+  id: string;
+  url: string;
+  rules: string;
+  players: number;
+  state: "upcoming" | "running" | "finished" | "cancelled";
+  starts_at: number;
+  ends_at: number;
+  now: number;
+  final: boolean;
+  standings: StandingLine[];
+}
+
+/** A preset ruleset: its name, what it is, its TOML, its rules in plain English. */
+export interface PresetInfo {
+  name: string;
+  summary: string;
+  toml: string;
+  lines: string[];
+  max_players: number;
+}
+
+/** A bot level a seat may be given: its mean reaction and how many cards it remembers. */
+export interface BotLevel {
+  name: string;
+  mean_reaction_ms: number;
+  memory: number;
+}
+
+/** A trained or built-in agent a seat may be given, and the human reaction profile it is held to. */
+export interface AgentInfo {
+  name: string;
+  description: string;
+  reaction: string;
+  mean_reaction_ms: number;
+}
+
+/** A ranked player: their rating (mu - 3 sigma; equal ratings share a rank) and figures. */
+export interface LeaderboardRow {
+  name: string;
+  games: number;
+  wins: number;
+  win_rate: number;
+  slaps: number;
+  misslaps: number;
+  median_reaction_ms: number | null;
+  best_reaction_ms: number | null;
+  player_id: string;
+  rank: number;
+  rating: number;
+  rating_sigma: number;
+  provisional: boolean;
+}
+
+/** A player's rating after one rated game. */
+export interface RatingPoint {
+  game_id: number;
+  at: string;
+  rating_before: number;
+  rating_after: number;
+  mu: number;
+  sigma: number;
+}
+
+/** A player's rating in one ruleset, with its rank and its history. */
+export interface PlayerRating {
+  rules: string;
+  rating: number;
+  mu: number;
+  sigma: number;
+  games: number;
+  provisional: boolean;
+  rank: number | null;
+  history: RatingPoint[];
+}
+
+/** One of a player's finished games (``unrated``: why it changed no rating). */
+export interface PlayerGame {
+  id: number;
+  rules: string;
+  finished_at: string;
+  place: number;
+  players: number;
+  replay: string;
+  unrated: string | null;
+  note: string | null;
+}
+
+/** A player's latest reaction times (ms, oldest first) beside each bot level's. */
+export interface PlayerReactions {
+  you: number[];
+  bots: Record<string, number[]>;
+}
+
+/** A player's slaps of one pattern: won, lost to a quicker slapper, and misslaps (``none``). */
+export interface SlapCounts {
+  pattern: string;
+  won: number;
+  lost: number;
+  misslaps: number;
+}
+
+/** Whether the player is flagged for review, why, and the slaps checked. */
+export interface Integrity {
+  flagged: boolean;
+  reasons: string[];
+  checked_slaps: number;
+}
+
+/** A player's final standing in a finished arena (issue 50): the place among its entrants. */
+export interface PlayerArena {
+  arena_id: string;
+  rules: string;
+  players: number;
+  starts_at: number;
+  ends_at: number;
+  rank: number;
+  entrants: number;
+  score: number;
+  games: number;
+  wins: number;
+}
+
+/** A setting the lab page offers: its name, what it means, how it is edited. */
+export interface LabSetting {
+  name: string;
+  text: string;
+  kind: SettingKind;
+  choices?: string[];
+}
+
+/** A slap pattern and what it means. */
+export interface PatternText {
+  name: string;
+  text: string;
+}
+
+/**
+ * A figure of the lab's report as the page shows it (`ratscrew.sim.figures.FIGURES`): where
+ * the report holds it (``length.mean_cards``), its label, its decimals and its unit.
+ */
+export interface FigureInfo {
+  name: string;
+  label: string;
+  digits: number;
+  unit: "cards" | "minutes" | "count" | "share difference";
+}
+
+/** A figure with its 95% interval. */
+export interface Figure {
+  value: number;
+  low: number;
+  high: number;
+}
+
+/** A seat's share of the games with its interval (``seat`` null: games nobody won). */
+export interface WinShare {
+  seat: number | null;
+  share: number;
+  low: number;
+  high: number;
+}
+
+/** How long the games were: cards, and minutes at the bots' human pace. */
+export interface LengthFigures {
+  mean_cards: Figure;
+  median_minutes: Figure;
+  p90_minutes: Figure;
+  mean_minutes: Figure;
+}
+
+/** A good memory against a fast hand: each one's share and the difference. */
+export interface MemoryVsSpeed {
+  memory_bot: string;
+  fast_bot: string;
+  memory_share: Figure;
+  fast_share: Figure;
+  difference: Figure;
+}
+
+/** A figure on which the rules differ from their preset beyond chance. */
+export interface SignificantDifference {
+  figure: string;
+  value: number;
+  preset: number;
+  difference: number;
+}
+
+/** Every figure of one ruleset in the lab. */
+export interface LabFigures {
+  win_share: WinShare[];
+  length: LengthFigures;
+  slaps_per_game: Figure;
+  misslaps_per_game: Figure;
+  memory_vs_speed: MemoryVsSpeed;
+}
+
+/**
+ * The same figures for the preset the rules start from, the settings that differ, and the
+ * differences that are significant.
+ */
+export interface PresetComparison {
+  win_share: WinShare[];
+  length: LengthFigures;
+  slaps_per_game: Figure;
+  misslaps_per_game: Figure;
+  memory_vs_speed: MemoryVsSpeed;
+  preset: string;
+  changed: Record<string, SettingValue>;
+  significant: SignificantDifference[];
+}
+
+/** The lab's report (`ratscrew.sim.lab.run_lab`): the rules' figures and the comparison. */
+export interface LabReport {
+  win_share: WinShare[];
+  length: LengthFigures;
+  slaps_per_game: Figure;
+  misslaps_per_game: Figure;
+  memory_vs_speed: MemoryVsSpeed;
+  compared_to: PresetComparison;
+}
+
+/** One quick-play pool: its preset and table size, who waits in it and who plays from it. */
+export interface PoolInfo {
+  rules: string;
+  players: number;
+  waiting: number;
+  playing: number;
+}
+
+/** One line of an arena's standings (`ratscrew.arenas.scoring.Standing`). */
+export interface StandingLine {
+  rank: number;
+  player_id: string;
+  name: string;
+  score: number;
+  games: number;
+  wins: number;
+  streak: number;
+}

@@ -8,11 +8,9 @@ import { cardFace, clockLeft, formatMs, mayAct, reactionTo, remainingMs, seatSta
 import { splitTerms, TERMS } from "./glossary.js";
 import { collectionStatus } from "./status.js";
 import { actionFor, DEFAULT_KEYS, loadKeys, saveKeys } from "./keys.js";
-import { LogBook } from "./logbook.js";
-import { withLobbyChange } from "./lobby.js";
 import { buzzFor, nextNews, withJudgement } from "./news.js";
+import { RoomSession } from "./session.js";
 import { importPlayer, newKey, playerKey, rememberPlayerId, replaceKey, showYourPage } from "./identity.js";
-import { PROTOCOL_VERSION } from "./net.js";
 import { isOfflineTable, roomTransport } from "./offline/transport.js";
 import { beep, setSound, soundOn } from "./sound.js";
 import { buzz, canVibrate, setVibration, vibrationOn } from "./vibrate.js";
@@ -32,27 +30,18 @@ const tokenKey = `ratscrew.token.${code}`;
 const watchKey = `ratscrew.watch.${code}`;
 const LOG_LIMIT = 400;
 
+/** What this page knows of the room (seat, room, state, results, the log): see session.js. */
+const session = new RoomSession();
+
 const page = {
-  /** @type {number | null} */ seat: null,
-  host: false,
-  joined: false,
-  /** @type {"player" | "waiting" | "watching" | null} */ status: null,
-  /** @type {RoomMessage | null} */ room: null,
-  /** @type {StateMessage | null} */ state: null,
-  stateArrivedAt: 0,
   /** @type {Map<number, number>} version -> performance.now() when painted */
   shown: new Map(),
-  /** @type {GameOverMessage | null} */ over: null,
   /** whether the player chose to look at the lobby (or the table) instead of the results */
   /** @type {"results" | "lobby" | "table"} */ afterGame: "results",
   keys: loadKeys(),
   /** @type {{name: string, mean_reaction_ms: number, memory: number}[]} */ bots: [],
   /** @type {{name: string, description: string, reaction: string}[]} */ agents: [],
   /** @type {{name: string, summary: string}[]} */ presets: [],
-  log: new LogBook(),
-  /** a fresh history (after joining) replaces the log; an asked-for one extends it */
-  freshHistory: true,
-  historyAsked: false,
   /** the turn and phase when the error on screen was shown: it goes when they change */
   /** @type {string | null} */ errorContext: null,
   /** the lines beside the pile, newest first; they go when the next card is played */
@@ -67,24 +56,31 @@ const page = {
 
 /** the quick-play pool this room was matched from, if this tab came by "Play now" */
 const quickPool = matchedPool(code);
+/** whether this room's game has begun (a matched room that closes before it did seeks again) */
+let quickGameBegan = false;
 
 const socket = roomTransport(code, {  // a websocket, or the offline table's worker on /play
   onOpen() {
     setConnection(true);
-    page.freshHistory = true;
-    page.historyAsked = false;
+    session.connected();
     const token = localStorage.getItem(tokenKey);
     const name = localStorage.getItem("ratscrew.name");
-    if (localStorage.getItem(watchKey)) { page.joined = true; socket.send({ type: "watch" }); }
+    if (localStorage.getItem(watchKey)) { session.joined = true; socket.send({ type: "watch" }); }
     else if (token && name) socket.send({ type: "join", name, token, player_key: playerKey() });
     // matched by quick play: the seat is kept for this key, so the page sits down by itself
-    else if (quickPool && name && !page.joined) socket.send({ type: "join", name, player_key: playerKey() });
-    else if (page.joined && page.seat === null) socket.send({ type: "watch" });
+    else if (quickPool && name && !session.joined) socket.send({ type: "join", name, player_key: playerKey() });
+    else if (session.joined && session.seat === null) socket.send({ type: "watch" });
     else showJoin(true);
   },
   onMessage: handle,
   onClose(willRetry, reason) {
     setConnection(false, willRetry ? "reconnecting…" : reason ? `disconnected: ${reason}` : "disconnected");
+    // a matched table that closed before its game began (someone matched did not come): back
+    // to the pool, where this player goes to the front
+    if (!willRetry && quickPool && !quickGameBegan) {
+      seekAgain(quickPool);
+      location.assign(againUrl(quickPool));  // an arena's table: back to the arena
+    }
   },
   onUnsent(_message, coming) {
     // said in full: the connection line at the page's top may be scrolled out of view
@@ -118,8 +114,8 @@ function showJoin(show) {
 
 /** What the error on screen is about: when this changes, the error is stale and goes. */
 function errorContext() {
-  const observation = page.state?.observation;
-  return `${page.room?.phase}|${observation?.turn}|${observation?.cards_played}`;
+  const observation = session.state?.observation;
+  return `${session.room?.phase}|${observation?.turn}|${observation?.cards_played}`;
 }
 
 /** @param {string} text */
@@ -147,26 +143,23 @@ function announce(text) {
 }
 
 /**
+ * One message from the room: the session keeps what it says (session.js), and the page draws it.
  * @param {Message} message
  * @param {number} arrivedAt
  */
 function handle(message, arrivedAt) {
+  if (message.type === "state") quickGameBegan = true;
+  const update = session.receive(message, arrivedAt);
+  if (update.outdated) {
+    showError("This page is out of date: reload it.");
+    socket.stop();
+    return;
+  }
+  if (update.token !== null) localStorage.setItem(tokenKey, update.token);
+  if (update.forgetToken) localStorage.removeItem(tokenKey);
+  if (update.resetLog) byId("log").replaceChildren();
   switch (message.type) {
     case "welcome":
-      if (message.protocol !== PROTOCOL_VERSION) {
-        showError("This page is out of date: reload it.");
-        socket.stop();
-        return;
-      }
-      page.joined = true;
-      page.seat = message.seat;
-      page.host = Boolean(message.host);
-      page.status = message.status ?? (message.seat === null ? "watching" : "player");
-      if (message.token) {
-        localStorage.setItem(tokenKey, message.token);
-      } else if (page.status === "watching" && !message.name) {
-        localStorage.removeItem(tokenKey);
-      }
       rememberPlayerId(message.player_id);
       showYourPage();
       byId("name-error").textContent = "";
@@ -175,52 +168,18 @@ function handle(message, arrivedAt) {
       showJoin(false);
       break;
     case "room":
-      page.room = message;
-      if (message.you) {
-        page.seat = message.you.seat;
-        page.host = message.you.host;
-        page.status = message.you.status ?? page.status;
-      }
-      if (message.phase !== "over") { page.over = null; page.afterGame = "results"; }
+      if (message.phase !== "over") page.afterGame = "results";
       clearStaleError();
       renderRoom();
       break;
     case "lobby_change":  // only the people changed: the waiting list and how many watch
-      if (page.room) {
-        page.room = withLobbyChange(page.room, message);
-        renderRoom();
-      }
+      if (session.room) renderRoom();
       break;
-    case "state": {
-      const previous = page.state;
-      page.state = message;
-      page.stateArrivedAt = arrivedAt;
-      cuesBefore(previous, message);
+    case "state":
+      cuesBefore(update.previousState, message);
       renderTable(message);
       renderNews(message);
       markShown(message.version);
-      // a history from now on is one this page asked for (a gap): it extends the log, never
-      // replaces it (as the terminal's session does; tests/transcripts/database_outage)
-      page.freshHistory = false;
-      const { items, missing } = page.log.state(message);
-      drawLog(items);
-      if (missing !== null && !page.historyAsked) {
-        page.historyAsked = true;
-        socket.send({ type: "history", since: missing });
-      }
-      if (message.lines.length) announce(message.lines.join(". "));
-      soundFor(message.events);
-      clearStaleError();
-      break;
-    }
-    case "history":
-      if (page.freshHistory) {
-        page.log.reset();
-        byId("log").replaceChildren();
-        page.freshHistory = false;
-      }
-      page.historyAsked = false;
-      drawLog(page.log.history(message));
       break;
     case "judgement":
       if ((message.version ?? 0) >= page.newsSince) {
@@ -228,16 +187,8 @@ function handle(message, arrivedAt) {
         drawNews();
       }
       byId("judgement").title = message.details ?? "";  // the figures and link compensation, on demand
-      drawLog(page.log.judgement(message));
       break;
-    case "notice": {  // e.g. "resumed": the database is back and the game goes on
-      const items = page.log.notice(message);
-      drawLog(items);
-      if (items.length) announce(items[0].text);
-      break;
-    }
     case "game_over":
-      page.over = message;
       renderResults(message);
       renderRoom();
       beep("win");
@@ -245,8 +196,6 @@ function handle(message, arrivedAt) {
       if (quickPool?.arena) setTimeout(() => byId("play-again").click(), ARENA_NEXT_MS);
       break;
     case "kicked":
-      localStorage.removeItem(tokenKey);
-      page.seat = null;
       showError(message.message);
       break;
     case "replaced":
@@ -257,13 +206,21 @@ function handle(message, arrivedAt) {
         refusedJoin(message);
         break;
       }
-      if (message.code === "bad_token") localStorage.removeItem(tokenKey);
-      if (message.code === "bad_token" || ((message.code === "wrong_phase" || message.code === "room_full") && !page.joined)) showJoin(true);
+      if (message.code === "bad_token" || ((message.code === "wrong_phase" || message.code === "room_full") && !session.joined)) showJoin(true);
       if (!byId("join-panel").hidden && message.code === "bad_message") byId("name-error").textContent = message.message;
       showError(message.message);
       break;
     default:
       break; // a message type this page does not know: ignored, as the protocol asks
+  }
+  drawLog(update.log);
+  for (const reply of update.send) socket.send(reply);
+  if (message.type === "state") {
+    if (message.lines.length) announce(message.lines.join(". "));
+    soundFor(message.events);
+    clearStaleError();
+  } else if (message.type === "notice" && update.log.length) {
+    announce(update.log[0].text);
   }
 }
 
@@ -273,7 +230,6 @@ function handle(message, arrivedAt) {
  * @param {ErrorMessage} message
  */
 function refusedJoin(message) {
-  page.joined = false;
   showJoin(true);
   const nameError = byId("name-error");
   if (message.code === "name_taken") {
@@ -384,7 +340,7 @@ function renderNews(state) {
   page.news = nextNews(before, events, lines);
   drawNews();
   const fresh = page.news.filter((item) => !before.includes(item));
-  buzz(buzzFor(fresh, page.seat));
+  buzz(buzzFor(fresh, session.seat));
 }
 
 function drawNews() {
@@ -442,22 +398,22 @@ function soundFor(events) {
 
 /** @param {number | null} seat */
 function nameOf(seat) {
-  if (seat === null || !page.room) return "";
-  return page.room.seats[seat]?.name ?? `Seat ${seat + 1}`;
+  if (seat === null || !session.room) return "";
+  return session.room.seats[seat]?.name ?? `Seat ${seat + 1}`;
 }
 
 // ------------------------------------------------------------------ who you are
 
 function renderYou() {
   const bar = byId("you-bar");
-  const room = page.room;
-  bar.hidden = !page.joined || !room;
+  const room = session.room;
+  bar.hidden = !session.joined || !room;
   if (!room) return;
   const playing = room.phase === "playing";
   let text;
-  if (page.status === "player" && page.seat !== null) {
-    text = `You play in seat ${page.seat + 1}${page.host ? " and host this room" : ""}.`;
-  } else if (page.status === "waiting") {
+  if (session.status === "player" && session.seat !== null) {
+    text = `You play in seat ${session.seat + 1}${session.host ? " and host this room" : ""}.`;
+  } else if (session.status === "waiting") {
     text = playing
       ? "A game is on: you will be dealt into the next one (a free seat, or a bot's). Watch this one meanwhile."
       : "You are waiting for a seat: the host can open one for you.";
@@ -465,15 +421,15 @@ function renderYou() {
     text = "You are watching.";
   }
   byId("you-status").textContent = text;
-  byId("take-seat").hidden = page.status !== "watching";
-  byId("stand").hidden = page.status === "watching" || (playing && page.status === "player");
-  bar.dataset.status = page.status ?? "";
+  byId("take-seat").hidden = session.status !== "watching";
+  byId("stand").hidden = session.status === "watching" || (playing && session.status === "player");
+  bar.dataset.status = session.status ?? "";
 }
 
 // ------------------------------------------------------------------ lobby
 
 function renderRoom() {
-  const room = page.room;
+  const room = session.room;
   if (!room) return;
   const over = room.phase === "over";
   const showLobby = room.phase === "lobby" || (over && page.afterGame === "lobby");
@@ -492,15 +448,15 @@ function renderRoom() {
   byId("table").hidden = room.phase === "lobby" || showLobby;
   const results = byId("results");
   const resultsWereHidden = results.hidden;
-  results.hidden = !over || page.over === null || page.afterGame !== "results";
+  results.hidden = !over || session.over === null || page.afterGame !== "results";
   if (resultsWereHidden && !results.hidden) focusResults();  // the results just appeared: focus goes there
-  byId("back-to-results").hidden = !over || page.over === null || page.afterGame !== "table";
-  byId("host-controls").hidden = !page.host || !showLobby;
-  byId("lobby-wait").hidden = page.host || !showLobby;
+  byId("back-to-results").hidden = !over || session.over === null || page.afterGame !== "table";
+  byId("host-controls").hidden = !session.host || !showLobby;
+  byId("lobby-wait").hidden = session.host || !showLobby;
   byId("start").textContent = over ? "Start the next game" : "Start the game";
-  byId("ready-label").hidden = page.seat === null || !showLobby;
-  byId("rematch").hidden = !page.host || quickPool !== null;
-  byId("rematch-wait").hidden = page.host || quickPool !== null;
+  byId("ready-label").hidden = session.seat === null || !showLobby;
+  byId("rematch").hidden = !session.host || quickPool !== null;
+  byId("rematch-wait").hidden = session.host || quickPool !== null;
   byId("play-again").hidden = quickPool === null;
   const seatsInput = byId("cfg-seats", HTMLInputElement);
   if (document.activeElement !== seatsInput) seatsInput.value = String(room.settings.seats);
@@ -514,7 +470,7 @@ function renderRoom() {
   renderSeats();
   renderYou();
   renderHelp();
-  byId("controls").classList.toggle("hidden", page.seat === null);
+  byId("controls").classList.toggle("hidden", session.seat === null);
   followOpenSeats(room);
   placeResults();
 }
@@ -583,12 +539,12 @@ function renderLobbySeats(room) {
     item.append(el("span", "seat-number", `Seat ${seat.seat + 1}`), el("span", "name", who));
     if (seat.kind === "human") {
       if (seat.host) item.append(el("span", "tag host", "host"));
-      if (seat.you || seat.seat === page.seat) item.append(el("span", "tag you", "you"));
+      if (seat.you || seat.seat === session.seat) item.append(el("span", "tag you", "you"));
       item.append(el("span", "tag", seat.connected ? (seat.ready ? "ready" : "here") : "away"));
     }
-    if (page.host) {
+    if (session.host) {
       const tools = el("span", "seat-tools");
-      if (seat.kind === "human" && seat.seat !== page.seat) {
+      if (seat.kind === "human" && seat.seat !== session.seat) {
         tools.append(hostButton("Kick", `${seat.name} out of the room`, { type: "kick", seat: seat.seat }));
       } else if (seat.kind !== "human") {
         const choice = /** @type {HTMLSelectElement} */ (el("select"));
@@ -619,7 +575,7 @@ let helpFor = "";
 /** Fill the "How to play" panel for the room's rules (once per ruleset). */
 function renderHelp() {
   // before joining, the rules come from GET /api/rooms/CODE; after, from the room messages
-  const ruleset = page.room?.rules ?? page.rules;
+  const ruleset = session.room?.rules ?? page.rules;
   if (!ruleset || helpFor === ruleset.toml + page.bots.length) return;
   helpFor = ruleset.toml + page.bots.length;
   const patterns = byId("help-patterns");
@@ -699,9 +655,9 @@ for (const label of document.querySelectorAll("[data-term-text]")) {
 // ------------------------------------------------------------------ table
 
 function renderSeats() {
-  const room = page.room;
+  const room = session.room;
   if (!room) return;
-  const observation = page.state?.observation;
+  const observation = session.state?.observation;
   const box = byId("seats");
   box.replaceChildren();
   room.seats.forEach((seat, index) => {
@@ -716,7 +672,7 @@ function renderSeats() {
     if (status === "out") node.classList.add("out");
     const name = el("div", "name", seat.name ?? "open seat");
     name.title = seat.name ?? "open seat";  // a long name is cut to one line: the whole of it on hover
-    if (index === page.seat) {
+    if (index === session.seat) {
       node.classList.add("you");
       name.append(" ", el("span", "tag you", "you"));
     }
@@ -742,12 +698,12 @@ function renderTable(state) {
   if (observation.burned.length > 8) burned.prepend(`${observation.burned.length} cards, last: `);
   if (observation.burned.length === 0) burned.textContent = "none";
   byId("penalty").textContent = String(observation.penalty_pile);
-  const mine = page.seat === null ? 0 : observation.hand_sizes[page.seat] ?? 0;
-  byId("deck-count").textContent = page.seat === null ? "" : `${mine} card${mine === 1 ? "" : "s"}`;
+  const mine = session.seat === null ? 0 : observation.hand_sizes[session.seat] ?? 0;
+  byId("deck-count").textContent = session.seat === null ? "" : `${mine} card${mine === 1 ? "" : "s"}`;
   byId("deck").dataset.cards = String(mine);
-  const live = !observation.over && page.seat !== null;
+  const live = !observation.over && session.seat !== null;
   // who may play or slap is the engine's word (`Game.may`), carried by the observation
-  const may = mayAct(observation, page.seat);
+  const may = mayAct(observation, session.seat);
   byId("play-btn", HTMLButtonElement).disabled = !may.play;
   byId("slap-btn", HTMLButtonElement).disabled = !may.slap;
   byId("resign", HTMLButtonElement).disabled = !live || mine === 0;  // resigning gives up one's cards
@@ -758,16 +714,16 @@ function renderTable(state) {
 }
 
 function renderStatus() {
-  const state = page.state;
+  const state = session.state;
   if (!state) return;
   const observation = state.observation;
-  const since = performance.now() - page.stateArrivedAt;
+  const since = performance.now() - session.stateArrivedAt;
   const node = byId("status");
   /** @type {string} */
   let text;
   if (observation.over) {
     // the winner by the game's own names: the lobby may have moved its seats since
-    const winner = page.over?.results.find((r) => r.seat === observation.winner)?.name
+    const winner = session.over?.results.find((r) => r.seat === observation.winner)?.name
       ?? nameOf(observation.winner);
     text = observation.winner === null ? "The game is over." : `${winner} wins!`;
   } else if (observation.collection) {
@@ -778,7 +734,7 @@ function renderStatus() {
     const chances = ch.chances_left === 1 ? "1 chance" : `${ch.chances_left} chances`;
     text = `${nameOf(ch.challenger)} played ${cardFace(ch.card).label}: ${nameOf(ch.target)} has ${chances} to answer`;
   } else if (observation.turn !== null) {
-    text = observation.turn === page.seat ? "Your turn: play a card" : `${nameOf(observation.turn)}'s turn`;
+    text = observation.turn === session.seat ? "Your turn: play a card" : `${nameOf(observation.turn)}'s turn`;
   } else {
     text = "";
   }
@@ -786,7 +742,7 @@ function renderStatus() {
     const left = remainingMs(observation.tie_window_until, state.sent_at, since);
     if (left > 0) text += ` · tie window ${formatMs(left)}`;
   }
-  const limit = page.room?.settings.time_limit_ms ?? 0;  // in table time, shown a settling window later
+  const limit = session.room?.settings.time_limit_ms ?? 0;  // in table time, shown a settling window later
   if (limit && !observation.over) text += ` · ${clockLeft(remainingMs(limit + (state.settle_ms ?? 0), state.sent_at, since))} left`;
   node.textContent = text;
 }
@@ -796,14 +752,14 @@ function renderStatus() {
 /** @param {GameOverMessage} over */
 function renderResults(over) {
   const winner = over.winner === null ? null : over.results.find((r) => r.seat === over.winner);
-  byId("winner").textContent = winner ? `${winner.name}${winner.seat === page.seat ? " (you)" : ""} wins!` : "Nobody wins";
+  byId("winner").textContent = winner ? `${winner.name}${winner.seat === session.seat ? " (you)" : ""} wins!` : "Nobody wins";
   const body = byId("results-body");
   body.replaceChildren();
   for (const result of over.results) {
     const row = el("tr", result.seat === over.winner ? "winner" : "");
     const name = el("th", "", result.name);
     name.setAttribute("scope", "row");
-    if (result.seat === page.seat) name.append(" ", el("span", "tag you", "you"));
+    if (result.seat === session.seat) name.append(" ", el("span", "tag you", "you"));
     row.append(name, el("td", "", String(result.slaps)), el("td", "", String(result.misslaps)),
       el("td", "", formatMs(result.median_reaction_ms)), el("td", "wide", formatMs(result.best_reaction_ms)),
       el("td", "", result.cards_won === undefined ? "–" : String(result.cards_won)));
@@ -823,7 +779,7 @@ function focusResults() {
 
 /** @param {"play" | "slap" | "resign"} kind @param {number} eventTime */
 function act(kind, eventTime) {
-  if (page.seat === null) return;
+  if (session.seat === null) return;
   const stamp = reactionTo(page.shown, eventTime);
   socket.send(stamp === null ? { type: kind } : { type: kind, ...stamp });
 }
@@ -833,7 +789,7 @@ document.addEventListener("keydown", (event) => {
   if (event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
   if (target.closest("input, select, textarea, dialog")) return;
   const action = actionFor(page.keys, event.key);
-  if (action === null || page.room?.phase !== "playing") return;
+  if (action === null || session.room?.phase !== "playing") return;
   event.preventDefault();
   act(action, event.timeStamp);
 });
@@ -875,7 +831,7 @@ byId("new-key").addEventListener("click", () => {
   showYourPage();
 });
 byId("watch").addEventListener("click", () => {
-  page.joined = true;
+  session.joined = true;
   localStorage.setItem(watchKey, "1");
   socket.send({ type: "watch" });
   showJoin(false);
@@ -893,7 +849,7 @@ byId("stand").addEventListener("click", () => { localStorage.setItem(watchKey, "
 
 const openSeatsDialog = byId("open-seats-dialog", HTMLDialogElement);
 byId("start").addEventListener("click", () => {
-  const room = page.room;
+  const room = session.room;
   if (room?.phase === "over") { socket.send({ type: "rematch" }); return; }
   const open = room?.open_seats ?? 0;
   if (!open) { socket.send({ type: "start" }); return; }
@@ -916,7 +872,7 @@ function askAboutOpenSeats(open) {
 function followOpenSeats(room) {
   const dialog = byId("open-seats-dialog", HTMLDialogElement);
   if (!dialog.open) return;
-  if (room.phase !== "lobby" || !page.host) { dialog.close("cancel"); return; }
+  if (room.phase !== "lobby" || !session.host) { dialog.close("cancel"); return; }
   if (room.open_seats > 0) { askAboutOpenSeats(room.open_seats); return; }
   dialog.close("cancel");
   socket.send({ type: "start" });
@@ -931,7 +887,7 @@ byId("play-again").addEventListener("click", () => {
   location.assign(againUrl(quickPool));
 });
 if (quickPool?.arena) byId("play-again").textContent = "Next arena game";
-byId("rematch").addEventListener("click", () => { page.over = null; byId("results").hidden = true; socket.send({ type: "rematch" }); });
+byId("rematch").addEventListener("click", () => { session.over = null; byId("results").hidden = true; socket.send({ type: "rematch" }); });
 byId("to-lobby").addEventListener("click", () => { page.afterGame = "lobby"; renderRoom(); });
 byId("see-table").addEventListener("click", () => { page.afterGame = "table"; renderRoom(); byId("back-to-results").focus(); });
 byId("back-to-results").addEventListener("click", () => { page.afterGame = "results"; renderRoom(); });

@@ -1,18 +1,20 @@
-"""The compiled kernel's specification: its bot model driving the real `Game`, in pure Python.
+"""The reference driver: seeded games between bots on the real engine, in pure Python.
 
-:mod:`ratscrew.sim.kernel` simulates whole games in compiled code. This module is what it must
-reproduce exactly: the same bots, the same scheduling and the same random numbers, but every
-rule is decided by the real engine (:class:`ratscrew.engine.Game`). The differential test
-(``tests/test_kernel_differential.py``) plays both on tens of thousands of seeds and requires
-identical `GameSummary` records.
+Every simulation that does not run on the compiled kernel plays here (``ratscrew sim --engine
+reference``, the lab without a kernel, the learning benchmarks' baselines), and the compiled
+kernel (:mod:`ratscrew.sim.kernel`) is a faster implementation of exactly this: the same bots,
+the same scheduling and the same random numbers, with every rule decided by the real engine
+(:class:`ratscrew.engine.Game`). The differential test (``tests/test_kernel_differential.py``)
+plays both on tens of thousands of seeds and requires identical `GameSummary` records. This
+module is the one home of the defaults (:data:`DEFAULT_MAX_CARDS`) and of the bots' seeds
+(:func:`bot_seed`).
 
 **The deal** is ``Game.deal(rules, players, seed)``: ``random.Random(seed)`` shuffles the
 ruleset's deck, dealt round-robin from seat 0.
 
 **Random numbers.** The bot at ``seat`` draws from its own ``random.Random(bot_seed(seed,
-seat))`` (the same generators as the project's reference simulation,
-:func:`ratscrew.sim.jobs.bot_rng`), with the standard library's ``random()``, ``gauss()``
-and ``expovariate()``. Each bot consumes its stream in the order below; bots never share one.
+seat))`` (:func:`bot_rng`), with the standard library's ``random()``, ``gauss()`` and
+``expovariate()``. Each bot consumes its stream in the order below; bots never share one.
 
 **The bots** follow the decision model of :mod:`ratscrew.bots.decision` (what a bot plans, and
 the order of its random draws, written there once) as the table bots of
@@ -45,8 +47,12 @@ re-plans. The run stops when the game is over, when ``max_cards`` cards have bee
 (``end_reason`` ``unfinished``), when nothing is planned and no timer is due, or after
 ``MAX_REJECTIONS_IN_A_ROW`` refusals in a row.
 
-This is the same game as the table bots play (``tests/test_kernel.py`` checks it against
-:func:`ratscrew.sim.jobs.play_reference_game` for every preset and bot level). A slap into an
+This is the same game as the table bots play: :func:`play_table_game` seats the same bots
+(:class:`ratscrew.bots.agent.BotAgent`) at a runtime `~ratscrew.runtime.Table`, and
+``tests/test_sim.py`` and ``tests/test_kernel.py`` check that it gives the same games for every
+preset and bot level. A saved agent (``agent:NAME``, :mod:`ratscrew.rl.agents`) is not a bot
+model this loop can follow, so a game with one plays at the Table (:func:`run_reference_game`
+sends it there). A slap into an
 open tie window (``void`` and ``random`` ties) produces no event, so nobody re-plans until the
 window closes, with an event naming every tied seat.
 
@@ -66,10 +72,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ratscrew.bots.agent import CardMemory
+from ratscrew.bots.agent import BotAgent, CardMemory
 from ratscrew.bots.decision import Plans, draw_pace_ms, draw_reaction_ms, replan
 from ratscrew.bots.perception import is_near_pattern
 from ratscrew.bots.profile import BotProfile
+from ratscrew.bots.spec import is_agent_spec
 from ratscrew.cards import Card
 from ratscrew.engine import Game
 from ratscrew.errors import IllegalActionError
@@ -87,13 +94,15 @@ from ratscrew.events import (
 )
 from ratscrew.observation import SLAPPING_STATUSES
 from ratscrew.ruleset import Ruleset
+from ratscrew.runtime import MAX_CONSECUTIVE_REJECTIONS, Agent, Table
 from ratscrew.sim.summary import GameSummary
 
 DEFAULT_MAX_CARDS = 20_000
 """A game still going after this many cards is stopped and reported ``unfinished``."""
 
-MAX_REJECTIONS_IN_A_ROW = 1000
-"""A run stops (``unfinished``) after this many refused actions in a row."""
+MAX_REJECTIONS_IN_A_ROW = MAX_CONSECUTIVE_REJECTIONS
+"""A run stops (``unfinished``) after this many refused actions in a row (what a runtime
+`~ratscrew.runtime.Table` allows)."""
 
 
 def bot_seed(seed: int, seat: int) -> int:
@@ -103,6 +112,11 @@ def bot_seed(seed: int, seat: int) -> int:
     (81, 84)
     """
     return seed * 16 + seat + 1
+
+
+def bot_rng(seed: int, seat: int) -> random.Random:
+    """The random generator of the bot at ``seat`` in the game dealt with ``seed``."""
+    return random.Random(bot_seed(seed, seat))
 
 
 draw_reaction = draw_reaction_ms
@@ -248,9 +262,60 @@ def _clamp(bot: _Seat, floor: float) -> None:
 
 def run_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: int,
                        max_cards: int = DEFAULT_MAX_CARDS) -> GameSummary:
-    """Deal with ``seed`` and play one game between bots on the real engine,
-    exactly as the module docstring says (the compiled kernel's specification)."""
+    """Deal with ``seed`` and play one game between bots on the real engine, exactly as the
+    module docstring says (the compiled kernel's specification); a game with a saved agent
+    (``agent:NAME``) plays at a runtime Table (:func:`play_table_game`)."""
+    if any(is_agent_spec(profile.name) for profile in profiles):
+        return play_table_game(rules, profiles, seed, max_cards)
     return play_reference_game(rules, profiles, seed, max_cards)[1]
+
+
+def _seat_agent(rules: Ruleset, profile: BotProfile, seed: int, seat: int,
+                players: int) -> Agent:
+    """The table bot of ``profile``, or the saved agent an ``agent:NAME`` stand-in names
+    (:mod:`ratscrew.rl.agents`: a tick policy or a bot profile, held to its human reaction
+    profile), drawing from the seat's generator (:func:`bot_rng`)."""
+    if is_agent_spec(profile.name):
+        from ratscrew.rl.agents import seat_agent
+
+        return seat_agent(profile, rules, players, bot_rng(seed, seat).getrandbits(32))
+    return BotAgent(profile, rng=bot_rng(seed, seat))
+
+
+def play_table_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: int,
+                    max_cards: int = DEFAULT_MAX_CARDS) -> GameSummary:
+    """The game of :func:`run_reference_game` with each seat's agent at a runtime
+    `~ratscrew.runtime.Table` under the virtual clock: what the table bots of a room or the
+    terminal do, and how a saved agent plays. For bots it is the same game as the loop of
+    :func:`play_reference_game` (the tests check it), only slower."""
+    players = len(profiles)
+    game = Game.deal(rules, players=players, seed=seed)
+    agents = [_seat_agent(rules, profile, seed, seat, players)
+              for seat, profile in enumerate(profiles)]
+    slaps_won = [0] * players
+    misslaps = [0] * players
+    table = Table(game, agents, max_cards=max_cards, keep_events=False)
+    table.add_listener(lambda events: _count(events, slaps_won, misslaps))
+    table.run_virtual()
+    return _summary(game, seed, slaps_won, misslaps)
+
+
+def _count(events: Sequence[Event], slaps_won: list[int], misslaps: list[int]) -> None:
+    """Count the slaps that won a pile on a pattern (claims excluded) and the misslaps."""
+    for event in events:
+        if isinstance(event, SlapWon) and event.pattern != "claim" and event.seat is not None:
+            slaps_won[event.seat] += 1
+        elif isinstance(event, Misslap) and event.seat is not None:
+            misslaps[event.seat] += 1
+
+
+def _summary(game: Game, seed: int, slaps_won: Sequence[int], misslaps: Sequence[int]) -> GameSummary:
+    """What a game played with ``seed`` produced, stopped or over."""
+    return GameSummary(
+        seed=seed, players=game.players, winner=game.winner,
+        end_reason=game.end_reason if game.over and game.end_reason else "unfinished",
+        cards_played=game.cards_played, tricks=game.tricks, duration_ms=game.now,
+        slaps_won=tuple(slaps_won), misslaps=tuple(misslaps))
 
 
 def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: int,
@@ -267,7 +332,7 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
             raise ValueError(f"{len(hands)} hands for {players} players")
         game = Game(rules, [list(hand) for hand in hands], leader=None, seed=seed)
     sizes = [game.hand_size(seat) for seat in range(players)]
-    bots = [_Seat(profile, random.Random(bot_seed(seed, seat)), CardMemory(profile.memory, sizes))
+    bots = [_Seat(profile, bot_rng(seed, seat), CardMemory(profile.memory, sizes))
             for seat, profile in enumerate(profiles)]
     view = _PileView(game.live_pile, game.burned, game.penalty_pile)
     slaps_won = [0] * players
@@ -319,18 +384,10 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
             rejections = 0
         if not events:
             continue
-        for event in events:
-            if isinstance(event, SlapWon) and event.pattern != "claim" and event.seat is not None:
-                slaps_won[event.seat] += 1
-            elif isinstance(event, Misslap) and event.seat is not None:
-                misslaps[event.seat] += 1
+        _count(events, slaps_won, misslaps)
         floor = max(float(game.now), clock)
         batch = _Batch.of(game, events, view)
         for seat, bot in enumerate(bots):
             _update_plans(game, seat, bot, batch)
             _clamp(bot, floor)
-    return game, GameSummary(
-        seed=seed, players=players, winner=game.winner,
-        end_reason=game.end_reason if game.over and game.end_reason else "unfinished",
-        cards_played=game.cards_played, tricks=game.tricks, duration_ms=game.now,
-        slaps_won=tuple(slaps_won), misslaps=tuple(misslaps))
+    return game, _summary(game, seed, slaps_won, misslaps)
