@@ -167,8 +167,8 @@ class ArenaPlayer:
                     if observation["status"][seat] != "in":
                         continue
                     pile = observation["pile"]
-                    if time.monotonic() >= resign_at:
-                        resign_at = float("inf")
+                    if time.monotonic() >= resign_at:  # again 2 s later if it was refused
+                        resign_at = time.monotonic() + 2.0
                         await ws.send(json.dumps({"type": "resign"}))
                     elif len(pile) >= 2 and pile[-1][0] == pile[-2][0] and slapped < version \
                             and self.rng.random() < 0.5:
