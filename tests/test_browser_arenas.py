@@ -45,7 +45,8 @@ def new_arena(server: ServerProcess, **changes: Any) -> dict[str, Any]:
 
 
 def context_options(size: str) -> dict[str, Any]:
-    options: dict[str, Any] = {"viewport": SIZES[size]}
+    # bypass_csp only so that axe-core can be injected; the pages' own scripts are files
+    options: dict[str, Any] = {"viewport": SIZES[size], "bypass_csp": True}
     if size == "phone":
         options.update(has_touch=True, is_mobile=True, device_scale_factor=2)
     return options

@@ -47,8 +47,12 @@ function drawStandings() {
     link.href = playerUrl(line.player_id);
     name.append(link);
     if (line.player_id === me) name.append(" ", el("span", "tag you", "you"));
-    const streak = el("td", "num", line.streak >= 2 ? `${line.streak} 🔥` : String(line.streak));
-    if (line.streak >= 2) streak.setAttribute("aria-label", `${line.streak} wins in a row: wins score double`);
+    const streak = el("td", "num", String(line.streak));
+    if (line.streak >= 2) {  // the next win scores double
+      const doubled = el("span", "tag", "×2");
+      doubled.title = "two wins in a row or more: the next win scores double";
+      streak.append(" ", doubled);
+    }
     row.append(el("td", "num", String(line.rank)), name, el("td", "num", String(line.score)),
       el("td", "num", String(line.games)), el("td", "num", String(line.wins)), streak);
     return row;
