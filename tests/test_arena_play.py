@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from ratscrew.server.app import Limits, create_app
+from ratscrew.server.app import create_app
+from ratscrew.server.http.limits import Limits
 from ratscrew.storage.sqlite import SqliteStore
 
 Socket = Any

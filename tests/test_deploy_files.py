@@ -44,7 +44,7 @@ def nginx_test(http_block: str, folder: Path) -> subprocess.CompletedProcess[str
 
 def test_the_several_machines_example_of_the_docs_renders_valid_nginx(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    example = re.search(r"```sh\n(python -m ratscrew\.server\.nginx [^`]*?)> ", DOCS.read_text())
+    example = re.search(r"```sh\n(python -m ratscrew\.server\.ops\.nginx [^`]*?)> ", DOCS.read_text())
     assert example is not None, "docs/online.md lost its several-machines example"
     words = shlex.split(example.group(1).replace("\\\n", " "))
     assert main(words[3:]) == 0

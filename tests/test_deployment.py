@@ -165,7 +165,8 @@ def test_quick_play_a_seeker_on_each_shard_meets_the_other_through_nginx_and_the
         player = proxy.player(code)
         seats[player.join(name, player_key=keys[name])["seat"]] = player
     assert sorted(seats) == [0, 1]
-    start_matched(seats)
+    for player in seats.values():  # no host: the game starts once both have joined
+        player.wait_for("state")
     resign(seats, 1)  # Bob gives up; Ann plays on until she has every card
     play_cards(seats, cards=200)
     finished = [m for m in seats[0].messages if m["type"] == "game_over"]
@@ -178,13 +179,6 @@ def test_quick_play_a_seeker_on_each_shard_meets_the_other_through_nginx_and_the
     player_id = matched["Ann"]["players"][matched["Ann"]["seat"]]["player_id"]
     games = proxy.get(f"/api/players/{player_id}").json()["games"]
     assert [game["id"] for game in games] == [over["game_id"]]
-
-
-def start_matched(seats: dict[int, Player]) -> None:
-    """Until the room side reserves seats for a matched table, its first player hosts it."""
-    seats[0].send({"type": "start"})
-    for player in seats.values():
-        player.wait_for("state")
 
 
 def test_kill_9_of_one_shard_leaves_the_other_playing_and_its_rooms_come_back(

@@ -49,7 +49,7 @@ def test_a_figure_is_computed_from_its_measure() -> None:
         sum(g.cards_played for g in played) / 100, abs=1e-4)
     assert MEASURES["slaps"].of(played[0]) == sum(played[0].slaps_won)
     with pytest.raises(KeyError, match=r"length\.mean_cards"):
-        figure_named("length.mean_tricks")
+        figure_named("length.no_such_figure")
 
 
 def test_every_figure_is_compared_with_the_preset() -> None:

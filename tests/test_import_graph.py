@@ -163,7 +163,7 @@ def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_graph_sees_imports_of_every_kind() -> None:
     graph = import_graph()
     assert "ratscrew.cards" in graph["ratscrew.engine"]  # from ratscrew.cards import ...
-    assert graph["ratscrew.server.app"] & {"ratscrew.server.room.room", "ratscrew.server.rooms"}
+    assert graph["ratscrew.server.state"] & {"ratscrew.server.room.room", "ratscrew.server.rooms"}
     assert import_circles({"a.x": {"a.y"}, "a.y": {"a.z"}, "a.z": {"a.x"}, "a.w": set()}) == [
         ["a.x", "a.y", "a.z"]]
 

@@ -13,7 +13,7 @@ from test_ladder import ANN, BOB, CLASSIC, a_store, alternate, finish, played
 
 from ratscrew.engine import Game
 from ratscrew.events import Event, PileWon
-from ratscrew.server.app import public_record
+from ratscrew.server.http.games import public_record
 from ratscrew.server.ladder import ratings
 from ratscrew.server.ladder.ranking import conservative, leaderboard
 from ratscrew.server.ladder.rated import (

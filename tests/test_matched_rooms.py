@@ -14,10 +14,11 @@ from online import FakeConnection, FakeWall, run_until
 
 from ratscrew.protocol.client_messages import Join, Start, Watch
 from ratscrew.protocol.codec import ProtocolError
-from ratscrew.server.app import Server, create_app
+from ratscrew.server.app import create_app
 from ratscrew.server.ladder.players import hash_key
 from ratscrew.server.room.admission import Reservation
 from ratscrew.server.room.room import Room
+from ratscrew.server.state import Server
 from ratscrew.storage.sqlite import SqliteStore
 
 ANN_KEY = "ann-key-7Qw2Zp9Lx4Rt8Vb1"

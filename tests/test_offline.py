@@ -21,8 +21,9 @@ from ratscrew.offline.check import seeded_game
 from ratscrew.offline.jsonshim import dumps, loads
 from ratscrew.offline.room import CODE, OfflineRoom, parse_play_query
 from ratscrew.protocol.codec import ProtocolError, encode_message
-from ratscrew.server.app import CONTENT_SECURITY_POLICY, create_app
+from ratscrew.server.app import create_app
 from ratscrew.server.http.offline import PYODIDE_DIR, WORKER_SCRIPT, sources_archive
+from ratscrew.server.http.security import CONTENT_SECURITY_POLICY
 from ratscrew.storage.sqlite import SqliteStore
 
 SEEDED = "rules=classic&bots=casual,casual,casual&seed=42&time_limit_ms=600000"

@@ -21,8 +21,8 @@ from ratscrew.events import Misslap, PlayerOut, SlappedIn, SlapWon
 from ratscrew.results import FinishingOrder
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Table
-from ratscrew.server import app as app_module
 from ratscrew.server.app import create_app
+from ratscrew.server.http import pages as app_module
 from ratscrew.server.ladder import ratings
 from ratscrew.server.ladder.players import PUBLIC_ID_PATTERN, export_code, hash_key
 from ratscrew.server.ladder.ratings import rate, replay_places

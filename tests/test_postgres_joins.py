@@ -25,10 +25,12 @@ from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from test_server_app import receive
 
-from ratscrew.server.app import Limits, Server, WindowCounter, create_app
+from ratscrew.server.app import create_app
+from ratscrew.server.http.limits import Limits, WindowCounter
 from ratscrew.server.ladder.players import hash_key
 from ratscrew.server.ops.expiry import CLOSED_WS_CODE
 from ratscrew.server.room.lobby import new_code
+from ratscrew.server.state import Server
 from ratscrew.storage.postgres import PostgresRateCounter, PostgresStore
 from ratscrew.storage.records import RateCounter
 

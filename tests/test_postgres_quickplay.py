@@ -75,20 +75,13 @@ def test_a_seeker_on_each_shard_meets_the_other_at_one_table(
         for ws, name in ((ann_seat, "Ann"), (bob_seat, "Bob")):
             ws.send_json({"type": "join", "name": name, "player_key": KEYS[name]})
             receive(ws, "welcome")
-        start_matched_game(ann_seat)
+        receive(ann_seat, "state")  # no host: it starts once both have joined
         receive(bob_seat, "state")
         bob_seat.send_json({"type": "resign"})
         over = receive(ann_seat, "game_over")
     assert a.get(over["record_url"]).json() == b.get(over["record_url"]).json()
     store = b.app.state.server.store  # type: ignore[attr-defined]
     assert store.game_count() == 1
-
-
-def start_matched_game(ws: Socket) -> None:
-    """Until the room side reserves seats (and starts a matched game by itself), the first to
-    sit down hosts and starts it."""
-    ws.send_json({"type": "start"})
-    receive(ws, "state")
 
 
 def test_one_key_seeks_once_across_shards(shards: Callable[[str], TestClient]) -> None:
@@ -120,3 +113,21 @@ def test_four_seekers_on_two_shards_fill_a_four_player_table(shards: Callable[[s
             ws.__exit__(None, None, None)
     assert len({m["room"] for m in matched}) == 1 and sorted(m["seat"] for m in matched) == [0, 1, 2, 3]
     assert service(a).links == {} and service(b).links == {}
+
+
+def test_a_seek_left_by_a_dead_shard_neither_counts_nor_blocks_its_player(
+        shards: Callable[[str], TestClient], fresh_database: str) -> None:
+    import psycopg
+
+    a = shards("A")
+    with a.websocket_connect("/ws/seek") as ann:  # Ann is a player of this server now
+        seek(ann, "Ann")
+        receive(ann, "seeking")
+    ann_id = a.post("/api/players/export", json={"player_key": KEYS["Ann"]}).json()["player_id"]
+    with psycopg.connect(fresh_database, autocommit=True) as conn:  # shard Z died holding her seek
+        conn.execute("UPDATE seeks SET state = 'waiting', shard = 'Z', seek_id = 'lost', "
+                     "alive_at = 0 WHERE player_id = %s", (ann_id,))
+    assert pool(a)["waiting"] == 0
+    with a.websocket_connect("/ws/seek") as ann:
+        seek(ann, "Ann")
+        assert receive(ann, "seeking")["waiting"] == 1

@@ -3,7 +3,8 @@ endpoint's actual answer, through Starlette's TestClient, has exactly its TypedD
 required one, no unknown one, ``NotRequired`` ones as they come), nested parts included, and
 values of the declared JSON kinds. The pages read these answers through the TypeScript declared
 from the same types (``ratscrew/web/js/protocol.d.ts``), so an answer that drifts from its type
-fails here before a page reads a missing field."""
+fails here before a page reads a missing field. The same check runs over the messages of a short
+game on the websocket (``ratscrew.protocol.server_messages``), and over docs/protocol.md."""
 
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ from typing import Literal, NotRequired, get_args, get_origin, get_type_hints, i
 
 import pytest
 from starlette.testclient import TestClient
-from test_players import ANN_KEY, play_and_resign, store_of
+from test_players import ANN_KEY, join, play_and_resign, store_of
+from test_server_app import new_room
 
-from ratscrew.protocol import http
+from ratscrew.protocol import http, server_messages
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.app import create_app
 from ratscrew.server.ladder.players import hash_key
@@ -30,6 +32,8 @@ from ratscrew.storage.sqlite import SqliteStore
 def mismatches(value: object, hint: object, where: str = "answer") -> list[str]:
     """Where ``value`` (decoded JSON) is not of type ``hint`` (a protocol type): missing or unknown
     keys of a TypedDict, and values of another JSON kind."""
+    if hint is typing.Any:
+        return []
     if isinstance(hint, typing.NewType):
         return mismatches(value, hint.__supertype__, where)
     if isinstance(hint, type) and is_typeddict(hint):
@@ -86,6 +90,35 @@ def test_the_check_finds_a_missing_an_unknown_and_a_mistyped_key() -> None:
         "answer.presets[0]: missing 'lines'"
 
 
+def test_a_new_room_and_its_public_summary(client: TestClient) -> None:
+    created = client.post("/api/rooms", json={"rules": "classic", "seats": 3, "bots": ["casual"]})
+    assert created.status_code == 201 and mismatches(created.json(), http.RoomCreated) == []
+    summary = client.get(f"/api/rooms/{created.json()['code']}").json()
+    assert "you" not in summary and mismatches(summary, server_messages.RoomMessage) == []
+
+
+def test_a_games_websocket_messages_are_their_types_too(client: TestClient) -> None:
+    types_by_name = {get_type_hints(cls)["type"].__args__[0]: cls for cls in server_messages.SERVER_MESSAGES}
+    seen: dict[str, list[str]] = {}
+    resigned = False
+    with client.websocket_connect(f"/ws/{new_room(client, bots=['casual'])}") as ws:
+        ws.send_json({"type": "join", "name": "Ann", "player_key": ANN_KEY})
+        ws.send_json({"type": "start"})
+        for _ in range(400):
+            message = ws.receive_json()
+            seen.setdefault(message["type"], []).extend(mismatches(message, types_by_name[message["type"]],
+                                                                   message["type"]))
+            if message["type"] == "ping":
+                ws.send_json({"type": "pong", "id": message["id"]})
+            if message["type"] == "state" and not resigned:  # Ann goes out: the bot wins
+                ws.send_json({"type": "resign"})
+                resigned = True
+            if message["type"] == "game_over":
+                break
+    assert {"welcome", "room", "state", "game_over"} <= set(seen)
+    assert {kind: problems for kind, problems in seen.items() if problems} == {}
+
+
 def test_presets_and_bots(client: TestClient) -> None:
     presets = client.get("/api/presets").json()
     assert presets["presets"] and mismatches(presets, http.PresetsAnswer) == []
@@ -103,6 +136,18 @@ def test_a_players_page_and_the_leaderboard(client: TestClient) -> None:
     board = client.get("/api/leaderboard?rules=classic").json()
     assert [row["player_id"] for row in board["players"]] == [ann]
     assert mismatches(board, http.LeaderboardAnswer) == []
+
+
+def test_a_players_export_and_import_and_their_coded_errors(client: TestClient) -> None:
+    ann = join(client, new_room(client), "Ann", ANN_KEY)["player_id"]
+    exported = client.post("/api/players/export", json={"player_key": ANN_KEY})
+    assert exported.status_code == 200 and mismatches(exported.json(), http.PlayerExported) == []
+    imported = client.post("/api/players/import", json={"code": exported.json()["code"]})
+    assert imported.json()["player_id"] == ann and mismatches(imported.json(), http.PlayerImported) == []
+    refused = client.post("/api/players/import", json={"code": "not a code"})
+    assert refused.status_code == 400 and mismatches(refused.json(), http.CodedError) == []
+    unknown = client.get("/api/players/NoSuchPlayer")
+    assert unknown.status_code == 404 and mismatches(unknown.json(), http.CodedError) == []
 
 
 def test_the_labs_settings_a_job_and_its_report(client: TestClient) -> None:
@@ -139,7 +184,8 @@ def test_the_arenas(client: TestClient) -> None:
 
 
 def test_every_answer_type_is_checked_here() -> None:
-    checked = {http.PresetsAnswer, http.BotsAnswer, http.PlayerAnswer, http.LeaderboardAnswer,
+    checked = {http.RoomCreated, http.PresetsAnswer, http.BotsAnswer, http.PlayerAnswer,
+               http.LeaderboardAnswer, http.PlayerExported, http.PlayerImported, http.CodedError,
                http.LabSettingsAnswer, http.LabJobStarted, http.LabJobStatus, http.PoolsAnswer,
                http.ArenaCreated, http.ArenasAnswer, http.ArenaAnswer}
     assert checked == set(http.HTTP_ANSWERS)

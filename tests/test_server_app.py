@@ -15,7 +15,8 @@ from starlette.websockets import WebSocketDisconnect
 from ratscrew.engine import Game
 from ratscrew.protocol.client_messages import PROTOCOL_VERSION
 from ratscrew.ruleset import Ruleset
-from ratscrew.server.app import Limits, create_app
+from ratscrew.server.app import create_app
+from ratscrew.server.http.limits import Limits
 from ratscrew.server.ops.collector import GC_THRESHOLDS
 from ratscrew.storage.sqlite import SqliteStore
 

@@ -10,8 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
-from ratscrew.server.app import Limits, WebSocketConnection
+from ratscrew.server.http.limits import Limits
 from ratscrew.server.ws import link
+from ratscrew.server.ws.connection import WebSocketConnection
 from ratscrew.server.ws.wsprotocol import SEND_NOW_EXTENSION
 
 

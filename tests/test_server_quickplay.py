@@ -6,6 +6,7 @@ a hostile seeker. The room is made by a small stand-in of the server's ``open_ma
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -13,7 +14,8 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from ratscrew.server.app import Limits, create_app
+from ratscrew.server.app import create_app
+from ratscrew.server.http.limits import Limits
 from ratscrew.server.quickplay.pools import QuickPlay
 from ratscrew.server.ws import seek as seek_socket
 from ratscrew.storage.sqlite import SqliteStore
@@ -298,3 +300,156 @@ def test_seek_sockets_count_against_the_connections_of_an_address(client: TestCl
     finally:
         for ws in sockets:
             ws.__exit__(None, None, None)
+
+
+# ---------------------------------------------------------------------------------- the matched room
+
+
+@pytest.fixture
+def matched_client(ratings: dict[str, float]) -> Iterator[TestClient]:
+    """The app with the server's own matched rooms (seats reserved, started once all came)."""
+    app = create_app(SqliteStore(":memory:"), limits=Limits(connections_per_address=20))
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def matched_pair(client: TestClient, names: tuple[str, str] = ("Ann", "Bob")) -> dict[str, dict[str, Any]]:
+    """Two seekers of the classic pool matched at once: their ``matched`` messages."""
+    with client.websocket_connect("/ws/seek") as first, client.websocket_connect("/ws/seek") as second:
+        seek(first, names[0])
+        receive(first, "seeking")
+        seek(second, names[1])
+        return {names[0]: receive(first, "matched"), names[1]: receive(second, "matched")}
+
+
+def sit(client: TestClient, code: str, name: str) -> Socket:
+    ws = client.websocket_connect(f"/ws/{code}").__enter__()
+    ws.send_json({"type": "join", "name": name, "player_key": KEYS[name]})
+    return ws
+
+
+def answer_pings(ws: Socket, kind: str) -> dict[str, Any]:
+    for _ in range(300):
+        message: dict[str, Any] = ws.receive_json()
+        if message["type"] == "ping":
+            ws.send_json({"type": "pong", "id": message["id"]})
+        elif message["type"] == kind:
+            return message
+    raise AssertionError(f"no {kind}")
+
+
+def test_the_matched_game_starts_by_itself_once_both_have_joined(matched_client: TestClient) -> None:
+    matched = matched_pair(matched_client)
+    code = matched["Ann"]["room"]
+    ann, bob = sit(matched_client, code, "Ann"), sit(matched_client, code, "Bob")
+    try:
+        welcomes = {"Ann": answer_pings(ann, "welcome"), "Bob": answer_pings(bob, "welcome")}
+        assert {name: w["seat"] for name, w in welcomes.items()} == {
+            name: m["seat"] for name, m in matched.items()}  # each in the seat the pool told it
+        assert not any(w["host"] for w in welcomes.values())  # no host: nobody starts it
+        state = answer_pings(ann, "state")
+        assert state["observation"]["players"] == 2
+        answer_pings(bob, "state")
+        # a stranger with another key may watch, not sit
+        cid = sit(matched_client, code, "Cid")
+        assert answer_pings(cid, "error")["code"] in ("room_full", "not_seated", "bad_key", "wrong_phase")
+        cid.__exit__(None, None, None)
+    finally:
+        ann.__exit__(None, None, None)
+        bob.__exit__(None, None, None)
+
+
+def test_a_no_show_puts_the_one_who_came_at_the_front_of_the_pool(
+        matched_client: TestClient, ratings: dict[str, float]) -> None:
+    quick = service(matched_client.app)
+    quick.show_up_s = 0.3
+    matched = matched_pair(matched_client)
+    ann = sit(matched_client, matched["Ann"]["room"], "Ann")  # Bob never comes
+    try:
+        answer_pings(ann, "welcome")
+        with pytest.raises(WebSocketDisconnect) as closed:
+            answer_pings(ann, "the close")
+        assert closed.value.code == 4410 and "did not all come" in closed.value.reason
+    finally:
+        with contextlib.suppress(Exception):
+            ann.__exit__(None, None, None)
+    ann_id = matched["Ann"]["players"][matched["Ann"]["seat"]]["player_id"]
+    until(lambda: quick.backend.players[ann_id].front_until > 0)  # type: ignore[attr-defined]
+    ratings.update({"Eve": 40.0, "Cid": 0.0})
+    with matched_client.websocket_connect("/ws/seek") as eve, \
+            matched_client.websocket_connect("/ws/seek") as cid:
+        seek(eve, "Eve")  # far from everyone: she waits
+        receive(eve, "seeking")
+        with matched_client.websocket_connect("/ws/seek") as again:
+            seek(again, "Ann")  # at the front: her first wave takes Eve, however far
+            quick.wave_s = 0.05
+            assert receive(again, "matched")["room"] == receive(eve, "matched")["room"]
+        seek(cid, "Cid")
+        assert receive(cid, "seeking")["waiting"] == 1
+
+
+def until(condition: Callable[[], bool], limit_s: float = 10.0) -> None:
+    """Wait for ``condition`` (a state the test cannot be sent a message about)."""
+    import time
+
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.01)
+
+
+def test_play_again_seeks_the_same_pool_and_two_who_just_played_wait_a_few_waves(
+        matched_client: TestClient) -> None:
+    quick = service(matched_client.app)
+    matched = matched_pair(matched_client)
+    code = matched["Ann"]["room"]
+    ann, bob = sit(matched_client, code, "Ann"), sit(matched_client, code, "Bob")
+    try:
+        answer_pings(ann, "state")
+        ann.send_json({"type": "resign"})
+        answer_pings(bob, "state")
+        bob.send_json({"type": "resign"})
+        over = answer_pings(ann, "game_over")
+        assert over["game_id"] and answer_pings(bob, "game_over")["game_id"] == over["game_id"]
+    finally:
+        ann.__exit__(None, None, None)
+        bob.__exit__(None, None, None)
+    # "Play again": both seek the same pool; not paired at once (they just played each other)
+    with matched_client.websocket_connect("/ws/seek") as ann_again, \
+            matched_client.websocket_connect("/ws/seek") as bob_again:
+        seek(ann_again, "Ann")
+        receive(ann_again, "seeking")
+        seek(bob_again, "Bob")
+        assert receive(bob_again, "seeking")["waiting"] == 2
+        quick.wave_s = 0.05  # after rematch_after_waves waves they may meet again
+        again = receive(ann_again, "matched")
+        assert again["room"] != code and receive(bob_again, "matched")["room"] == again["room"]
+
+
+async def test_the_memory_pools_forget_players_gone_quiet_but_never_a_waiting_one() -> None:
+    from ratscrew.matchmaking.pairing import Seeker
+    from ratscrew.server.quickplay.pools import FORGET_AFTER_S, MemoryPools
+
+    pools = MemoryPools()
+    key = ("classic", 2, None)
+    for n in range(1000):
+        await pools.add(key, Seeker(f"s{n}", f"p{n}"))
+        await pools.remove(f"s{n}")
+    await pools.add(key, Seeker("still", "waiting-one"))
+    for player in pools.players.values():
+        player.seen -= FORGET_AFTER_S + 1
+    await pools.add(key, Seeker("new", "newcomer"))
+    assert set(pools.players) == {"waiting-one", "newcomer"}
+    assert await pools.waiting() == {key: 2}
+
+
+def test_nginx_sends_seek_sockets_to_any_shard_even_with_a_shard_lettered_s() -> None:
+    import re
+
+    from ratscrew.server.ops.nginx import render_routing
+
+    routing = render_routing([("R", "127.0.0.1:8001"), ("S", "127.0.0.1:8002")])
+    shard_s = re.search(r"~\*(\S+S) ratscrew_S;", routing)
+    assert shard_s is not None
+    assert re.match(shard_s.group(1), "/ws/seek", re.I) is None  # quick play: any shard
+    assert re.match(shard_s.group(1), "/ws/SQXT7P", re.I) and re.match(shard_s.group(1), "/r/sqxt7p", re.I)

@@ -18,7 +18,8 @@ from postgres import PostgresCluster, free_port
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from ratscrew.server.app import Limits, create_app
+from ratscrew.server.app import create_app
+from ratscrew.server.http.limits import Limits
 from ratscrew.storage.postgres import PostgresStore
 from ratscrew.storage.roles import Store
 from ratscrew.storage.sqlite import SqliteStore

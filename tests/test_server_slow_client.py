@@ -26,7 +26,9 @@ from raw_clients import handshake
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from ratscrew.server.app import Limits, WebSocketConnection, create_app, watch_sends
+from ratscrew.server.app import create_app
+from ratscrew.server.http.limits import Limits
+from ratscrew.server.ws.connection import WebSocketConnection, watch_sends
 from ratscrew.server.ws.wsprotocol import (
     RECEIVE_NOW_EXTENSION,
     UNSENT_CHECK_EVERY,

@@ -302,7 +302,7 @@ def _refuse_start(message: str) -> NoReturn:
 
 def _limits(args: argparse.Namespace) -> tuple[Any, Any]:
     """The app's `Limits` and the transport's `ConnectionLimits` from the command line."""
-    from ratscrew.server.app import Limits
+    from ratscrew.server.http.limits import Limits
     from ratscrew.server.ws.transport import ConnectionLimits
 
     given = {name: value for name, value in (

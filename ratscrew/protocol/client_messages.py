@@ -75,6 +75,8 @@ class Join:
     token: str | None = None
     player_key: str | None = None
     """The player's key (docs/online.md, "Players and ratings"); ``None``: a guest."""
+    password: str | None = None
+    """The room's password, for a room made with one (a newcomer needs it; a token does not)."""
 
 
 @dataclass(frozen=True)
@@ -354,7 +356,7 @@ def parse_client_message(frame: str | bytes) -> ClientMessage:
     if not isinstance(kind, str):
         raise ProtocolError("bad_message", "a message needs a \"type\" string")
     if kind == "join":
-        f = _Fields("join", data, {"name", "token", "player_key"})
+        f = _Fields("join", data, {"name", "token", "player_key", "password"})
         name = clean_name(f.text("name", limit=200) or "")
         token = f.text("token", required=False, limit=64) if data.get("token") is not None else None
         if token is not None and not _TOKEN.fullmatch(token):
@@ -362,7 +364,9 @@ def parse_client_message(frame: str | bytes) -> ClientMessage:
         key = data.get("player_key")
         if key is not None and (not isinstance(key, str) or not _PLAYER_KEY.fullmatch(key)):
             raise ProtocolError("bad_key", "join: a player_key is 20 to 64 letters, digits, - or _")
-        return Join(name=name, token=token, player_key=key)
+        password = (f.text("password", required=False, limit=MAX_PASSWORD_LENGTH)
+                    if data.get("password") is not None else None)
+        return Join(name=name, token=token, player_key=key, password=password)
     if kind in ("watch", "rematch", "stand"):
         _Fields(kind, data, set())
         return Watch() if kind == "watch" else Rematch() if kind == "rematch" else Stand()
@@ -518,6 +522,12 @@ class RoomRequest:
     judging: Judging
     time_limit_ms: int = 0
     """0: no time limit; otherwise the ms after which the player holding the most cards wins."""
+    password: str | None = None
+    """A password a newcomer's ``join`` must give (``None``: anyone with the link may join)."""
+
+
+MAX_PASSWORD_LENGTH = 64
+"""The longest room password (a room's, and a join's)."""
 
 
 def parse_room_request(data: object) -> RoomRequest:
@@ -536,7 +546,7 @@ def parse_room_request(data: object) -> RoomRequest:
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "the body must be a JSON object")
     f = _Fields("room", data, {"rules", "seats", "bots", "seed", "pace", "turn_timeout_ms", "judging",
-                               "time_limit_ms", "window_factor"})
+                               "time_limit_ms", "window_factor", "password"})
     rules = load_rules(f.text("rules", required=False, limit=MAX_RULES_TEXT) or "classic")
     # the house rule for a slower table: longer windows make other rules, played unrated
     rules = rules.with_longer_windows(f.integer("window_factor", 1, MAX_WINDOW_FACTOR, required=False) or 1)
@@ -557,4 +567,6 @@ def parse_room_request(data: object) -> RoomRequest:
         turn_timeout_ms=timeout or DEFAULT_TURN_TIMEOUT_MS,
         judging=f.choice("judging", JUDGINGS) or "fair",  # type: ignore[arg-type]
         time_limit_ms=_time_limit(f) or 0,
+        password=(f.text("password", required=False, limit=MAX_PASSWORD_LENGTH) or None
+                  if data.get("password") is not None else None),
     )

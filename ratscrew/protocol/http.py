@@ -1,7 +1,8 @@
 """The server's HTTP JSON answers, one TypedDict each (docs/protocol.md, "HTTP").
 
-What ``GET /api/presets``, ``/api/bots``, ``/api/leaderboard``, ``/api/players/ID``,
-``/api/lab/settings``, ``POST /api/lab`` and ``GET /api/lab/jobs/ID`` answer, typed like the
+What ``POST /api/rooms``, ``GET /api/presets``, ``/api/bots``, ``/api/leaderboard``,
+``/api/players/ID``, ``POST /api/players/export`` and ``/import``, ``GET /api/lab/settings``,
+``POST /api/lab`` and ``GET /api/lab/jobs/ID`` answer (and the coded errors), typed like the
 websocket's messages (:mod:`ratscrew.protocol.server_messages`): the server builds each answer
 as its type, so ``mypy --strict`` checks the keys it sends, and ``python -m ratscrew.protocol
 typescript`` declares the same types for the pages (``ratscrew/web/js/protocol.d.ts``), which
@@ -27,6 +28,17 @@ SettingKind = Literal["bool", "int", "choice", "patterns"]
 
 JobState = Literal["queued", "running", "done", "failed"]
 """Where a lab job is."""
+
+
+# ---------------------------------------------------------------------------------- rooms
+
+
+class RoomCreated(TypedDict):
+    """``POST /api/rooms`` (201): the new room's code and its page. (``GET /api/rooms/CODE``
+    answers the ``room`` message without ``you``: `ratscrew.protocol.server_messages.RoomMessage`.)"""
+
+    code: str
+    url: str
 
 
 # ---------------------------------------------------------------------------------- presets, bots
@@ -188,6 +200,28 @@ class PlayerAnswer(TypedDict):
     export_hint: str
     integrity: Integrity
     arenas: list[PlayerArena]
+
+
+class PlayerExported(TypedDict):
+    """``POST /api/players/export``: the import code that moves the key to another device."""
+
+    player_id: str
+    code: str
+
+
+class PlayerImported(TypedDict):
+    """``POST /api/players/import``: the player (and key) an import code made on this server stands for."""
+
+    player_id: str
+    name: str
+    player_key: str
+
+
+class CodedError(TypedDict):
+    """An HTTP error a client can act on: a ``code`` word in ``error`` and a sentence in ``message``."""
+
+    error: str
+    message: str
 
 
 # ---------------------------------------------------------------------------------- the lab
@@ -395,7 +429,8 @@ class ArenaCreated(TypedDict):
     url: str
 
 
-HTTP_ANSWERS: tuple[type, ...] = (PresetsAnswer, BotsAnswer, LeaderboardAnswer, PlayerAnswer,
-                                  LabSettingsAnswer, LabJobStarted, LabJobStatus, PoolsAnswer,
-                                  ArenaCreated, ArenasAnswer, ArenaAnswer)
+HTTP_ANSWERS: tuple[type, ...] = (RoomCreated, PresetsAnswer, BotsAnswer, LeaderboardAnswer, PlayerAnswer,
+                                  PlayerExported, PlayerImported, CodedError, LabSettingsAnswer,
+                                  LabJobStarted, LabJobStatus, PoolsAnswer, ArenaCreated, ArenasAnswer,
+                                  ArenaAnswer)
 """Every HTTP answer typed here, in the order docs/protocol.md describes them."""

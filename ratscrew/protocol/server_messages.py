@@ -39,8 +39,8 @@ PublicEvent = NewType("PublicEvent", dict[str, Any])
 
 ErrorCode = Literal["bad_json", "bad_message", "not_host", "not_seated", "wrong_phase", "bad_rules",
                     "bad_token", "bad_key", "name_taken", "illegal", "rate_limited", "flood",
-                    "unavailable", "room_full", "server", "no_pool", "already_seeking",
-                    "flagged", "unknown_arena", "arena_closed"]
+                    "unavailable", "room_full", "server", "bad_password", "no_pool",
+                    "already_seeking", "flagged", "unknown_arena", "arena_closed"]
 """Every ``error`` code (docs/protocol.md, "Errors")."""
 Status = Literal["player", "waiting", "watching"]
 """What a connection is in its room (docs/protocol.md, "Seating")."""

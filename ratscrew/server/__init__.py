@@ -2,8 +2,10 @@
 
 The layers, top to bottom (see ``docs/online.md`` and ``docs/protocol.md``):
 
-- :mod:`ratscrew.server.app`: the Starlette app, HTTP routes and the websocket endpoint, which
-  only parses, authenticates and forwards to a room;
+- :mod:`ratscrew.server.app`: the front door, wiring only: the state
+  (:mod:`ratscrew.server.state`), the HTTP routes (:mod:`ratscrew.server.http`) and the websocket
+  endpoint (:mod:`ratscrew.server.ws.endpoint`), which only parses, holds to limits and forwards
+  to a room; docs/architecture.md is the map;
 - :mod:`ratscrew.protocol` (below the server, shared with both clients): every message
   validated into a typed object at the edge, and every message sent typed;
 - :mod:`ratscrew.server.room.room`: a room, the only writer of its game, which wires its parts:

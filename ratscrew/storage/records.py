@@ -212,7 +212,7 @@ Rater = Callable[[FinishedGame, Mapping[str, Rating]], GameRating]
 
 class RateCounter(Protocol):
     """How many times each key (an address) did something lately: ``allow`` counts one more
-    unless the key is at its limit (`ratscrew.server.app.WindowCounter` counts in memory)."""
+    unless the key is at its limit (`ratscrew.server.http.limits.WindowCounter` counts in memory)."""
 
     def allow(self, key: str, now: float) -> bool:
         """Count one more for ``key`` (``now`` is ``time.monotonic()``) unless it is over."""

@@ -244,6 +244,7 @@ seeks = table(  # quick play's pools, shared by every shard on PostgreSQL (issue
     column("rating", REAL, nullable=False, since=5),
     column("standing", REAL, nullable=False, server_default=sa.text("0"), since=5),
     column("sought_at", REAL, nullable=False, since=5),  # epoch s; its waves are counted from it
+    column("alive_at", REAL, nullable=False, server_default=sa.text("0"), since=5),  # its shard's last word
     column("front", sa.Integer, nullable=False, server_default=sa.text("0"), since=5),
     column("front_until", REAL, since=5),  # after a no-show: the next seek goes to the front
     column("last_opponents", sa.Text, nullable=False, server_default=sa.text("'[]'"), since=5),

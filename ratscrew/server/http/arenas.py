@@ -39,7 +39,7 @@ from ratscrew.protocol.keys import valid_key
 from ratscrew.protocol.names import clean
 from ratscrew.protocol.server_messages import error_message
 from ratscrew.server.blocking import off_the_loop
-from ratscrew.server.http.limits import limit_key
+from ratscrew.server.http.limits import WindowCounter, limit_key
 from ratscrew.server.ladder import players
 from ratscrew.server.quickplay.pools import ArenaEntry, PoolKey, QuickPlay
 from ratscrew.storage.records import ArenaRow, RateCounter
@@ -436,14 +436,13 @@ ROUTES = [
 ]
 
 
-def attach(app: Any, server: Any, window_counter: Callable[[int, float], RateCounter],
-           pools: QuickPlay | None = None) -> ArenaService:
+def attach(app: Any, server: Any, pools: QuickPlay | None = None) -> ArenaService:
     """Give ``app`` its arenas (``app.state.arenas``): creations counted per address in the
-    database when several processes share it, else in memory (``window_counter``: the app's
-    in-memory counter); with quick play's ``pools``, arena seeks enter through
-    `ArenaService.entry` and the tables made for them are recorded (`ArenaService.matched`)."""
+    database when several processes share it, else in memory; with quick play's ``pools``,
+    arena seeks enter through `ArenaService.entry` and the tables made for them are recorded
+    (`ArenaService.matched`)."""
     counter = (server.store.rate_counter("arenas", ARENAS_PER_HOUR, 3600.0)
-               or window_counter(ARENAS_PER_HOUR, 3600.0))
+               or WindowCounter(ARENAS_PER_HOUR, 3600.0))
     service = ArenaService(server.store, counter)
     app.state.arenas = service
     if pools is not None:

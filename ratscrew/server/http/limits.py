@@ -7,6 +7,8 @@ ASGI scope before the app sees the request); an IPv6 address counts as its /64 (
 The transport-level guards (a connection's request headers, ping frames, running out of file
 descriptors) are in :mod:`ratscrew.server.ws.transport`.
 
+- `Limits`: what one client may do (the numbers), `TokenBucket` (a connection's message
+  rates) and `WindowCounter` (an address's counts in memory; on PostgreSQL the database counts).
 - `OpenConnections`: how many websockets one address holds open, capped.
 - `UnknownCodes`: lookups of room codes that do not exist, per address; past the limit every
   lookup from that address is refused (a 429 for a room that exists too, so the answer says
@@ -21,6 +23,7 @@ from __future__ import annotations
 import ipaddress
 import json
 from collections import Counter, deque
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -195,3 +198,85 @@ class CrossSiteGuard:
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one client may do (see docs/protocol.md, "Limits")."""
+
+    messages_per_second: float = 20.0
+    message_burst: int = 40
+    flood_drops: int = 100
+    """Dropped messages within `flood_window_s` that close the connection."""
+    flood_window_s: float = 5.0
+    rooms_per_hour: int = 20
+    joins_per_minute: int = 60
+    players_per_hour: int = 20
+    """New players (joins with a player key this server has not seen) one address may bring in
+    an hour; keys already known are not counted."""
+    key_codes_per_hour: int = 30
+    """Requests to ``/api/players/export`` and ``/api/players/import`` one address may make in
+    an hour (both together)."""
+    send_queue: int = 512
+    """Messages waiting for a slow client before it is disconnected."""
+    send_timeout_s: float = 10.0
+    """A single send that takes longer than this disconnects the client."""
+    connections_per_address: int = 200
+    """Websockets one client address may hold open (the transport caps every connection of a
+    direct peer too: `ratscrew.server.ws.transport`)."""
+    unknown_codes_per_minute: int = 30
+    """Lookups of room codes that do not exist (pages, ``/api/rooms/CODE``, websockets) one
+    address may make in a minute; past it every room lookup from it is refused."""
+
+
+class TokenBucket:
+    """``rate`` tokens a second, at most ``burst`` saved up; each message takes one.
+
+    >>> bucket = TokenBucket(rate=1.0, burst=2, now=0.0)
+    >>> [bucket.take(0.0), bucket.take(0.0), bucket.take(0.0), bucket.take(1.0)]
+    [True, True, False, True]
+    """
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self.rate, self.burst = rate, burst
+        self._tokens = float(burst)
+        self._at = now
+
+    def take(self, now: float) -> bool:
+        """Take a token if there is one."""
+        self._tokens = min(float(self.burst), self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
+
+
+class WindowCounter:
+    """How many times each key did something within the last ``window_s`` seconds.
+
+    >>> counter = WindowCounter(limit=2, window_s=60)
+    >>> [counter.allow("1.2.3.4", now) for now in (0, 1, 2, 61)]
+    [True, True, False, True]
+    """
+
+    def __init__(self, limit: int, window_s: float) -> None:
+        self.limit, self.window_s = limit, window_s
+        self._times: dict[str, deque[float]] = {}
+
+    def allow(self, key: str, now: float) -> bool:
+        """Count one more for ``key`` unless it is over its limit."""
+        times = self._times.setdefault(key, deque())
+        while times and times[0] <= now - self.window_s:
+            times.popleft()
+        if len(times) >= self.limit:
+            return False
+        times.append(now)
+        if len(self._times) > 10_000:  # forget addresses that have gone quiet
+            for stale in [k for k, t in self._times.items() if not t or t[-1] <= now - self.window_s]:
+                del self._times[stale]
+        return True
+
+    async def allow_async(self, key: str, now: float) -> bool:
+        """`allow` (in memory: nothing to wait for)."""
+        return self.allow(key, now)

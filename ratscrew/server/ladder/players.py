@@ -29,7 +29,15 @@ from typing import Any, overload
 from ratscrew.bots.agent import draw_reaction_ms
 from ratscrew.bots.profile import LEVELS
 from ratscrew.protocol.codec import ProtocolError
-from ratscrew.protocol.http import PlayerAnswer, PlayerArena, PlayerRating, RatingPoint, SlapCounts
+from ratscrew.protocol.http import (
+    PlayerAnswer,
+    PlayerArena,
+    PlayerExported,
+    PlayerImported,
+    PlayerRating,
+    RatingPoint,
+    SlapCounts,
+)
 from ratscrew.protocol.keys import MIN_DISTINCT_KEY_CHARACTERS, MIN_NEW_KEY_LENGTH, looks_random, valid_key
 from ratscrew.server.ladder.ranking import PROVISIONAL_GAMES, conservative
 from ratscrew.server.ladder.review import integrity_of
@@ -200,7 +208,7 @@ class PlayerCodeError(ValueError):
         self.code = code
 
 
-def import_code(store: Store, code: str) -> dict[str, Any]:
+def import_code(store: Store, code: str) -> PlayerImported:
     """``{"player_id", "name", "player_key"}`` of an import code made on this server."""
     parts = split_code(code)
     if parts is None:
@@ -216,7 +224,7 @@ def import_code(store: Store, code: str) -> dict[str, Any]:
     return {"player_id": player.player_id, "name": player.name, "player_key": key}
 
 
-def export(store: Store, key: str) -> dict[str, Any]:
+def export(store: Store, key: str) -> PlayerExported:
     """``{"player_id", "code"}`` for the holder of ``key``."""
     if not valid_key(key):
         raise PlayerCodeError("bad_key", "a player key is 20 to 64 letters, digits, - or _")

@@ -77,7 +77,7 @@ def sweep_interval(idle_s: float) -> float:
 
 class IdleRooms(RoomHooks):
     """When each room of a server was last seen with somebody in it: the lifecycle hooks of
-    every room the server holds (`ratscrew.server.app.Server.add_room`)."""
+    every room the server holds (`ratscrew.server.state.Server.add_room`)."""
 
     def __init__(self, idle_s: float, wall: Callable[[], float] = time.monotonic) -> None:
         self.idle_s = idle_s
@@ -117,7 +117,7 @@ class IdleRooms(RoomHooks):
 
 
 async def close_room(server: Any, code: str, why: str) -> bool:
-    """Stop room ``code`` of ``server`` (a `ratscrew.server.app.Server`), forget it and mark it
+    """Stop room ``code`` of ``server`` (a `ratscrew.server.state.Server`), forget it and mark it
     closed in the store; False when the store cannot be reached (the room stays, for the next
     sweep)."""
     room = server.rooms.get(code)

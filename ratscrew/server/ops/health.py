@@ -35,7 +35,7 @@ class Readiness:
         self._reasons: list[str] = []
 
     async def reasons(self, server: Any) -> list[str]:
-        """Why ``server`` (a `ratscrew.server.app.Server`) is not ready; empty when it is."""
+        """Why ``server`` (a `ratscrew.server.state.Server`) is not ready; empty when it is."""
         async with self._lock:
             now = time.monotonic()
             if now - self._at >= PROBE_EVERY_S:

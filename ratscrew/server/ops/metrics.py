@@ -168,7 +168,7 @@ def _timed(method: Callable[..., Any], tally: Tally) -> Callable[..., Any]:
 
 
 class ServerCollector:
-    """The metric families of one server (a `ratscrew.server.app.Server`), made at scrape time."""
+    """The metric families of one server (a `ratscrew.server.state.Server`), made at scrape time."""
 
     def __init__(self, server: Any, tally: Tally = TALLY) -> None:
         self.server = server

@@ -27,8 +27,9 @@ from pathlib import Path
 from ratscrew.server.ops.shards import check_shard
 from ratscrew.server.room.room import CODE_ALPHABET
 
-ROUTED = r"^/(r|ws|api/rooms|api/lab/jobs)/"
-"""The paths that name a room (the code follows) or a shard's lab job (its id follows)."""
+ROUTED = r"^/(r|ws(?!/seek$)|api/rooms|api/lab/jobs)/"
+"""The paths that name a room (the code follows) or a shard's lab job (its id follows);
+``/ws/seek`` (quick play, any shard) is not a room, even with a shard lettered S."""
 
 
 def render_routing(shards: Sequence[tuple[str, str]], *, resolver: str | None = None) -> str:

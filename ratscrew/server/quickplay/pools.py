@@ -26,13 +26,14 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from ratscrew.matchmaking.pairing import WAVE_S, PairingRules, Seeker, after_wave, pair_wave
 from ratscrew.protocol.client_messages import POOL_PLAYERS, POOL_RULES
 from ratscrew.protocol.codec import ProtocolError
 from ratscrew.protocol.http import PoolInfo
 from ratscrew.protocol.server_messages import MatchedMessage, MatchedPlayer, SeekServerMessage
+from ratscrew.server.room.admission import Reservation
 
 log = logging.getLogger("ratscrew.server")
 
@@ -43,6 +44,8 @@ FRONT_FOR_S = 120.0
 """How long a player put back after a no-show keeps its place at the front of the pool."""
 SHOW_UP_S = 20.0
 """How long a matched player has to come to the table."""
+FORGET_AFTER_S = 3600.0
+"""How long the memory pools remember a player who is neither seeking nor matched."""
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ class OpenRoom(Protocol):
     """The server's ``open_matched_room``: a room on this shard with seats reserved for the
     players, which starts by itself once all have joined; the code."""
 
-    def __call__(self, rules: str, players: int, reservations: Sequence[Any], *,
+    def __call__(self, rules: str, players: int, reservations: Sequence[Reservation], *,
                  show_up_s: float = SHOW_UP_S,
                  on_no_show: Callable[[list[str], list[str]], object] | None = None
                  ) -> Awaitable[str]: ...
@@ -134,6 +137,9 @@ class PoolBackend(Protocol):
     def listen(self, changed: Callable[[], Awaitable[None]]) -> None:
         """Call ``changed`` when another process changes a pool (nothing to hear in memory)."""
 
+    async def renew(self, seek_ids: Sequence[str]) -> None:
+        """Say that this process still holds these seeks' sockets (every wave)."""
+
     async def quiet(self) -> None:
         """Stop listening: no seeker is left on this process."""
 
@@ -148,6 +154,8 @@ class _Player:
     opponents: frozenset[str] = frozenset()
     front_until: float = 0.0
     match: Match | None = None
+    seen: float = field(default_factory=time.time)
+    """When this player last sought or was matched (epoch s): players gone quiet are forgotten."""
 
 
 @dataclass
@@ -160,7 +168,9 @@ class MemoryPools:
     """The codes of rooms still open, for `playing`."""
 
     async def add(self, key: PoolKey, seeker: Seeker) -> Seeker | None:
+        self._forget_quiet(time.time())
         player = self.players.setdefault(seeker.player_id, _Player())
+        player.seen = time.time()
         if player.state == "waiting":
             return None
         seeker = replace(seeker, last_opponents=seeker.last_opponents | player.opponents,
@@ -169,6 +179,16 @@ class MemoryPools:
         player.front_until = 0.0
         self.by_seek[seeker.seek_id] = seeker.player_id
         return seeker
+
+    def _forget_quiet(self, now: float) -> None:
+        """Forget players neither seeking nor at a table for `FORGET_AFTER_S` (their last
+        opponents and place at the front matter no more), so the memory does not grow."""
+        if len(self.players) < 1000:
+            return
+        for player_id in [pid for pid, p in self.players.items()
+                          if p.state != "waiting" and p.seen < now - FORGET_AFTER_S
+                          and p.front_until < now]:
+            del self.players[player_id]
 
     async def remove(self, seek_id: str) -> PoolKey | None:
         player_id = self.by_seek.pop(seek_id, None)
@@ -189,7 +209,7 @@ class MemoryPools:
                 player = self.players[seeker.player_id]
                 if player.seeker is None or player.seeker.seek_id != seeker.seek_id:
                     continue  # cancelled while the room was made: told nothing, seat unused
-                player.state, player.match = "matched", match
+                player.state, player.match, player.seen = "matched", match, time.time()
                 player.opponents = frozenset(s.player_id for s in match.seekers) - {seeker.player_id}
                 matched.add(seeker.player_id)
         for player in waiting if age else []:
@@ -236,17 +256,11 @@ class MemoryPools:
     def listen(self, changed: Callable[[], Awaitable[None]]) -> None:
         """Nothing: one process holds every seeker."""
 
+    async def renew(self, seek_ids: Sequence[str]) -> None:
+        """Nothing: a seek leaves with its socket."""
+
     async def quiet(self) -> None:
         """Nothing to stop."""
-
-
-@dataclass(frozen=True)
-class Reservation:
-    """A seat kept for a matched player (the room's own type takes its place once the room
-    side has it: `ratscrew.server.room.admission.Reservation`)."""
-
-    player_id: str
-    name: str
 
 
 class QuickPlay:
@@ -254,14 +268,12 @@ class QuickPlay:
 
     def __init__(self, backend: PoolBackend, open_room: OpenRoom, *,
                  rules: PairingRules | None = None, wave_s: float = WAVE_S,
-                 show_up_s: float = SHOW_UP_S,
-                 reservation: Callable[[str, str], Any] = Reservation) -> None:
+                 show_up_s: float = SHOW_UP_S) -> None:
         self.backend = backend
         self.open_room = open_room
         self.rules = rules or PairingRules()
         self.wave_s = wave_s
         self.show_up_s = show_up_s
-        self.reservation = reservation
         self.links: dict[str, SeekLink] = {}
         self.pool_of: dict[str, PoolKey] = {}
         self.arena_entry: ArenaEntryHook | None = None
@@ -349,6 +361,7 @@ class QuickPlay:
             while self.links:
                 await asyncio.sleep(self.wave_s)
                 try:
+                    await self.backend.renew(list(self.links))
                     for key in await self.backend.pools_with_seekers():
                         await self.run_wave(key)
                     await self.deliver()
@@ -381,7 +394,7 @@ class QuickPlay:
     async def _open(self, key: PoolKey, table: tuple[Seeker, ...]) -> Match:
         """Open the room of one table on this process."""
         rules, players, _ = key
-        reservations = [self.reservation(s.player_id, s.name) for s in table]
+        reservations = [Reservation(s.player_id, s.name) for s in table]
         code = await self.open_room(rules, players, reservations, show_up_s=self.show_up_s,
                                     on_no_show=self._no_show)
         log.info("quick play: %s for %d, room %s", rules, players, code)

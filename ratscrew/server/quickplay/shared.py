@@ -36,6 +36,12 @@ CHANNEL = "ratscrew_seeks"
 """The ``NOTIFY`` channel every shard with seekers listens on."""
 
 _POOL = "rules = %(rules)s AND players = %(players)s AND arena IS NOT DISTINCT FROM %(arena)s"
+_ALIVE = "alive_at > %(now)s - %(stale_s)s"
+"""A waiting seek whose shard said it holds the socket lately (`STALE_AFTER_WAVES`)."""
+
+STALE_AFTER_WAVES = 3
+"""A waiting seek whose shard has not renewed it for this many waves is taken for gone (the
+shard died with the socket): it is neither paired nor counted, and its player may seek again."""
 _SEEKER_COLUMNS = ("seek_id, player_id, rating, standing, sought_at, front, last_opponents, name, "
                    "FLOOR((%(now)s - sought_at) / %(wave_s)s)::int AS waves")
 
@@ -122,18 +128,19 @@ class SharedPools:
         rules, players, arena = key
         rows = await self._rows(
             "INSERT INTO seeks (player_id, state, seek_id, shard, rules, players, arena, name, rating, "
-            "standing, sought_at) VALUES (%(player_id)s, 'waiting', %(seek_id)s, %(shard)s, %(rules)s, "
-            "%(players)s, %(arena)s, %(name)s, %(rating)s, %(standing)s, %(now)s) "
+            "standing, sought_at, alive_at) VALUES (%(player_id)s, 'waiting', %(seek_id)s, %(shard)s, "
+            "%(rules)s, %(players)s, %(arena)s, %(name)s, %(rating)s, %(standing)s, %(now)s, %(now)s) "
             "ON CONFLICT (player_id) DO UPDATE SET state = 'waiting', seek_id = EXCLUDED.seek_id, "
             "shard = EXCLUDED.shard, rules = EXCLUDED.rules, players = EXCLUDED.players, "
             "arena = EXCLUDED.arena, name = EXCLUDED.name, rating = EXCLUDED.rating, "
-            "standing = EXCLUDED.standing, sought_at = EXCLUDED.sought_at, "
+            "standing = EXCLUDED.standing, sought_at = EXCLUDED.sought_at, alive_at = EXCLUDED.alive_at, "
             "front = CASE WHEN seeks.front_until > EXCLUDED.sought_at THEN 1 ELSE 0 END, "
             "front_until = NULL, room = NULL, seat = NULL, table_players = NULL "
-            "WHERE seeks.state <> 'waiting' RETURNING front, last_opponents",
+            "WHERE seeks.state <> 'waiting' OR NOT seeks.alive_at > %(now)s - %(stale_s)s "
+            "RETURNING front, last_opponents",
             {"player_id": seeker.player_id, "seek_id": seeker.seek_id, "shard": self.shard,
              "rules": rules, "players": players, "arena": arena, "name": seeker.name,
-             "rating": seeker.rating, "standing": seeker.standing, "now": time.time()})
+             "rating": seeker.rating, "standing": seeker.standing, **self._times()})
         if not rows:
             return None
         await self._notify()
@@ -157,8 +164,8 @@ class SharedPools:
         LOCKED``), the tables made and marked, the others notified. (``age``: waves are counted
         from the time sought, so there is nothing to age.)"""
         rules, players, arena = key
-        params = {"rules": rules, "players": players, "arena": arena, "now": time.time(),
-                  "wave_s": self.wave_s}
+        params = {"rules": rules, "players": players, "arena": arena, "wave_s": self.wave_s,
+                  **self._times()}
         async with self._turn() as conn, conn.transaction():
             cursor = conn.cursor(row_factory=dict_row)
             await cursor.execute(
@@ -181,6 +188,16 @@ class SharedPools:
                 await conn.execute(f"NOTIFY {CHANNEL}")
         return matches
 
+    def _times(self) -> dict[str, float]:
+        """The statements' ``now`` and ``stale_s``."""
+        return {"now": time.time(), "stale_s": STALE_AFTER_WAVES * self.wave_s}
+
+    async def renew(self, seek_ids: Sequence[str]) -> None:
+        """Say that this shard still holds these seeks' sockets (every wave)."""
+        if seek_ids:
+            await self._rows("UPDATE seeks SET alive_at = %(now)s WHERE seek_id = ANY(%(ids)s) "
+                             "AND state = 'waiting'", {"ids": list(seek_ids), **self._times()})
+
     async def take_matched(self, seek_ids: Sequence[str]) -> list[tuple[str, Match]]:
         """The tables made for these seeks (by any shard), each handed over once."""
         if not seek_ids:
@@ -199,7 +216,8 @@ class SharedPools:
     async def waiting(self) -> dict[PoolKey, int]:
         """How many seek in each pool, on every shard."""
         rows = await self._rows("SELECT rules, players, arena, COUNT(*) AS n FROM seeks WHERE "
-                                "state = 'waiting' GROUP BY rules, players, arena", {})
+                                f"state = 'waiting' AND {_ALIVE} GROUP BY rules, players, arena",
+                                self._times())
         return {(r["rules"], r["players"], r["arena"]): int(r["n"]) for r in rows}
 
     async def playing(self) -> dict[PoolKey, int]:

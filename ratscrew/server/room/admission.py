@@ -17,10 +17,11 @@ Every arrival goes through :meth:`Admission.admit`, one coroutine, in this order
 7. **seat** (or the waiting list), then **welcome**, the room for everyone and the game so far.
 
 A refusal at any step is a `ProtocolError` and changes nothing (the key's name included). The
-store calls are the async ones: on PostgreSQL the admission runs as a task while the event loop
-runs on (:meth:`Admission.take` hands the transport the coroutine to run); on SQLite every call
-answers at once, so the same coroutine runs to its end inside :meth:`Admission.take`
-(:func:`run_now`) and a join is answered before the next message is read.
+store calls are the async ones. :meth:`Admission.take` runs the coroutine at once as far as it
+goes without waiting: on SQLite (whose calls answer at once) and for a join that needs no round
+trip it is done there, and a join is answered before the next message is read; on PostgreSQL it
+stops at its first round trip and the transport runs the rest as a task while the event loop
+runs on (and holds the connection's next messages behind it).
 
 A restored room's people come back through the same path (with their tokens), and a room
 rebuilt after its store came back keeps its connections through :meth:`Admission.readmit`.
@@ -29,6 +30,7 @@ rebuilt after its store came back keeps its connections through :meth:`Admission
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 from collections.abc import Callable, Coroutine, Sequence
@@ -42,13 +44,13 @@ from ratscrew.protocol.keys import looks_random, valid_key
 from ratscrew.protocol.server_messages import ReplacedMessage, WelcomeMessage
 from ratscrew.server.ladder import players
 from ratscrew.server.room.lobby import MAX_WAITING_PEOPLE, MAX_WATCHERS, Seat
-from ratscrew.server.room.membership import Arrival, Member
+from ratscrew.server.room.membership import Arrival, Member, hash_token
 from ratscrew.storage.records import NameTaken, RateCounter, StoreUnavailable
 
 if TYPE_CHECKING:
     from ratscrew.protocol.client_messages import ClientMessage
     from ratscrew.server.room.lifecycle import RoomHooks
-    from ratscrew.server.room.lobby import Lobby
+    from ratscrew.server.room.lobby import Lobby, RoomSettings
     from ratscrew.server.room.membership import Membership
     from ratscrew.server.room.persistence import RoomRecorder
     from ratscrew.server.room.publisher import Connection
@@ -93,16 +95,22 @@ class Door:
     look taken)."""
 
 
-def run_now(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run ``coroutine`` to its end here, when nothing it awaits waits (SQLite's async store
-    calls, the in-memory counters, an uncontended lock answer at once); a coroutine that would
-    wait is a mistake of the caller (`RuntimeError`)."""
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    coroutine.close()
-    raise RuntimeError("an admission waited on a store that answers at once")
+async def resumed(coroutine: Coroutine[Any, Any, T], waits_for: Any) -> T:
+    """Finish ``coroutine``, which was started by hand (``coroutine.send(None)``) and is now
+    waiting for ``waits_for`` (what it yielded: an asyncio future, or ``None`` for a bare
+    yield), as a task would: wait for each thing it waits for, then let it go on (it reads the
+    result, or the exception, itself). Python 3.12's eager tasks do the same."""
+    while True:
+        if waits_for is None:
+            await asyncio.sleep(0)
+        else:
+            waits_for._asyncio_future_blocking = False  # as a task takes what was yielded to it
+            with contextlib.suppress(BaseException):  # the coroutine sees the outcome itself
+                await waits_for
+        try:
+            waits_for = coroutine.send(None)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
 
 
 class AdmittingRoom(Protocol):
@@ -110,6 +118,7 @@ class AdmittingRoom(Protocol):
 
     code: str
     store: Store
+    settings: RoomSettings
     lobby: Lobby
     hooks: list[RoomHooks]
     recorder: RoomRecorder
@@ -139,26 +148,29 @@ class Admission:
         change the answer in between (a join waits here while another's key is entered)."""
         self.reserved: list[Reservation] = []
         """Each seat's reservation, in seat order (a matched room), or none."""
-        self.password_hash: str | None = None
-        """The hash of the room's password (`ratscrew.server.room.membership.hash_token`), if
-        it was made with one: a newcomer's join must carry it."""
 
     # ------------------------------------------------------------------ the transport's entry
 
     def take(self, conn: Connection, message: Join | Watch, door: Door
              ) -> Coroutine[Any, Any, None] | None:
-        """Admit ``message``: at once when the store answers at once (a refusal raised here as
-        a `ProtocolError`), else the coroutine the transport runs as a task, which answers its
-        own refusals on ``conn``."""
-        if not self.room.store.writes_off_the_loop:
-            run_now(self.admit(conn, message, door))
+        """Admit ``message``, at once as far as it can go without waiting: ``None`` when it is
+        done (a refusal raised here as a `ProtocolError`; on SQLite, and for a join that needs
+        no round trip, it always is), else the coroutine that finishes it, which the transport
+        runs as a task and which answers its own refusals on ``conn``."""
+        admitting = self.admit(conn, message, door)
+        try:
+            waits_for = admitting.send(None)
+        except StopIteration:
             return None
-        return self._answered(conn, message, door)
+        return self._finished(conn, admitting, waits_for)
 
-    async def _answered(self, conn: Connection, message: Join | Watch, door: Door) -> None:
+    async def _finished(self, conn: Connection, admitting: Coroutine[Any, Any, None],
+                        waits_for: Any) -> None:
+        """Go on with ``admitting`` (started by `take`, now waiting for ``waits_for``) as a task
+        would, and answer what it refuses on ``conn``."""
         room = self.room
         try:
-            await self.admit(conn, message, door)
+            await resumed(admitting, waits_for)
         except ProtocolError as error:
             conn.send(error.to_message())
         except StoreUnavailable:
@@ -218,6 +230,11 @@ class Admission:
             assert token_hash is not None
             for hooks in room.hooks:
                 hooks.on_auth(room.code, token_hash)
+        elif arrival == "new" and (expected := room.settings.password_hash) is not None and (
+                message.password is None
+                or not hmac.compare_digest(hash_token(message.password), expected)):
+            raise ProtocolError("bad_password", "join: this room has a password: ask whoever "
+                                "sent you the link for it")
         return arrival, token_hash
 
     def _refuse_a_name_in_use(self, name: str, token_hash: str | None, player_id: str | None) -> None:

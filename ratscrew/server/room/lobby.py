@@ -154,12 +154,15 @@ class RoomSettings:
     time_limit_ms: int = 0
     """How long a game may last (ms of table time); then the player holding the most cards wins
     (``Game.end_on_time``). 0: no limit."""
+    password_hash: str | None = None
+    """The SHA-256 of the room's password (`ratscrew.server.room.membership.hash_token`), if it
+    was made with one: a newcomer's ``join`` must give it (`ratscrew.server.room.admission`)."""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-able, for the store."""
         return {"rules": self.rules.to_toml(), "seed": self.seed, "pace": self.pace,
                 "turn_timeout_ms": self.turn_timeout_ms, "judging": self.judging,
-                "time_limit_ms": self.time_limit_ms}
+                "time_limit_ms": self.time_limit_ms, "password_hash": self.password_hash}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RoomSettings:
@@ -168,7 +171,8 @@ class RoomSettings:
                    pace=data.get("pace", "normal"),
                    turn_timeout_ms=int(data.get("turn_timeout_ms", 5000)),
                    judging=data.get("judging", "fair"),
-                   time_limit_ms=int(data.get("time_limit_ms", 0)))
+                   time_limit_ms=int(data.get("time_limit_ms", 0)),
+                   password_hash=data.get("password_hash"))
 
 
 def _beyond_people(public: RoomMessage) -> dict[str, Any]:

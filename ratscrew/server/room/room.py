@@ -3,8 +3,10 @@ played in it. The room is the only writer of its game.
 
 The room wires its parts together, each with one job:
 
-- :data:`ROUTES` (checked by :mod:`ratscrew.server.room.dispatch`): who may send which message when,
-  and the handler each message goes to;
+- :data:`~ratscrew.server.room.routes.ROUTES` (checked by :mod:`ratscrew.server.room.dispatch`):
+  who may send which message when, and the handler each message goes to
+  (:mod:`ratscrew.server.room.routes`); ``join`` and ``watch`` go to the one way in,
+  :class:`~ratscrew.server.room.admission.Admission`;
 - :class:`~ratscrew.server.room.membership.Membership`: tokens, the host, kicks, who each connection
   is;
 - :class:`~ratscrew.server.room.lobby.Lobby`: who sits where, who waits, who watches, what the
@@ -35,7 +37,7 @@ import secrets
 import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ratscrew.bots.agent import BotAgent
 from ratscrew.bots.profile import LEVELS, paced
@@ -47,22 +49,12 @@ from ratscrew.protocol.client_messages import (
     PACE_FACTORS,
     Act,
     ClientMessage,
-    Configure,
-    HistoryRequest,
     Join,
-    Kick,
-    MoveSeat,
-    Pong,
-    Ready,
-    Rematch,
     RoomRequest,
-    SetSeat,
-    Stand,
-    Start,
     Watch,
     parse_room_request,
 )
-from ratscrew.protocol.codec import ProtocolError, encode_message
+from ratscrew.protocol.codec import encode_message
 from ratscrew.protocol.server_messages import (
     ExpectedLength,
     KickedMessage,
@@ -70,21 +62,20 @@ from ratscrew.protocol.server_messages import (
     NoticeMessage,
     Phase,
     RoomMessage,
-    SeatResultInfo,
     ServerMessage,
     error_message,
 )
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
 from ratscrew.server.lab.jobs import LabService
-from ratscrew.server.ladder.rated import room_verdict  # issue 30
 from ratscrew.server.ops.metrics import TALLY
+from ratscrew.server.room import ending
 from ratscrew.server.room.absence import STAND_IN_BOT, AbsenceTimes, AbsenceWatch, PlayCount
-from ratscrew.server.room.admission import Admission, Door, Reservation
+from ratscrew.server.room.admission import Admission, AdmittingRoom, Door, Reservation
 from ratscrew.server.room.agents import RemoteSeat, Shown
-from ratscrew.server.room.dispatch import OUTSIDE_A_GAME, PHASES, Route, RouteLimit, Who, check, route_for
+from ratscrew.server.room.dispatch import Route, check, route_for
 from ratscrew.server.room.driver import GameDriver, PendingAction, RoomClock
-from ratscrew.server.room.judging import judge_on_link, settle_window_ms
+from ratscrew.server.room.judging import settle_window_ms
 from ratscrew.server.room.lifecycle import Presence, RoomHooks
 from ratscrew.server.room.lobby import (
     CODE_ALPHABET,
@@ -100,12 +91,13 @@ from ratscrew.server.room.lobby import (
 from ratscrew.server.room.membership import Member, Membership, hash_token
 from ratscrew.server.room.persistence import RoomRecorder, StoredGame
 from ratscrew.server.room.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
+from ratscrew.server.room.routes import ROUTES, RoutedRoom
 from ratscrew.server.room.rules import rules_entry
 from ratscrew.server.room.tally import ContestTally
 from ratscrew.server.room.writer import Outbox, StepWriter
 from ratscrew.server.ws.link import SETTLING_INPUTS, ChangeCount, noticeably_changed
 from ratscrew.sim.summary import game_seed
-from ratscrew.storage.records import RoomRow, SeatResult, StoreUnavailable
+from ratscrew.storage.records import RoomRow, StoreUnavailable
 from ratscrew.storage.roles import Store
 
 __all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSIONS", "Connection", "Member",
@@ -203,13 +195,13 @@ class Room:
                                      self._write_lost)
         self.paused: str | None = None
         """Why the room takes no actions now (its store is unavailable), or ``None``."""
-        self._names: list[str] = []
+        self.game_names: list[str] = []
         self._game_tokens: list[str | None] = []
         """The token hash of the person in each seat of the current (or last) game, as dealt: the
         lobby may change its seats after a game, and the finished game is still shown as it was."""
         self._tracked_actions = 0
         self._shown_pile: list[str] = []  # the live pile as of the last step shown
-        self._finished = False
+        self.game_finished = False
         self.play_count = PlayCount((), 0)
         """Each seat's actions in the current game, and those made for its person."""
 
@@ -296,7 +288,7 @@ class Room:
         """`create` with a code known to be free (`ratscrew.server.ops.shards.new_room_code_async`),
         saved without a round trip on the event loop: saved when this returns."""
         room = cls._new(request, code, store, **options)
-        await room.recorder.save_room_async(*room._parts())
+        await room.recorder.save_room_async(*room.parts())
         room._log_created(request)
         return room
 
@@ -309,7 +301,8 @@ class Room:
             seats[first_bot + offset].kind = "bot"
             seats[first_bot + offset].bot = level
         settings = RoomSettings(request.rules, request.seed, request.pace, request.turn_timeout_ms,
-                                request.judging, request.time_limit_ms)
+                                request.judging, request.time_limit_ms,
+                                None if request.password is None else hash_token(request.password))
         room = cls(code, settings, seats, store, **options)
         room.lobby.name_bots()
         return room
@@ -339,7 +332,7 @@ class Room:
         room.admission.reserve(reservations)
         room.show_up_by = room.clock.wall() + show_up_s
         room.on_no_show = on_no_show
-        await room.recorder.save_room_async(*room._parts())
+        await room.recorder.save_room_async(*room.parts())
         log.info("room %s made for %d matched players (%s); they have %g s to come", code,
                  players, rules, show_up_s)
         return room
@@ -348,7 +341,7 @@ class Room:
         """A matched room's game starts by itself once every reserved player is at the table."""
         if self.phase == "lobby" and self.show_up_by is not None and not self.admission.missing()[0]:
             self.show_up_by = None
-            self._start_game()
+            self.start_game()
 
     def show_up_wait(self) -> float | None:
         """Seconds (of the room's wall clock) until a matched room's players must have come, or
@@ -407,7 +400,7 @@ class Room:
         self.clock.restart(float(stored.game.now))
         self._begin(stored.game, stored.judged)
 
-    def _parts(self) -> tuple[RoomSettings, Lobby, int, int | None]:
+    def parts(self) -> tuple[RoomSettings, Lobby, int, int | None]:
         return self.settings, self.lobby, self.games_played, self.game_id
 
     def save(self) -> None:
@@ -502,59 +495,10 @@ class Room:
               seated=member is not None and member.seat is not None, phase=self.phase, paused=self.paused)
         return member
 
-    def _pong(self, conn: Connection, member: Member | None, message: Pong) -> None:
-        if conn.pinger.pong(message.id, time.monotonic() * 1000.0) is not None:
-            self._maybe_update_room()
-
-    def _history(self, conn: Connection, member: Member, message: HistoryRequest) -> None:
-        self.publisher.answer_history(conn, message.since)
-
-    def _ready(self, conn: Connection, member: Member, message: Ready) -> None:
-        seat = self.lobby.own_seat(member, "ready")
-        seat.ready = message.ready
-        self.broadcast_room()
-
-    def _stand(self, conn: Connection, member: Member, message: Stand) -> None:
-        self.lobby.stand(conn, member)
-        self.save()
-        self.broadcast_room()
-
     # ------------------------------------------------------------------ the host
 
-    def _start(self, conn: Connection, member: Member, message: Start) -> None:
-        self.lobby.fill_or_remove_open_seats(message)
-        self._start_game()
-        self._changed_by_host()
-
-    def _rematch(self, conn: Connection, member: Member, message: Rematch) -> None:
-        self._seat_the_waiting()
-        self._start_game()
-        self._changed_by_host()
-
-    def _configure(self, conn: Connection, member: Member, message: Configure) -> None:
-        self.lobby.configure(self.settings, message)
-        self.estimates_for = conn.address  # (a refused command changes nothing)
-        self._changed_by_host()
-
-    def _set_seat(self, conn: Connection, member: Member, message: SetSeat) -> None:
-        self.lobby.set_seat(message)
-        self.estimates_for = conn.address  # (a refused command changes nothing)
-        self._changed_by_host()
-
-    def _move_seat(self, conn: Connection, member: Member, message: MoveSeat) -> None:
-        self.lobby.move_seat(message)
-        self.estimates_for = conn.address  # (a refused command changes nothing)
-        self._changed_by_host()
-
-    def _kick_command(self, conn: Connection, member: Member, message: Kick) -> None:
-        self._kick(member, message.seat)
-        self._changed_by_host()
-
-    def _changed_by_host(self) -> None:
-        self.save()
-        self.broadcast_room()
-
-    def _kick(self, member: Member, index: int) -> None:
+    def kick(self, member: Member, index: int) -> None:
+        """The host removes the person in seat ``index`` (`ratscrew.server.room.routes.kick`)."""
         seat, token_hash = self.lobby.remove_person(index, member)
         self.recorder.add_kicked(token_hash)
         if seat.conn is not None:
@@ -573,13 +517,15 @@ class Room:
         else:
             seat.kind, seat.name = "open", None
 
-    def _seat_the_waiting(self) -> None:
+    def seat_the_waiting(self) -> None:
+        """Outside a game, the people who wait sit down (`Lobby.seat_the_waiting`)."""
         for seat in self.lobby.seat_the_waiting():
             log.info("room %s: %s takes seat %d", self.code, seat.name, seat.index)
 
     # ------------------------------------------------------------------ games
 
-    def _start_game(self) -> None:
+    def start_game(self) -> None:
+        """Deal a new game and seat everyone at its table (open seats get bots)."""
         self.lobby.fill_open_seats()
         rules = self.settings.rules
         if self.settings.seed is not None and self.games_played == 0:
@@ -590,25 +536,25 @@ class Room:
         self.games_played += 1
         self.clock.restart(0.0)
         self.game_id = self.recorder.start_game(self.games_played, game,
-                                                [s.name for s in self.seats], self._room_info())
+                                                [s.name for s in self.seats], self.room_info())
         self._begin(game)
         log.info("room %s: game %d started (%s, seed %d, game id %d)", self.code,
                  self.games_played, rules.name, seed, self.game_id)
 
-    def _room_info(self) -> dict[str, Any]:
+    def room_info(self) -> dict[str, Any]:
         return {"code": self.code, "judging": self.settings.judging,
                 "time_limit_ms": self.settings.time_limit_ms,
                 "seats": [{"kind": s.kind, "bot": s.bot} for s in self.seats]}
 
     def _begin(self, game: Game, judged: Sequence[dict[str, Any]] = ()) -> None:
         """Seat everyone at a table for ``game`` and start showing it."""
-        self._names = self.lobby.names()
+        self.game_names = self.lobby.names()
         self._game_tokens = [seat.token_hash if seat.kind == "human" else None for seat in self.seats]
         self.recorder.begin(game, len(judged))
         self._tracked_actions = game.action_count
         self._shown_pile = [str(card) for card in game.live_pile]
         self.tally = ContestTally(len(self.seats))
-        self._finished = False
+        self.game_finished = False
         self.publisher.start_game(self.games_played)
         self.lobby.phase = "playing"
         self.save()
@@ -736,23 +682,6 @@ class Room:
 
     # ------------------------------------------------------------------ judging and the engine
 
-    def _act(self, conn: Connection, member: Member, message: Act) -> None:
-        seat = self.lobby.own_seat(member, message.kind)
-        if self.game is None:
-            raise ProtocolError("wrong_phase", f"{message.kind}: no game is being played")
-        if seat.conn is not conn:
-            raise ProtocolError("not_seated", "this connection no longer holds the seat")
-        arrived = self.clock.now()
-        shown = None if message.version is None else conn.shown_at(message.version)
-        link = conn.pinger.link
-        verdict = judge_on_link(self.settings.judging, link, arrived_at=arrived, shown_at=shown,
-                                reaction_ms=message.reaction_ms, horizon=self.driver.advance_horizon())
-        self.driver.queue(seat.index, message.kind, arrived, message.version, verdict,
-                          message.reaction_ms, link.rtt_ms)
-        TALLY.actions += 1
-        self.tick()
-        self.driver.wake_by(self.next_wake())
-
     def tick(self) -> None:
         """Move the game up to the horizon (:meth:`GameDriver.feed`), then store what it took,
         close the contests that are due and, at the end, finish the game."""
@@ -768,13 +697,13 @@ class Room:
             return  # the game was abandoned
         self.driver.feed(self._time_limit_at())
         self._track_slaps([])  # slaps the engine took silently (held in a tie window)
-        self._save_step()
+        self.save_step()
         due = self.tally.due_at()
         if due is not None and (game.over or self.horizon >= due):
             self.tally.close()
-        self._send_judgements()
-        if game.over and not self._finished:
-            self._finish()
+        self.send_judgements()
+        if game.over and not self.game_finished:
+            ending.finish(self)
 
     def next_wake(self) -> float | None:
         """The room time at which :meth:`tick` next has something to do, if anything."""
@@ -795,7 +724,7 @@ class Room:
         """The table time at which the game's time limit runs out, if it has one."""
         return float(self.settings.time_limit_ms) if self.settings.time_limit_ms else None
 
-    def _save_step(self) -> None:
+    def save_step(self) -> None:
         if self.game is not None and self.game_id is not None:
             self.recorder.save_step(self.game_id, self.game, self.driver.judged)
 
@@ -804,13 +733,13 @@ class Room:
             return  # a stand-in's planned action: nobody to tell
         conn = self.seats[rejection.seat].conn
         if conn is not None and self.game is not None:  # in words, with names, not seat indices
-            message = refusal_text(rejection, self._names[rejection.seat], self.game.observe(None),
-                                   self._names)
+            message = refusal_text(rejection, self.game_names[rejection.seat], self.game.observe(None),
+                                   self.game_names)
             conn.send(error_message("illegal", message))
 
     def _on_events(self, events: Sequence[Event]) -> None:
         """After every step the engine accepted: store it, then show it."""
-        self._save_step()
+        self.save_step()
         self._track_slaps(events)
         self._publish(events)
         assert self.game is not None
@@ -818,7 +747,7 @@ class Room:
 
     def _publish(self, events: Sequence[Event]) -> None:
         assert self.game is not None
-        self.publisher.publish(self.game, self.games_played, events, self._names, self.settle_ms,
+        self.publisher.publish(self.game, self.games_played, events, self.game_names, self.settle_ms,
                                [(conn, self._seat_in_game(member))
                                 for conn, member in self.connections.items()],
                                self._reaction_ms)
@@ -877,12 +806,12 @@ class Room:
                 self.tally.slap(cards_before, seat, at, self._shown_pile, self._reaction_ms(seat, at),
                                 self.driver.slap_link_ms(seat, at))
         self.tally.events(events, self._reaction_ms)
-        self._send_judgements()
+        self.send_judgements()
 
-    def _send_judgements(self) -> None:
+    def send_judgements(self) -> None:
         """A ``judgement`` for each contested slap the tally closed, kept in the history."""
         for contest in self.tally.take_closed():
-            self.publisher.judgement(contest, self.games_played, self._names, self.connections)
+            self.publisher.judgement(contest, self.games_played, self.game_names, self.connections)
 
     # ------------------------------------------------------------------ people away (issue 26)
 
@@ -908,9 +837,9 @@ class Room:
         seat.stand_in = None
         self.table.replace_agent(seat.index, Shown(RemoteSeat(self.settings.turn_timeout_ms),
                                                    self.clock.now))
-        name = self._names[seat.index]
+        name = self.game_names[seat.index]
         log.info("room %s: %s is back in seat %d", self.code, name, seat.index)
-        self._announce("seat_back", f"{name} is back and plays again")
+        self.announce("seat_back", f"{name} is back and plays again")
 
     def _absence_due(self) -> bool:
         """Seat a stand-in bot for each person gone long enough; end the game as abandoned when
@@ -918,110 +847,26 @@ class Room:
         table = self.table
         newly, abandoned = self.absence.due(self.clock.wall())
         if abandoned:
-            self._abandon()
+            ending.abandon(self)
             return True
         for index in newly:
             assert table is not None
             self.seats[index].stand_in = STAND_IN_BOT
             table.replace_agent(index, self._bot_agent(index, STAND_IN_BOT))
-            name = self._names[index]
+            name = self.game_names[index]
             log.info("room %s: %s is away; a %s bot plays seat %d", self.code, name, STAND_IN_BOT, index)
-            self._announce("seat_away", f"{name} is away: a bot plays for {name} until they come back")
+            self.announce("seat_away", f"{name} is away: a bot plays for {name} until they come back")
         if newly:
             self.broadcast_room()
         return False
 
-    def _announce(self, kind: NoteKind, line: str) -> None:
+    def announce(self, kind: NoteKind, line: str) -> None:
         """A line in everyone's log, of the given kind (a step of its own, kept in the history)."""
         if self.game is not None:
-            self.publisher.publish(self.game, self.games_played, [], self._names, self.settle_ms,
+            self.publisher.publish(self.game, self.games_played, [], self.game_names, self.settle_ms,
                                    [(conn, self._seat_in_game(member))
                                     for conn, member in self.connections.items()],
                                    self._reaction_ms, notes=[(kind, line)])
-
-    def _abandon(self) -> None:
-        """Every person of the game has been gone too long: the game ends with no winner,
-        unrated, stored as abandoned, and the room goes back to the lobby."""
-        game, game_id = self.game, self.game_id
-        assert game is not None and game_id is not None
-        self._finished = True
-        self.tally.close()
-        self._send_judgements()
-        self._save_step()
-        minutes = self.absence_times.abandon_after_s / 60
-        self._announce("game_abandoned",
-                       f"Everyone has been away for {minutes:g} minute{'s' if minutes != 1 else ''}: "
-                       "the game is abandoned, and nobody wins")
-        record, results, public = self._results(game)
-        record["abandoned"] = True
-        self.lobby.phase = "lobby"
-        for seat in self.seats:
-            seat.stand_in = None
-        self.recorder.finish_game(game_id, record, game, results, self._parts(), reason="abandoned")
-        log.info("room %s: game id %d abandoned after %d cards: everyone was away", self.code,
-                 game_id, game.cards_played)
-        self.publisher.finish({
-            "type": "game_over", "winner": None, "reason": "abandoned", "game_id": game_id,
-            "record_url": f"/api/games/{game_id}/record", "replay_url": f"/games/{game_id}",
-            "results": public}, self.connections)
-        if self.waiting:
-            self._seat_the_waiting()
-            self.save()
-        self.broadcast_room()
-
-    # ------------------------------------------------------------------ the end
-
-    def _finish(self) -> None:
-        game, game_id = self.game, self.game_id
-        assert game is not None and game_id is not None
-        self._finished = True
-        TALLY.games_finished += 1
-        self.tally.close()
-        self._send_judgements()
-        self._save_step()
-        record, results, public = self._results(game)
-        self.lobby.phase = "over"
-        self.recorder.finish_game(game_id, record, game, results, self._parts())
-        log.info("room %s: game id %d over (%s, winner %s) after %d cards", self.code, game_id,
-                 game.end_reason, "nobody" if game.winner is None else self._names[game.winner],
-                 game.cards_played)
-        self.publisher.finish({
-            "type": "game_over", "winner": game.winner, "reason": game.end_reason or "unknown",
-            "game_id": game_id, "record_url": f"/api/games/{game_id}/record",
-            "replay_url": f"/games/{game_id}", "results": public}, self.connections)
-        if self.waiting:
-            self._seat_the_waiting()  # people who waited sit down now, for the rematch
-            self.save()
-        self.broadcast_room()
-
-    def _results(self, game: Game) -> tuple[dict[str, Any], list[SeatResult], list[SeatResultInfo]]:
-        """The finished game's record, each seat's stored result, and the ``results`` of
-        ``game_over`` (with each seat's actions and those made for its person)."""
-        record = game.to_record()
-        record["names"] = list(self._names)
-        record["room"] = self._room_info()
-        record["judging"] = list(self.driver.judged)
-        plays = [play.public() for play in self.play_count.seats]
-        record["seat_actions"] = plays
-        record["seeded"] = self.settings.seed is not None
-        if (unrated := room_verdict(game.rules, seeded=record["seeded"])) is not None:
-            record["unrated"] = unrated  # issue 30 and 29: custom rules, or a seeded deal
-        tallies = [t.public() for t in self.tally.tallies]
-        results = [SeatResult(seat.index, seat.kind if seat.kind != "open" else "bot",
-                              self._names[seat.index],
-                              seat.token_hash if seat.kind == "human" else None,
-                              game.winner == seat.index, tallies[seat.index]["slaps"],
-                              tallies[seat.index]["misslaps"],
-                              tuple(self.tally.tallies[seat.index].reactions),
-                              seat.player_id if seat.kind == "human" else None,  # issue 17
-                              seat.bot if seat.kind == "bot" else None) for seat in self.seats]
-        public: list[SeatResultInfo] = [
-            {"seat": seat.index, "name": self._names[seat.index], "kind": seat.kind,
-             **tallies[seat.index], "actions": plays[seat.index]["actions"],
-             "by_stand_in": plays[seat.index]["by_stand_in"],
-             "by_time_out": plays[seat.index]["by_time_out"]}
-            for seat in self.seats]
-        return record, results, public
 
     # ------------------------------------------------------------------ room messages
 
@@ -1078,7 +923,7 @@ class Room:
                 encoded[id(change)] = encode_message(change)
             conn.send_encoded(encoded[id(change)])
 
-    def _maybe_update_room(self) -> None:
+    def maybe_update_room(self) -> None:
         """After a pong: a ``room`` message, if the last went out long enough ago and a seat's
         ping or the settling window has since moved enough to notice (`link.noticeably_changed`).
         A steady link costs its room no message (in a 500-room load profile, ``room`` messages
@@ -1098,30 +943,6 @@ class Room:
         self.publisher.broadcast(message, self.connections)
 
 
-HISTORY_LIMIT = RouteLimit("history", 1.0, 4, "too many history requests: this one was dropped; "
-                           "ask again in a second")
-"""``history`` requests one connection may make (beyond: ``rate_limited``)."""
-
-ROUTES: dict[type[Any], Route] = {
-    Pong: Route("pong", Who.ANYONE, PHASES, Room._pong, while_paused=True, ahead_of_arrivals=True),
-    Join: Route("join", Who.ANYONE, PHASES, Admission.admit, admits=True),
-    Watch: Route("watch", Who.ANYONE, PHASES, Admission.admit, admits=True),
-    HistoryRequest: Route("history", Who.WATCHER, PHASES, Room._history, limit=HISTORY_LIMIT),
-    Stand: Route("stand", Who.WATCHER, PHASES, Room._stand),
-    Ready: Route("ready", Who.SEATED, PHASES, Room._ready),
-    Act: Route("play, slap, resign", Who.SEATED, frozenset({"playing"}), Room._act,
-               "no game is being played"),
-    Kick: Route("kick", Who.HOST, PHASES, Room._kick_command),
-    Start: Route("start", Who.HOST, frozenset({"lobby"}), Room._start,
-                 "the game has already started; use rematch after it ends"),
-    Rematch: Route("rematch", Who.HOST, frozenset({"over"}), Room._rematch,
-                   "a rematch comes after a game has ended"),
-    Configure: Route("configure", Who.HOST, OUTSIDE_A_GAME, Room._configure,
-                     "settings cannot change during a game"),
-    SetSeat: Route("set_seat", Who.HOST, OUTSIDE_A_GAME, Room._set_seat,
-                   "settings cannot change during a game"),
-    MoveSeat: Route("move_seat", Who.HOST, OUTSIDE_A_GAME, Room._move_seat,
-                    "settings cannot change during a game"),
-}
-"""Every client message type: who may send it, when, and the room's handler
-(`ratscrew.server.room.dispatch`; docs/online.md "Inside a room" lists it)."""
+if TYPE_CHECKING:  # the parts' views of the room are the room (checked here, not at each call)
+    def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom, ending.EndingRoom]:
+        return room, room, room

@@ -16,7 +16,6 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -26,7 +25,7 @@ from ratscrew.protocol.client_messages import Seek, parse_seek_message
 from ratscrew.protocol.codec import ProtocolError, encode_message
 from ratscrew.protocol.server_messages import SeekServerMessage, error_message
 from ratscrew.server.blocking import off_the_loop
-from ratscrew.server.http.limits import limit_key
+from ratscrew.server.http.limits import TokenBucket, limit_key
 from ratscrew.server.ladder import players
 from ratscrew.server.ladder.ranking import conservative
 from ratscrew.server.quickplay.pools import QuickPlay
@@ -43,21 +42,13 @@ SEEK_FLOOD_DROPS = 20
 """Dropped messages that close a seek socket as a flood."""
 
 
-class Bucket(Protocol):
-    """A token bucket (`ratscrew.server.app.TokenBucket`)."""
-
-    def take(self, now: float) -> bool:
-        """Take a token if there is one."""
-
-
 @dataclass
 class Seeking:
     """What ``/ws/seek`` needs of the app, kept on ``app.state.seeking``."""
 
     service: QuickPlay
     seek_counter: RateCounter
-    bucket: Callable[[float, int, float], Bucket]
-    """Makes a connection's `Bucket` (rate, burst, now)."""
+    """Seeks per address (`SEEKS_PER_MINUTE`), shared by every shard on PostgreSQL."""
 
 
 class SeekServer(Protocol):
@@ -157,7 +148,7 @@ async def seek_endpoint(websocket: WebSocket) -> None:
 
 async def _serve(server: SeekServer, seeking: Seeking, websocket: WebSocket, link: SocketLink,
                  address: str) -> None:
-    bucket = seeking.bucket(SEEK_MESSAGES_PER_SECOND, SEEK_MESSAGE_BURST, time.monotonic())
+    bucket = TokenBucket(SEEK_MESSAGES_PER_SECOND, SEEK_MESSAGE_BURST, time.monotonic())
     drops = 0
     with contextlib.suppress(WebSocketDisconnect):
         while not link.closed:

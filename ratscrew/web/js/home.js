@@ -77,7 +77,7 @@ byId("create").addEventListener("submit", async (event) => {
   };
   byId("create-error").textContent = "";
   try {
-    const room = await fetchJson("/api/rooms", body);
+    const room = /** @type {import("./protocol").RoomCreated} */ (await fetchJson("/api/rooms", body));
     location.assign(room.url);
   } catch (error) {
     byId("create-error").textContent = error instanceof Error ? error.message : String(error);
@@ -108,6 +108,11 @@ function describePool() {
   const pool = pools.find((p) => p.rules === rules && p.players === players);
   byId("quick-pools").textContent = pool
     ? `${pool.waiting} waiting, ${pool.playing} playing at ${rules} tables of ${players}.` : "";
+  // each pool's waiting count beside its rules, for the table size chosen
+  for (const option of byId("quick-rules", HTMLSelectElement).options) {
+    const waiting = pools.find((p) => p.rules === option.value && p.players === players)?.waiting ?? 0;
+    option.textContent = waiting ? `${option.value} (${waiting} waiting)` : option.value;
+  }
 }
 
 async function loadPools() {
@@ -147,12 +152,16 @@ function playNow() {
   showWaiting(true);
   const started = performance.now();
   let waiting = 1;
+  // the status (read out when it changes) says who is sought and the pool's count; the clock
+  // beside it ticks every second without being read out each time
   const say = () => {
     byId("quick-wait-text").textContent = `Looking for ${pool.players - 1 === 1 ? "an opponent" : `${pool.players - 1} opponents`}`
-      + ` (${pool.rules}) · ${waited((performance.now() - started) / 1000)} · ${waiting} in the pool`;
+      + ` (${pool.rules}) · ${waiting} in the pool`;
   };
+  const tick = () => { byId("quick-wait-time").textContent = waited((performance.now() - started) / 1000); };
   say();
-  waitTimer = setInterval(say, 1000);
+  tick();
+  waitTimer = setInterval(tick, 1000);
   byId("quick-cancel").focus();
   seeking = seekTable({ ...pool, name, playerKey: playerKey() }, {
     onSeeking(count) { waiting = count; say(); },
@@ -185,6 +194,8 @@ byId("quick-players").addEventListener("change", describePool);
 async function startQuickPlay() {
   byId("quick-name", HTMLInputElement).value = localStorage.getItem("ratscrew.name") ?? "";
   await loadPools();
+  // the counts stay fresh while the page is open and not seeking (its own count comes by the socket)
+  setInterval(() => { if (!seeking && document.visibilityState === "visible") loadPools(); }, 10000);
   const again = takeSeekAgain();
   if (again && !again.arena && pools.some((p) => p.rules === again.rules && p.players === again.players)) {
     byId("quick-rules", HTMLSelectElement).value = again.rules;

@@ -86,7 +86,7 @@ export const IMPORT_ERRORS = /** @type {Record<string, string>} */ ({
  */
 export async function importPlayer(code) {
   if (!code.trim()) return { error: "Paste the code first." };
-  /** @type {any} */
+  /** @type {import("./protocol").PlayerImported | import("./protocol").CodedError} */
   let answer;
   try {
     const response = await fetch("/api/players/import", {
@@ -96,7 +96,7 @@ export async function importPlayer(code) {
   } catch (failure) {
     return { error: `The server did not answer: ${failure instanceof Error ? failure.message : failure}` };
   }
-  if (answer.error) return { error: IMPORT_ERRORS[answer.error] ?? answer.message ?? answer.error };
+  if ("error" in answer) return { error: IMPORT_ERRORS[answer.error] ?? answer.message ?? answer.error };
   replaceKey(answer.player_key, answer.player_id);
   if (answer.name) localStorage.setItem("ratscrew.name", answer.name);
   return { player_id: answer.player_id, name: answer.name };

@@ -360,7 +360,7 @@ function drawShares(ours, base, oursName, baseName) {
 async function playTheseRules() {
   showError("");
   try {
-    const room = await fetchJson("/api/rooms", { rules: rulesText(), seats: state.players });
+    const room = /** @type {import("./protocol").RoomCreated} */ (await fetchJson("/api/rooms", { rules: rulesText(), seats: state.players }));
     location.assign(room.url);
   } catch (error) {
     showError(error instanceof Error ? error.message : String(error));

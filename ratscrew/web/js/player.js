@@ -315,6 +315,7 @@ async function showExportCode() {
     const response = await fetch("/api/players/export", {
       method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ player_key: playerKey() }),
     });
+    /** @type {Partial<import("./protocol").PlayerExported & import("./protocol").CodedError>} either */
     const answer = await response.json().catch(() => ({ error: "server", message: `the server answered ${response.status}` }));
     if (!response.ok || !answer.code) throw new Error(answer.message ?? answer.error ?? `the server answered ${response.status}`);
     field.value = answer.code;

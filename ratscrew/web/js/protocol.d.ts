@@ -8,7 +8,7 @@ export type PublicEvent = { kind: EventKind; at: number; seat: number | null; [f
 
 export type RulesetSettings = { name: string; summary: string; [setting: string]: SettingValue };
 
-export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "room_full" | "server" | "no_pool" | "already_seeking" | "flagged" | "unknown_arena" | "arena_closed";
+export type ErrorCode = "bad_json" | "bad_message" | "not_host" | "not_seated" | "wrong_phase" | "bad_rules" | "bad_token" | "bad_key" | "name_taken" | "illegal" | "rate_limited" | "flood" | "unavailable" | "room_full" | "server" | "bad_password" | "no_pool" | "already_seeking" | "flagged" | "unknown_arena" | "arena_closed";
 
 export type Status = "player" | "waiting" | "watching";
 
@@ -388,6 +388,7 @@ export interface JoinMessage {
   name: string;
   token?: string | null;
   player_key?: string | null;
+  password?: string | null;
 }
 
 /** Look on without a seat. */
@@ -511,6 +512,15 @@ export type SeekClientMessage =
 
 // The HTTP API's JSON answers (ratscrew/protocol/http.py).
 
+/**
+ * ``POST /api/rooms`` (201): the new room's code and its page. (``GET /api/rooms/CODE``
+ * answers the ``room`` message without ``you``: `ratscrew.protocol.server_messages.RoomMessage`.)
+ */
+export interface RoomCreated {
+  code: string;
+  url: string;
+}
+
 /** ``GET /api/presets``: every preset, in the order the rules list them. */
 export interface PresetsAnswer {
   presets: PresetInfo[];
@@ -539,6 +549,25 @@ export interface PlayerAnswer {
   export_hint: string;
   integrity: Integrity;
   arenas: PlayerArena[];
+}
+
+/** ``POST /api/players/export``: the import code that moves the key to another device. */
+export interface PlayerExported {
+  player_id: string;
+  code: string;
+}
+
+/** ``POST /api/players/import``: the player (and key) an import code made on this server stands for. */
+export interface PlayerImported {
+  player_id: string;
+  name: string;
+  player_key: string;
+}
+
+/** An HTTP error a client can act on: a ``code`` word in ``error`` and a sentence in ``message``. */
+export interface CodedError {
+  error: string;
+  message: string;
 }
 
 /**

@@ -977,7 +977,7 @@ setInterval(renderStatus, 100);
 /** The room's rules before joining, so "How to play" is filled for someone still deciding. */
 async function loadRules() {
   try {
-    page.rules = (await fetchJson(`/api/rooms/${encodeURIComponent(code)}`)).rules;
+    page.rules = /** @type {RoomMessage} */ (await fetchJson(`/api/rooms/${encodeURIComponent(code)}`)).rules;
     renderHelp();
   } catch { /* no such room: the socket's answer says so */ }
 }
