@@ -258,3 +258,34 @@ def test_the_documented_postgresql_backup_keeps_the_password_out_of_the_command_
     assert "postgresql://" not in command and "DATABASE_URL" not in command  # what ps would show
     dumps = [line for line in docs.splitlines() if "pg_dump " in line and not line.startswith("#")]
     assert all("PGPASSFILE=" in line for line in dumps), dumps
+
+
+def test_the_operator_creates_lists_and_cancels_arenas(played: Path) -> None:
+    made = ratscrew("admin", "arenas", "create", "--rules", "pagat", "--players", "4", "--minutes", "60",
+                    "--starts-in", "30", "--db", str(played))
+    assert made.returncode == 0, made.stderr
+    arena_id = made.stdout.split()[1].rstrip(":")
+    assert f"its page: /arenas/{arena_id}" in made.stdout and "pagat at tables of 4" in made.stdout
+    listed = ratscrew("admin", "arenas", "list", "--db", str(played)).stdout.splitlines()
+    assert listed[0].split() == ["ID", "RULES", "TABLE", "STARTS", "ENDS", "STATE", "PLAYERS"]
+    assert listed[1].split()[:3] == [arena_id, "pagat", "4"] and listed[1].split()[-1] == "upcoming"
+    assert listed[-1] == "1 arena"
+    cancelled = ratscrew("admin", "arenas", "cancel", arena_id, "--db", str(played))
+    assert cancelled.returncode == 0 and "cancelled" in cancelled.stdout
+    after = ratscrew("admin", "arenas", "list", "--db", str(played)).stdout.splitlines()
+    assert after[1].split()[-1] == "cancelled"
+    again = ratscrew("admin", "arenas", "cancel", arena_id, "--db", str(played))
+    assert again.returncode == 2 and f"arena {arena_id} is already cancelled" in again.stderr
+    assert "Traceback" not in again.stderr
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (("create", "--minutes", "4"), "--minutes must be from 5 to 120, not 4"),
+    (("create", "--starts-in", "1441"), "--starts-in must be from 0 to 1440 minutes"),
+    (("create", "--rules", "bmn"), "invalid choice: 'bmn'"),
+    (("create", "--players", "3"), "invalid choice: 3"),
+    (("cancel", "NoSuchAr"), "there is no arena 'NoSuchAr'"),
+])
+def test_a_bad_arena_command_says_what_is_wrong(played: Path, args: tuple[str, ...], says: str) -> None:
+    refused = ratscrew("admin", "arenas", *args, "--db", str(played))
+    assert refused.returncode == 2 and says in refused.stderr and "Traceback" not in refused.stderr

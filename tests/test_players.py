@@ -149,7 +149,8 @@ def test_a_finished_game_rates_the_keyed_player_and_the_bot_and_the_page_shows_i
     assert client.get("/api/leaderboard?rules=classic").json()["players"] == []
     page = client.get(f"/api/players/{ann}").json()
     assert set(page) == {"player_id", "name", "ratings", "games", "reactions", "slaps", "export_hint",
-                         "integrity"}
+                         "integrity", "arenas"}
+    assert page["arenas"] == []  # final standings of finished arenas (issue 50): none yet
     assert page["player_id"] == ann and page["name"] == "Ann"
     (classic,) = page["ratings"]
     assert set(classic) >= {"rules", "rating", "mu", "sigma", "games", "provisional", "rank", "history"}

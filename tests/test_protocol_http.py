@@ -174,10 +174,20 @@ def test_the_quick_play_pools(client: TestClient) -> None:
     assert len(pools["pools"]) == 10 and mismatches(pools, http.PoolsAnswer) == []
 
 
+def test_the_arenas(client: TestClient) -> None:
+    made = client.post("/api/arenas", json={"rules": "classic", "players": 2, "minutes": 30, "starts_in_s": 0,
+                                            "player_key": "arenaKey_Qm3xT9vLp2Zr7WbK4s", "name": "Ann"})
+    assert made.status_code == 201 and mismatches(made.json(), http.ArenaCreated) == []
+    assert mismatches(client.get("/api/arenas").json(), http.ArenasAnswer) == []
+    assert mismatches(client.get(made.json()["url"].replace("/arenas/", "/api/arenas/")).json(),
+                      http.ArenaAnswer) == []
+
+
 def test_every_answer_type_is_checked_here() -> None:
     checked = {http.RoomCreated, http.PresetsAnswer, http.BotsAnswer, http.PlayerAnswer,
                http.LeaderboardAnswer, http.PlayerExported, http.PlayerImported, http.CodedError,
-               http.LabSettingsAnswer, http.LabJobStarted, http.LabJobStatus, http.PoolsAnswer}
+               http.LabSettingsAnswer, http.LabJobStarted, http.LabJobStatus, http.PoolsAnswer,
+               http.ArenaCreated, http.ArenasAnswer, http.ArenaAnswer}
     assert checked == set(http.HTTP_ANSWERS)
 
 

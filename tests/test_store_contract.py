@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from ratscrew.storage import schema
 from ratscrew.storage.opening import open_store
 from ratscrew.storage.postgres import PostgresStore, redact
 from ratscrew.storage.records import (
+    ArenaRow,
     FinishedGame,
     GameRating,
     NameTaken,
@@ -773,3 +775,79 @@ def test_quick_resignations_between_the_same_keys_are_counted_for_the_next_game(
     store.flag_player(bob, "classic", 1, ["flat"], 20)
     store.rate_game(a_rated_game(store, seats), quick)
     assert seen[-1][0].flagged == frozenset({bob})
+
+
+# ---------------------------------------------------------------------------------- arenas (issue 50)
+
+
+def an_arena(store: Store, arena_id: str, starts_in: float = -60.0, minutes: float = 30.0,
+             state: str = "open") -> ArenaRow:
+    now = time.time()
+    arena = ArenaRow(arena_id, "classic", 2, now + starts_in, now + starts_in + minutes * 60, now,
+                     "AnnPublic123", state, None)
+    store.create_arena(arena)
+    return arena
+
+
+def test_an_arena_is_stored_listed_until_long_after_its_end_and_cancelled_once(store: Store) -> None:
+    running = an_arena(store, "arena-run")
+    upcoming = an_arena(store, "arena-next", starts_in=3600)
+    ended = an_arena(store, "arena-old", starts_in=-7200, minutes=30)
+    assert store.arena("arena-run") == running and store.arena("nope") is None
+    assert asyncio.run(store.arena_async("arena-next")) == upcoming
+    assert [a.arena_id for a in store.list_arenas(ending_after=time.time() - 86400)] == [
+        "arena-old", "arena-run", "arena-next"]
+    assert [a.arena_id for a in store.list_arenas(ending_after=time.time())] == ["arena-run", "arena-next"]
+    assert store.cancel_arena("arena-next") and not store.cancel_arena("arena-next")
+    assert not store.cancel_arena("nope")
+    assert [a.arena_id for a in store.list_arenas(ending_after=time.time())] == ["arena-run"]
+    assert [a.arena_id for a in store.all_arenas()] == ["arena-next", "arena-run", "arena-old"]
+    assert [a.arena_id for a in store.ended_arenas(time.time())] == ["arena-old"]
+    assert ended.ends_at < time.time()
+
+
+def test_an_arenas_results_are_its_rooms_games_that_started_before_its_end(store: Store) -> None:
+    arena = an_arena(store, "arena-1")
+    ann = store.enter_player("k-ann", "Ann", "AnnPublic123").player_id
+    bob = store.enter_player("k-bob", "Bob", "BobPublic123").player_id
+    a_room(store, "ARENA1")
+    a_room(store, "OTHER1")
+    store.add_arena_room("arena-1", "ARENA1")
+    store.add_arena_room("arena-1", "ARENA1")  # recorded again: no change
+    asyncio.run(store.add_arena_room_async("arena-1", "ARENA2"))
+    assert store.arena_of_room("ARENA1") == "arena-1" and store.arena_of_room("OTHER1") is None
+    seats = [result(0, "Ann", "t1", True, player_id=ann), result(1, "Bob", "t2", False, player_id=bob),
+             result(2, "Bot", None, False, kind="bot", bot="casual")]
+    first = a_game(store, "ARENA1")
+    store.finish_game(first, {}, 0, "won", seats)
+    store.finish_game(a_game(store, "OTHER1"), {}, 0, "won", seats)  # not the arena's room
+    playing = a_game(store, "ARENA1")
+    assert store.arena_games_playing("arena-1", arena.ends_at) == 1
+    rows = store.arena_results("arena-1", arena.ends_at)
+    assert [(r["game_id"], r["player_id"], r["name"], r["won"]) for r in rows] == [
+        (first, ann, "Ann", True), (first, bob, "Bob", False)]  # keyed players only
+    store.finish_game(playing, {}, 1, "won", [result(0, "Ann", "t1", False, player_id=ann),
+                                              result(1, "Bob", "t2", True, player_id=bob)])
+    assert store.arena_games_playing("arena-1", arena.ends_at) == 0
+    counted = [r["game_id"] for r in store.arena_results("arena-1", arena.ends_at)]
+    assert counted == [first, first, playing, playing]
+    assert store.arena_results("arena-1", time.time() - 3600) == []  # started after such an end
+
+
+def test_an_arena_is_finished_once_with_its_standings_and_they_show_for_its_players(store: Store) -> None:
+    an_arena(store, "arena-1")
+    an_arena(store, "arena-2")
+    lines = [{"player_id": "AnnPublic123", "rank": 1, "name": "Ann", "score": 6, "games": 3, "wins": 3,
+              "streak": 3},
+             {"player_id": "BobPublic123", "rank": 2, "name": "Bob", "score": 0, "games": 3, "wins": 0,
+              "streak": 0}]
+    assert store.finish_arena("arena-1", lines)
+    assert not store.finish_arena("arena-1", lines[:1])  # once: another process was first
+    assert store.final_standings("arena-1") == lines
+    finished = store.arena("arena-1")
+    assert finished is not None and finished.state == "finished" and finished.finished_at is not None
+    assert not store.cancel_arena("arena-1")
+    assert store.player_arenas("BobPublic123") == [{
+        "arena_id": "arena-1", "rules": "classic", "players": 2, "starts_at": finished.starts_at,
+        "ends_at": finished.ends_at, "rank": 2, "entrants": 2, "score": 0, "games": 3, "wins": 0}]
+    assert store.player_arenas("nobody") == []

@@ -10,7 +10,9 @@
   server's database, checked, keeping the old files (`ratscrew.storage.restore`);
 - ``ratscrew admin players clear-flag ID`` / ``show-flag ID``: review a player's integrity flag
   (docs/fairness.md, "Integrity"): clearing it takes back and rates again the ruleset's games
-  since its evidence, with the player in them.
+  since its evidence, with the player in them;
+- ``ratscrew admin arenas create|list|cancel``: timed tournaments (issue 50) made by the operator,
+  every arena listed with its state, or one cancelled.
 
 The database is found as ``ratscrew serve`` finds it: ``--db``, ``--db-file`` or
 ``RATSCREW_DATABASE_URL`` (`ratscrew.server.ops.settings`). A SQLite file can be used by one process
@@ -89,6 +91,7 @@ def register(subparsers: Any) -> None:
     restoring.set_defaults(run=restore_database)
 
     register_players(areas)
+    register_arenas(areas)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -257,3 +260,109 @@ def show_flag(args: argparse.Namespace) -> int:
         return 0
     finally:
         store.close()
+
+
+# ---------------------------------------------------------------------------------- arenas (issue 50)
+
+
+def register_arenas(groups: Any) -> None:
+    """``admin arenas``: create, list or cancel arenas."""
+    from ratscrew.arenas import ARENA_RULES, MAX_MINUTES, MAX_STARTS_IN_S, MIN_MINUTES
+
+    arenas = groups.add_parser(
+        "arenas", help="create, list or cancel arenas (timed tournaments)",
+        description="Arenas are timed tournaments: players seek with the arena's id, are paired "
+                    "again as soon as a game ends, and score 2 a win (4, 2, 1, 0 at a table of "
+                    "four), doubled after two wins in a row. Players make them with POST "
+                    "/api/arenas; here the operator does.")
+    actions = arenas.add_subparsers(dest="arenas_action", metavar="ACTION")
+    arenas.set_defaults(run=lambda args: _usage(arenas))
+    create = actions.add_parser(
+        "create", help="make an arena; prints its id and page",
+        description="Make an arena under a preset, at tables of 2 or 4, for MINUTES, starting "
+                    "now or after --starts-in minutes. Its page is /arenas/ID on the server.",
+        epilog="example: ratscrew admin arenas create --rules pagat --players 4 --minutes 60 --starts-in 30")
+    create.add_argument("--rules", default="classic", choices=ARENA_RULES,
+                        help="the preset (default: classic)")
+    create.add_argument("--players", type=int, default=2, choices=(2, 4),
+                        help="players at each table (default: 2)")
+    create.add_argument("--minutes", type=int, default=30, metavar="MINUTES",
+                        help=f"how long it runs, {MIN_MINUTES} to {MAX_MINUTES} (default: 30)")
+    create.add_argument("--starts-in", type=int, default=0, metavar="MINUTES",
+                        help=f"minutes until it starts, 0 to {MAX_STARTS_IN_S // 60} (default: 0, now)")
+    _database_options(create)
+    create.set_defaults(run=create_arena)
+    listing = actions.add_parser(
+        "list", help="every arena: id, rules, table, start, end, state, entrants",
+        description="List the arenas, the latest to start first: id, rules, table size, start, "
+                    "end, state (upcoming, running, finished, cancelled) and, for a finished "
+                    "one, how many players its final standings have.")
+    _database_options(listing)
+    listing.set_defaults(run=list_arenas)
+    cancel = actions.add_parser(
+        "cancel", help="cancel an arena that has not finished",
+        description="Cancel an upcoming or running arena: it is no longer listed, takes no more "
+                    "seeks, and no final standings are stored. Games already being played go on "
+                    "as ordinary rated games.")
+    cancel.add_argument("arena_id", metavar="ID", help="the arena's id (its page is /arenas/ID)")
+    _database_options(cancel)
+    cancel.set_defaults(run=cancel_arena)
+
+
+def create_arena(args: argparse.Namespace) -> int:
+    """``admin arenas create``."""
+    from ratscrew.arenas import MAX_MINUTES, MAX_STARTS_IN_S, MIN_MINUTES
+    from ratscrew.server.http.arenas import ArenaService
+
+    if not MIN_MINUTES <= args.minutes <= MAX_MINUTES:
+        raise ValueError(f"--minutes must be from {MIN_MINUTES} to {MAX_MINUTES}, not {args.minutes}")
+    if not 0 <= args.starts_in * 60 <= MAX_STARTS_IN_S:
+        raise ValueError(f"--starts-in must be from 0 to {MAX_STARTS_IN_S // 60} minutes, "
+                         f"not {args.starts_in}")
+    store = _open(args)
+    try:
+        arena = ArenaService(store).create(args.rules, args.players, args.minutes,
+                                           args.starts_in * 60.0, creator=None)
+    finally:
+        store.close()
+    print(f"arena {arena.arena_id}: {arena.rules_name} at tables of {arena.players}, "
+          f"{_when(arena.starts_at)} to {_when(arena.ends_at)}; its page: /arenas/{arena.arena_id}")
+    return 0
+
+
+def list_arenas(args: argparse.Namespace) -> int:
+    """``admin arenas list``."""
+    import time
+
+    from ratscrew.server.http.arenas import state_of
+
+    store = _open(args)
+    try:
+        arenas = store.all_arenas()
+        entrants = {a.arena_id: len(store.final_standings(a.arena_id)) for a in arenas
+                    if a.state == "finished"}
+    finally:
+        store.close()
+    now = time.time()
+    print(f"{'ID':<10}{'RULES':<11}{'TABLE':<7}{'STARTS':<27}{'ENDS':<27}{'STATE':<11}PLAYERS")
+    for arena in arenas:
+        print(f"{arena.arena_id:<10}{arena.rules_name:<11}{arena.players:<7}{_when(arena.starts_at):<27}"
+              f"{_when(arena.ends_at):<27}{state_of(arena, now):<11}{entrants.get(arena.arena_id, '')}")
+    print(f"{len(arenas)} arena{'s' if len(arenas) != 1 else ''}")
+    return 0
+
+
+def cancel_arena(args: argparse.Namespace) -> int:
+    """``admin arenas cancel ID``."""
+    store = _open(args)
+    try:
+        if store.cancel_arena(args.arena_id):
+            print(f"arena {args.arena_id} cancelled: no longer listed, no more seeks taken")
+            return 0
+        arena = store.arena(args.arena_id)
+    finally:
+        store.close()
+    if arena is None:
+        raise ValueError(f"there is no arena {args.arena_id!r}")
+    raise ValueError(f"arena {args.arena_id} is already {arena.state}: only an upcoming or running "
+                     "arena can be cancelled")

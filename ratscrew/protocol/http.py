@@ -173,6 +173,21 @@ class Integrity(TypedDict):
     checked_slaps: int
 
 
+class PlayerArena(TypedDict):
+    """A player's final standing in a finished arena (issue 50): the place among its entrants."""
+
+    arena_id: str
+    rules: str
+    players: int
+    starts_at: float
+    ends_at: float
+    rank: int
+    entrants: int
+    score: int
+    games: int
+    wins: int
+
+
 class PlayerAnswer(TypedDict):
     """``GET /api/players/ID``: a player's ratings, games, reactions, slaps and integrity."""
 
@@ -184,6 +199,7 @@ class PlayerAnswer(TypedDict):
     slaps: list[SlapCounts]
     export_hint: str
     integrity: Integrity
+    arenas: list[PlayerArena]
 
 
 class PlayerExported(TypedDict):
@@ -365,7 +381,56 @@ class PoolsAnswer(TypedDict):
     pools: list[PoolInfo]
 
 
+# ---------------------------------------------------------------------------------- arenas (issue 50)
+
+ArenaState = Literal["upcoming", "running", "finished", "cancelled"]
+"""Where an arena is, by the server's clock (``cancelled``: by the operator)."""
+
+
+class StandingLine(TypedDict):
+    """One line of an arena's standings (`ratscrew.arenas.scoring.Standing`)."""
+
+    rank: int
+    player_id: str
+    name: str
+    score: int
+    games: int
+    wins: int
+    streak: int
+
+
+class ArenaAnswer(TypedDict):
+    """``GET /api/arenas/ID`` (and each arena of ``GET /api/arenas``, whose ``standings`` are
+    left empty): ``now`` is the server's clock, so a page's countdown does not trust its own;
+    ``final`` says the standings are the stored final ones."""
+
+    id: str
+    url: str
+    rules: str
+    players: int
+    state: ArenaState
+    starts_at: float
+    ends_at: float
+    now: float
+    final: bool
+    standings: list[StandingLine]
+
+
+class ArenasAnswer(TypedDict):
+    """``GET /api/arenas``: upcoming, running and recently finished arenas."""
+
+    arenas: list[ArenaAnswer]
+
+
+class ArenaCreated(TypedDict):
+    """``POST /api/arenas`` → 201."""
+
+    id: str
+    url: str
+
+
 HTTP_ANSWERS: tuple[type, ...] = (RoomCreated, PresetsAnswer, BotsAnswer, LeaderboardAnswer, PlayerAnswer,
                                   PlayerExported, PlayerImported, CodedError, LabSettingsAnswer,
-                                  LabJobStarted, LabJobStatus, PoolsAnswer)
+                                  LabJobStarted, LabJobStatus, PoolsAnswer, ArenaCreated, ArenasAnswer,
+                                  ArenaAnswer)
 """Every HTTP answer typed here, in the order docs/protocol.md describes them."""

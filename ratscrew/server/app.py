@@ -23,6 +23,7 @@ from starlette.staticfiles import StaticFiles
 
 from ratscrew.protocol.codec import MAX_FRAME_BYTES
 from ratscrew.server import quickplay
+from ratscrew.server.http import arenas
 from ratscrew.server.http.games import game_record, game_replay, leaderboard, leaderboard_page, replay_page
 from ratscrew.server.http.limits import (
     CrossSiteGuard,
@@ -90,7 +91,9 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         send_watch = asyncio.create_task(watch_sends(server.connections, server.limits))
         expiry = (None if idle is None
                   else asyncio.create_task(close_idle_rooms(server, idle)))
+        arena_sweep = asyncio.create_task(app.state.arenas.sweep())  # issue 50: final standings
         yield
+        arena_sweep.cancel()
         watcher.cancel()
         send_watch.cancel()
         if expiry is not None:
@@ -131,6 +134,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
             *LAB_ROUTES,
             *OFFLINE_ROUTES,  # issue 51: manifest, service worker, /play
             *QUICKPLAY_ROUTES,  # issue 50: /api/pools, /ws/seek (before /ws/{code})
+            *arenas.ROUTES,  # issue 50: /arenas/ID, /api/arenas
             WebSocketRoute("/ws/{code}", websocket_endpoint),
             Mount("/static", StaticFiles(directory=WEB_DIR, check_dir=False), name="static"),
         ],
@@ -140,7 +144,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
         max_body_size=MAX_FRAME_BYTES,
     )
     app.state.server = server
-    quickplay.attach(app, server)  # issue 50
+    arenas.attach(app, server, quickplay.attach(app, server))  # issue 50
     app.add_middleware(CrossSiteGuard, allowed_origins=allowed_origins)
     app.state.lab = server.lab
     app.add_middleware(SecurityHeaders)

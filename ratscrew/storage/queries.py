@@ -15,6 +15,9 @@ from sqlalchemy import func
 from ratscrew.storage.records import BOT_PREFIX
 from ratscrew.storage.schema import (
     actions,
+    arena_rooms,
+    arena_standings,
+    arenas,
     games,
     integrity_flags,
     judged,
@@ -275,3 +278,54 @@ UNRATE = (
 )
 """Take back the ratings of every game of a ruleset from ``since_game`` on: their updates and
 rated marks go, and each participant's rating is again the one their last update left."""
+
+# ---------------------------------------------------------------------------------- arenas (issue 50)
+
+ARENA_COLUMNS = ("id", "rules_name", "players", "starts_at", "ends_at", "created_at", "creator",
+                 "state")
+INSERT_ARENA = sa.insert(arenas).values(values(arenas, *ARENA_COLUMNS))
+ARENA = sa.select(arenas).where(arenas.c.id == param("id"))
+ARENAS_LISTED = (sa.select(arenas).where(arenas.c.state != "cancelled",
+                                         arenas.c.ends_at > param("since", type_=sa.Double))
+                 .order_by(arenas.c.starts_at, arenas.c.id).limit(param("limit", type_=sa.Integer)))
+"""Arenas not cancelled that end after ``since``: upcoming, running and recently finished."""
+ARENAS_ALL = (sa.select(arenas).order_by(arenas.c.starts_at.desc(), arenas.c.id)
+              .limit(param("limit", type_=sa.Integer)))
+CANCEL_ARENA = (sa.update(arenas).where(arenas.c.id == param("id"), arenas.c.state == "open")
+                .values(state="cancelled", finished_at=param("now", type_=sa.Double))
+                .returning(arenas.c.id))
+ADD_ARENA_ROOM = insert_ignore(arena_rooms, ("arena_id", "code"))
+ARENA_OF_ROOM = sa.select(arena_rooms.c.arena_id).where(arena_rooms.c.code == param("code"))
+_arena_games = (sa.select(games.c.id).join(arena_rooms, arena_rooms.c.code == games.c.code)
+                .where(arena_rooms.c.arena_id == param("arena_id", type_=sa.Text),
+                       games.c.started_at < param("ends_at", type_=sa.Double)))
+ARENA_RESULTS = (sa.select(results.c.game_id, results.c.player_id, results.c.name, results.c.place,
+                           results.c.won, games.c.finished_at)
+                 .join(games, games.c.id == results.c.game_id)
+                 .where(results.c.game_id.in_(_arena_games.scalar_subquery()),
+                        games.c.status == "over", results.c.player_id.is_not(None))
+                 .order_by(games.c.finished_at, games.c.id, results.c.seat))
+"""The keyed players' results of an arena's finished games that started before its end, in
+the order the games finished."""
+ARENA_GAMES_PLAYING = (sa.select(func.count()).select_from(games)
+                       .where(games.c.id.in_(_arena_games.scalar_subquery()),
+                              games.c.status == "playing"))
+ARENAS_ENDED = (sa.select(arenas).where(arenas.c.state == "open",
+                                        arenas.c.ends_at <= param("now", type_=sa.Double))
+                .order_by(arenas.c.ends_at, arenas.c.id))
+FINISH_ARENA = (sa.update(arenas).where(arenas.c.id == param("id"), arenas.c.state == "open")
+                .values(state="finished", finished_at=param("now", type_=sa.Double))
+                .returning(arenas.c.id))
+STANDING_COLUMNS = ("arena_id", "player_id", "rank", "name", "score", "games", "wins", "streak")
+INSERT_STANDING = sa.insert(arena_standings).values(values(arena_standings, *STANDING_COLUMNS))
+FINAL_STANDINGS = (sa.select(arena_standings).where(arena_standings.c.arena_id == param("arena_id"))
+                   .order_by(arena_standings.c.rank, arena_standings.c.player_id))
+PLAYER_ARENAS = (sa.select(arena_standings, arenas.c.rules_name, arenas.c.players,
+                           arenas.c.starts_at, arenas.c.ends_at,
+                           sa.select(func.count()).select_from(arena_standings.alias("o"))
+                           .where(sa.literal_column("o.arena_id") == arena_standings.c.arena_id)
+                           .scalar_subquery().label("entrants"))
+                 .join(arenas, arenas.c.id == arena_standings.c.arena_id)
+                 .where(arena_standings.c.player_id == param("player_id"))
+                 .order_by(arenas.c.ends_at.desc(), arenas.c.id).limit(param("limit", type_=sa.Integer)))
+"""A player's final standings in finished arenas, latest first, with how many took part."""

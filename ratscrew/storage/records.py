@@ -126,6 +126,23 @@ class NameTaken(Exception):
 
 
 @dataclass(frozen=True)
+class ArenaRow:
+    """One stored arena (issue 50). ``state`` is ``open`` (upcoming or running, by the clock),
+    ``finished`` (its final standings are stored) or ``cancelled``."""
+
+    arena_id: str
+    rules_name: str
+    players: int
+    starts_at: float
+    ends_at: float
+    created_at: float
+    creator: str | None
+    """The public id of the player who made it (``None``: the operator)."""
+    state: str
+    finished_at: float | None
+
+
+@dataclass(frozen=True)
 class PlayerRow:
     """A keyed player: the public id and the latest name chosen."""
 

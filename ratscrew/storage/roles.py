@@ -1,7 +1,8 @@
 """What the server may ask of its storage, split by role: `RoomStore` (rooms, their seats and
 members), `ArchiveStore` (games, their actions, records and results), `PlayerStore` (player
-keys and names), `RatingStore` (ratings, their history, integrity flags), and `Connected` (the
-database itself: opening, claims, reaching it). `Store` is their union, what a server holds;
+keys and names), `RatingStore` (ratings, their history, integrity flags), `ArenaStore` (arenas,
+their rooms and final standings) and `Connected` (the database itself: opening, claims, reaching
+it). `Store` is their union, what a server holds;
 a part of the server that needs one role may ask for that role only.
 
 Implementations: `ratscrew.storage.sqlite.SqliteStore` and
@@ -11,10 +12,11 @@ Implementations: `ratscrew.storage.sqlite.SqliteStore` and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from ratscrew.storage.records import (
+    ArenaRow,
     GameInProgress,
     GameRating,
     PlayerRow,
@@ -305,5 +307,66 @@ class RatingStore(Protocol):
         ...
 
 
-class Store(Connected, RoomStore, ArchiveStore, PlayerStore, RatingStore, Protocol):
+class ArenaStore(Protocol):
+    """Arenas (issue 50): their rows, the rooms made for them, their final standings."""
+
+    def create_arena(self, arena: ArenaRow) -> None:
+        """Store a new arena."""
+
+    def arena(self, arena_id: str) -> ArenaRow | None:
+        """The arena with this id, if any."""
+        ...
+
+    async def arena_async(self, arena_id: str) -> ArenaRow | None:
+        """`arena` without a round trip on the event loop."""
+        ...
+
+    def list_arenas(self, ending_after: float, limit: int = 50) -> list[ArenaRow]:
+        """Arenas not cancelled that end after ``ending_after``, the first to start first."""
+        ...
+
+    def all_arenas(self, limit: int = 200) -> list[ArenaRow]:
+        """Every arena, the latest to start first."""
+        ...
+
+    def cancel_arena(self, arena_id: str) -> bool:
+        """Cancel an open arena; False when there is none."""
+        ...
+
+    def add_arena_room(self, arena_id: str, code: str) -> None:
+        """Record that a room was made for the arena."""
+
+    async def add_arena_room_async(self, arena_id: str, code: str) -> None:
+        """`add_arena_room` without a round trip on the event loop."""
+
+    def arena_of_room(self, code: str) -> str | None:
+        """The arena a room plays for, if any."""
+        ...
+
+    def arena_results(self, arena_id: str, ends_at: float) -> list[dict[str, Any]]:
+        """The keyed results of the arena's finished games, in the order they finished."""
+        ...
+
+    def arena_games_playing(self, arena_id: str, ends_at: float) -> int:
+        """The arena's games still being played."""
+        ...
+
+    def ended_arenas(self, now: float) -> list[ArenaRow]:
+        """Open arenas whose end has come."""
+        ...
+
+    def finish_arena(self, arena_id: str, standings: Sequence[Mapping[str, Any]]) -> bool:
+        """Store an arena's final standings and mark it finished (once)."""
+        ...
+
+    def final_standings(self, arena_id: str) -> list[dict[str, Any]]:
+        """A finished arena's stored standings."""
+        ...
+
+    def player_arenas(self, player_id: str, limit: int = 20) -> list[dict[str, Any]]:
+        """A player's final standings in finished arenas, latest first."""
+        ...
+
+
+class Store(Connected, RoomStore, ArchiveStore, PlayerStore, RatingStore, ArenaStore, Protocol):
     """Everything a server asks of its storage: the union of the roles."""

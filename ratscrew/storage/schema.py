@@ -200,6 +200,37 @@ integrity_flags = table(  # one per player: the latest flag, cleared or not
     column("cleared_at", REAL, since=3),  # set when a moderator cleared it
     since=3,
 )
+arenas = table(  # timed tournaments (issue 50): which rooms play in one, its final standings
+    "arenas",
+    column("id", sa.Text, primary_key=True, since=5),  # random, public: /arenas/ID
+    column("rules_name", sa.Text, nullable=False, since=5),  # a preset
+    column("players", sa.Integer, nullable=False, since=5),  # 2 or 4 at a table
+    column("starts_at", REAL, nullable=False, since=5),  # epoch seconds
+    column("ends_at", REAL, nullable=False, since=5),
+    column("created_at", REAL, nullable=False, since=5),
+    column("creator", sa.Text, since=5),  # the creating player's public id (NULL: the operator)
+    column("state", sa.Text, nullable=False, since=5),  # open | finished | cancelled
+    column("finished_at", REAL, since=5),  # when its final standings were stored
+    since=5,
+)
+arena_rooms = table(  # the rooms made for an arena's tables: their games started before its end count
+    "arena_rooms",
+    column("arena_id", sa.Text, sa.ForeignKey("arenas.id"), primary_key=True, since=5),
+    column("code", sa.Text, primary_key=True, since=5),
+    since=5,
+)
+arena_standings = table(  # an arena's final standings, stored when its last game is over
+    "arena_standings",
+    column("arena_id", sa.Text, sa.ForeignKey("arenas.id"), primary_key=True, since=5),
+    column("player_id", sa.Text, primary_key=True, since=5),
+    column("rank", sa.Integer, nullable=False, since=5),
+    column("name", sa.Text, nullable=False, since=5),
+    column("score", sa.Integer, nullable=False, since=5),
+    column("games", sa.Integer, nullable=False, since=5),
+    column("wins", sa.Integer, nullable=False, since=5),
+    column("streak", sa.Integer, nullable=False, since=5),
+    since=5,
+)
 seeks = table(  # quick play's pools, shared by every shard on PostgreSQL (issue 50)
     "seeks",
     column("player_id", sa.Text, primary_key=True, since=5),  # one row per player: one seek at a time
@@ -230,6 +261,9 @@ INDEXES: tuple[tuple[int, str, str, tuple[str, ...], DialectName | None], ...] =
     (1, "rate_events_by_key", "rate_events", ("what", "address", "at"), "postgresql"),
     (2, "results_by_player_id", "results", ("player_id",), None),
     (3, "rating_updates_by_game", "rating_updates", ("game_id",), None),  # who met whom
+    (5, "arenas_by_end", "arenas", ("state", "ends_at"), None),
+    (5, "arena_rooms_by_code", "arena_rooms", ("code",), None),
+    (5, "arena_standings_by_player", "arena_standings", ("player_id",), None),
     (5, "seeks_by_pool", "seeks", ("state", "rules", "players"), "postgresql"),
     (5, "seeks_by_seek", "seeks", ("seek_id",), "postgresql"),
 )

@@ -18,6 +18,7 @@ import orjson
 from ratscrew.storage import queries as q
 from ratscrew.storage import schema
 from ratscrew.storage.records import (
+    ArenaRow,
     FinishedGame,
     GameInProgress,
     GameRating,
@@ -62,6 +63,13 @@ def player_game(row: Mapping[str, Any]) -> dict[str, Any]:
             "slaps": row["slaps"], "misslaps": row["misslaps"],
             "reactions": list(json.loads(row["reactions"])),
             "patterns": None if row["patterns"] is None else json.loads(row["patterns"])}
+
+
+def arena_row(row: Mapping[str, Any]) -> ArenaRow:
+    """A stored arena row as an `ArenaRow`."""
+    return ArenaRow(row["id"], row["rules_name"], int(row["players"]), float(row["starts_at"]),
+                    float(row["ends_at"]), float(row["created_at"]), row["creator"], row["state"],
+                    None if row["finished_at"] is None else float(row["finished_at"]))
 
 
 def flag_row(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -570,3 +578,94 @@ class SqlStore:
             tx.run(*first)
             for statement in q.UNRATE:
                 tx.run(statement, {"rules_name": rules_name, "since_game": since_game})
+
+    # ------------------------------------------------------------------ arenas (issue 50)
+
+    def create_arena(self, arena: ArenaRow) -> None:
+        """Store a new arena (its id is new: a clash is `ratscrew.storage.sql.Conflict`)."""
+        self._database.write([(q.INSERT_ARENA, {
+            "id": arena.arena_id, "rules_name": arena.rules_name, "players": arena.players,
+            "starts_at": arena.starts_at, "ends_at": arena.ends_at, "created_at": arena.created_at,
+            "creator": arena.creator, "state": arena.state})])
+
+    def arena(self, arena_id: str) -> ArenaRow | None:
+        """The arena with this id, if any (cancelled ones too)."""
+        rows = self._database.rows(q.ARENA, {"id": arena_id})
+        return arena_row(rows[0]) if rows else None
+
+    async def arena_async(self, arena_id: str) -> ArenaRow | None:
+        """`arena` without a round trip on the event loop."""
+        rows = await self._database.rows_async(q.ARENA, {"id": arena_id})
+        return arena_row(rows[0]) if rows else None
+
+    def list_arenas(self, ending_after: float, limit: int = 50) -> list[ArenaRow]:
+        """Arenas not cancelled that end after ``ending_after`` (upcoming, running and recently
+        finished), the first to start first."""
+        return [arena_row(r) for r in self._database.rows(q.ARENAS_LISTED, {"since": ending_after,
+                                                                            "limit": limit})]
+
+    def all_arenas(self, limit: int = 200) -> list[ArenaRow]:
+        """Every arena, cancelled ones too, the latest to start first (for the operator)."""
+        return [arena_row(r) for r in self._database.rows(q.ARENAS_ALL, {"limit": limit})]
+
+    def cancel_arena(self, arena_id: str) -> bool:
+        """Cancel an arena that is not finished; False when there is no such open arena."""
+        with self._database.transaction() as tx:
+            rows = tx.rows(q.CANCEL_ARENA, {"id": arena_id, "now": time.time()})
+        return bool(rows)
+
+    def add_arena_room(self, arena_id: str, code: str) -> None:
+        """Record that room ``code`` was made for a table of the arena (again: no change)."""
+        self._database.write([(q.ADD_ARENA_ROOM, {"arena_id": arena_id, "code": code})])
+
+    async def add_arena_room_async(self, arena_id: str, code: str) -> None:
+        """`add_arena_room` without a round trip on the event loop."""
+        await self._database.write_async([(q.ADD_ARENA_ROOM, {"arena_id": arena_id, "code": code})])
+
+    def arena_of_room(self, code: str) -> str | None:
+        """The arena room ``code`` plays for, if any."""
+        rows = self._database.rows(q.ARENA_OF_ROOM, {"code": code})
+        return str(rows[0]["arena_id"]) if rows else None
+
+    def arena_results(self, arena_id: str, ends_at: float) -> list[dict[str, Any]]:
+        """The keyed players' results in the arena's finished games that started before
+        ``ends_at``, in the order the games finished: ``game_id``, ``player_id``, ``name``,
+        ``place`` (``None`` until rated), ``won``, ``finished_at``."""
+        return [{**r, "game_id": int(r["game_id"]), "won": bool(r["won"])} for r in self._database.rows(
+            q.ARENA_RESULTS, {"arena_id": arena_id, "ends_at": ends_at})]
+
+    def arena_games_playing(self, arena_id: str, ends_at: float) -> int:
+        """How many of the arena's games that started before ``ends_at`` are still being played."""
+        rows = self._database.rows(q.ARENA_GAMES_PLAYING, {"arena_id": arena_id, "ends_at": ends_at})
+        return int(next(iter(rows[0].values())))
+
+    def ended_arenas(self, now: float) -> list[ArenaRow]:
+        """Open arenas whose end has come (their final standings not stored yet)."""
+        return [arena_row(r) for r in self._database.rows(q.ARENAS_ENDED, {"now": now})]
+
+    def finish_arena(self, arena_id: str, standings: Sequence[Mapping[str, Any]]) -> bool:
+        """Store an open arena's final standings (each ``player_id``, ``rank``, ``name``,
+        ``score``, ``games``, ``wins``, ``streak``) and mark it finished, in one transaction;
+        False (nothing written) when it is not open (another process finished it first)."""
+        with self._database.transaction() as tx:
+            if not tx.rows(q.FINISH_ARENA, {"id": arena_id, "now": time.time()}):
+                return False
+            for line in standings:
+                tx.run(q.INSERT_STANDING, {"arena_id": arena_id,
+                                           **{c: line[c] for c in q.STANDING_COLUMNS[1:]}})
+        return True
+
+    def final_standings(self, arena_id: str) -> list[dict[str, Any]]:
+        """A finished arena's stored standings, best first."""
+        return [{c: r[c] for c in q.STANDING_COLUMNS[1:]}
+                for r in self._database.rows(q.FINAL_STANDINGS, {"arena_id": arena_id})]
+
+    def player_arenas(self, player_id: str, limit: int = 20) -> list[dict[str, Any]]:
+        """The player's final standings in finished arenas, latest first: ``arena_id``,
+        ``rules``, ``players``, ``starts_at``, ``ends_at``, ``rank``, ``entrants``, ``score``,
+        ``games``, ``wins``."""
+        return [{"arena_id": r["arena_id"], "rules": r["rules_name"], "players": int(r["players"]),
+                 "starts_at": float(r["starts_at"]), "ends_at": float(r["ends_at"]),
+                 "rank": int(r["rank"]), "entrants": int(r["entrants"]), "score": int(r["score"]),
+                 "games": int(r["games"]), "wins": int(r["wins"])}
+                for r in self._database.rows(q.PLAYER_ARENAS, {"player_id": player_id, "limit": limit})]

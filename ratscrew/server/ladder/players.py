@@ -30,6 +30,7 @@ from ratscrew.bots.profile import LEVELS
 from ratscrew.protocol.codec import ProtocolError
 from ratscrew.protocol.http import (
     PlayerAnswer,
+    PlayerArena,
     PlayerExported,
     PlayerImported,
     PlayerRating,
@@ -228,8 +229,17 @@ def player_page(store: Store, player_id: str) -> PlayerAnswer | None:
         "slaps": slaps_by_pattern(games),
         "export_hint": EXPORT_HINT,
         "integrity": integrity_of(store, player.player_id),  # issue 30
+        "arenas": [_arena(a) for a in store.player_arenas(player.player_id)],  # issue 50
     }
     return answer
+
+
+def _arena(row: dict[str, Any]) -> PlayerArena:
+    """A finished arena's final standing of the player, as the page gets it."""
+    return {"arena_id": str(row["arena_id"]), "rules": str(row["rules"]), "players": int(row["players"]),
+            "starts_at": float(row["starts_at"]), "ends_at": float(row["ends_at"]),
+            "rank": int(row["rank"]), "entrants": int(row["entrants"]), "score": int(row["score"]),
+            "games": int(row["games"]), "wins": int(row["wins"])}
 
 
 def _ratings(store: Store, participant: str) -> list[PlayerRating]:

@@ -24,7 +24,8 @@ from ratscrew.storage.records import StoreError, StoreInUse
 from ratscrew.storage.roles import Store
 
 ORDER = ("rooms", "seats", "members", "kicked", "games", "actions", "judged", "results", "server_info",
-         "players", "ratings", "rating_updates", "rated_games")
+         "players", "ratings", "rating_updates", "rated_games", "arenas", "arena_rooms",
+         "arena_standings")
 """Tables in an order that satisfies their foreign keys; tables added later go after these."""
 SKIPPED = frozenset({"schema_version", "rate_events", "sqlite_sequence"})
 BATCH = 1000

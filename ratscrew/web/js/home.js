@@ -197,7 +197,7 @@ async function startQuickPlay() {
   // the counts stay fresh while the page is open and not seeking (its own count comes by the socket)
   setInterval(() => { if (!seeking && document.visibilityState === "visible") loadPools(); }, 10000);
   const again = takeSeekAgain();
-  if (again && pools.some((p) => p.rules === again.rules && p.players === again.players)) {
+  if (again && !again.arena && pools.some((p) => p.rules === again.rules && p.players === again.players)) {
     byId("quick-rules", HTMLSelectElement).value = again.rules;
     byId("quick-players", HTMLSelectElement).value = String(again.players);
     playNow();

@@ -270,6 +270,23 @@ function renderGames(player) {
   byId("games-panel").hidden = false;
 }
 
+/** The player's final standings in finished arenas (issue 50), latest first. @param {Player} player */
+function renderArenas(player) {
+  const rows = player.arenas ?? [];
+  byId("arenas").replaceChildren(...rows.map((row) => {
+    const tr = el("tr");
+    const cell = el("td");
+    const link = /** @type {HTMLAnchorElement} */ (
+      el("a", "", `${row.rules} · ${row.players} players · ${shortDate(new Date(row.starts_at * 1000).toISOString())}`));
+    link.href = `/arenas/${encodeURIComponent(row.arena_id)}`;
+    cell.append(link);
+    tr.append(cell, el("td", row.rank === 1 ? "first" : "", `${ordinal(row.rank)} of ${row.entrants}`),
+      el("td", "num", String(row.score)), el("td", "num", String(row.games)), el("td", "num", String(row.wins)));
+    return tr;
+  }));
+  byId("arenas-panel").hidden = rows.length === 0;
+}
+
 /**
  * Whether this browser holds the page's player's key: the server told it this id for its key.
  * @param {Player} player
@@ -332,6 +349,7 @@ function render() {
   renderReactions(shown);
   renderSlaps(shown);
   renderGames(shown);
+  renderArenas(shown);
   renderKey(shown);
 }
 

@@ -548,6 +548,7 @@ export interface PlayerAnswer {
   slaps: SlapCounts[];
   export_hint: string;
   integrity: Integrity;
+  arenas: PlayerArena[];
 }
 
 /** ``POST /api/players/export``: the import code that moves the key to another device. */
@@ -608,6 +609,35 @@ export interface LabJobStatus {
 /** ``GET /api/pools``: every quick-play pool (issue 50). */
 export interface PoolsAnswer {
   pools: PoolInfo[];
+}
+
+/** ``POST /api/arenas`` → 201. */
+export interface ArenaCreated {
+  id: string;
+  url: string;
+}
+
+/** ``GET /api/arenas``: upcoming, running and recently finished arenas. */
+export interface ArenasAnswer {
+  arenas: ArenaAnswer[];
+}
+
+/**
+ * ``GET /api/arenas/ID`` (and each arena of ``GET /api/arenas``, whose ``standings`` are
+ * left empty): ``now`` is the server's clock, so a page's countdown does not trust its own;
+ * ``final`` says the standings are the stored final ones.
+ */
+export interface ArenaAnswer {
+  id: string;
+  url: string;
+  rules: string;
+  players: number;
+  state: "upcoming" | "running" | "finished" | "cancelled";
+  starts_at: number;
+  ends_at: number;
+  now: number;
+  final: boolean;
+  standings: StandingLine[];
 }
 
 /** A preset ruleset: its name, what it is, its TOML, its rules in plain English. */
@@ -704,6 +734,20 @@ export interface Integrity {
   flagged: boolean;
   reasons: string[];
   checked_slaps: number;
+}
+
+/** A player's final standing in a finished arena (issue 50): the place among its entrants. */
+export interface PlayerArena {
+  arena_id: string;
+  rules: string;
+  players: number;
+  starts_at: number;
+  ends_at: number;
+  rank: number;
+  entrants: number;
+  score: number;
+  games: number;
+  wins: number;
 }
 
 /** A setting the lab page offers: its name, what it means, how it is edited. */
@@ -811,4 +855,15 @@ export interface PoolInfo {
   players: number;
   waiting: number;
   playing: number;
+}
+
+/** One line of an arena's standings (`ratscrew.arenas.scoring.Standing`). */
+export interface StandingLine {
+  rank: number;
+  player_id: string;
+  name: string;
+  score: number;
+  games: number;
+  wins: number;
+  streak: number;
 }

@@ -7,15 +7,17 @@
 
 /**
  * @typedef {import("./protocol").SeekServerMessage} SeekMessage
- * @typedef {{rules: string, players: number, room?: string}} QuickPool
+ * @typedef {{rules: string, players: number, room?: string, arena?: string}} QuickPool
  */
 
 export const MATCH_ITEM = "ratscrew.quick";
 export const AGAIN_ITEM = "ratscrew.quick.again";
+/** How long an arena's results stay on screen before the page goes back to pair again. */
+export const ARENA_NEXT_MS = 3000;
 
 /**
  * Seek a table. The handlers hear the pool's count, the table, an error, or a lost socket.
- * @param {{rules: string, players: number, name: string, playerKey: string}} seek
+ * @param {{rules: string, players: number, name: string, playerKey: string, arena?: string}} seek
  * @param {{onSeeking: (waiting: number) => void, onMatched: (m: import("./protocol").MatchedMessage) => void,
  *          onError: (message: string) => void}} handlers
  * @returns {{cancel: () => void}}
@@ -26,7 +28,7 @@ export function seekTable(seek, handlers) {
   let done = false;
   ws.addEventListener("open", () => {
     ws.send(JSON.stringify({ type: "seek", rules: seek.rules, players: seek.players, name: seek.name,
-      player_key: seek.playerKey }));
+      player_key: seek.playerKey, ...(seek.arena ? { arena: seek.arena } : {}) }));
   });
   ws.addEventListener("message", (event) => {
     /** @type {SeekMessage} */
@@ -68,7 +70,18 @@ export function matchedPool(code, store = sessionStorage) {
  * @param {Storage} [store]
  */
 export function seekAgain(pool, store = sessionStorage) {
-  store.setItem(AGAIN_ITEM, JSON.stringify({ rules: pool.rules, players: pool.players }));
+  store.setItem(AGAIN_ITEM, JSON.stringify({ rules: pool.rules, players: pool.players,
+    ...(pool.arena ? { arena: pool.arena } : {}) }));
+}
+
+/**
+ * Where "Play again" goes: the arena's page for an arena's table (it seeks the arena again), else
+ * the home page.
+ * @param {QuickPool | null} pool
+ * @returns {string}
+ */
+export function againUrl(pool) {
+  return pool?.arena ? `/arenas/${encodeURIComponent(pool.arena)}` : "/";
 }
 
 /**

@@ -14,7 +14,7 @@ import { importPlayer, newKey, playerKey, rememberPlayerId, replaceKey, showYour
 import { isOfflineTable, roomTransport } from "./offline/transport.js";
 import { beep, setSound, soundOn } from "./sound.js";
 import { buzz, canVibrate, setVibration, vibrationOn } from "./vibrate.js";
-import { matchedPool, seekAgain } from "./quickplay.js";
+import { ARENA_NEXT_MS, againUrl, matchedPool, seekAgain } from "./quickplay.js";
 
 /** @typedef {import("./protocol").ServerMessage} Message */
 /** @typedef {import("./protocol").RoomMessage} RoomMessage */
@@ -79,7 +79,7 @@ const socket = roomTransport(code, {  // a websocket, or the offline table's wor
     // to the pool, where this player goes to the front
     if (!willRetry && quickPool && !quickGameBegan) {
       seekAgain(quickPool);
-      location.assign("/");
+      location.assign(againUrl(quickPool));  // an arena's table: back to the arena
     }
   },
   onUnsent(_message, coming) {
@@ -192,6 +192,8 @@ function handle(message, arrivedAt) {
       renderResults(message);
       renderRoom();
       beep("win");
+      // an arena's table: back to the arena, which pairs the player again at once (issue 50)
+      if (quickPool?.arena) setTimeout(() => byId("play-again").click(), ARENA_NEXT_MS);
       break;
     case "kicked":
       showError(message.message);
@@ -882,8 +884,9 @@ openSeatsDialog.addEventListener("close", () => {
 });
 byId("play-again").addEventListener("click", () => {
   if (quickPool) seekAgain(quickPool);
-  location.assign("/");
+  location.assign(againUrl(quickPool));
 });
+if (quickPool?.arena) byId("play-again").textContent = "Next arena game";
 byId("rematch").addEventListener("click", () => { session.over = null; byId("results").hidden = true; socket.send({ type: "rematch" }); });
 byId("to-lobby").addEventListener("click", () => { page.afterGame = "lobby"; renderRoom(); });
 byId("see-table").addEventListener("click", () => { page.afterGame = "table"; renderRoom(); byId("back-to-results").focus(); });
