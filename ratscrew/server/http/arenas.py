@@ -389,12 +389,12 @@ async def create_arena(request: Request) -> JSONResponse:
             return _coded(400, "unknown_player", "this server does not know your player key yet: "
                           "send your name with it (\"name\") to become a player, or play a game first")
         try:
-            entered = await players.enter_async(
-                server.store, wanted.player_key, wanted.name, server.player_counter, address,
-                time.monotonic(), server.limits.players_per_hour, lambda _known: None)
+            known_id = await players.known_player_counted(
+                server.store, wanted.player_key, server.player_counter, address, time.monotonic(),
+                server.limits.players_per_hour)
+            creator = await players.enter_async(server.store, wanted.player_key, wanted.name, known_id)
         except ProtocolError as error:
             return _coded(429 if error.code == "rate_limited" else 400, error.code, str(error))
-        creator = entered.player_id
     else:
         creator = known.player_id
     arena = await _call(request, service.create, wanted.rules, wanted.players, wanted.minutes,
