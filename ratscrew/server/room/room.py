@@ -22,6 +22,7 @@ The room wires its parts together, each with one job:
   the room's end (the absence watch, the idle-room sweep);
 - functions over the room, each module seeing it through a narrow Protocol (checked against
   `Room` at the end of this module, so that no part imports this one):
+  :mod:`~ratscrew.server.room.making` (a room created, matched or restored),
   :mod:`~ratscrew.server.room.games` (a game dealt, driven, each step stored and shown),
   :mod:`~ratscrew.server.room.ending` (a game finished or abandoned),
   :mod:`~ratscrew.server.room.absence` (people away and their stand-ins),
@@ -46,25 +47,12 @@ from typing import TYPE_CHECKING, Any
 
 from ratscrew.engine import Game
 from ratscrew.events import Event
-from ratscrew.protocol.client_messages import (
-    Act,
-    ClientMessage,
-    Join,
-    RoomRequest,
-    Watch,
-    parse_room_request,
-)
-from ratscrew.protocol.server_messages import (
-    KickedMessage,
-    NoteKind,
-    Phase,
-    RoomMessage,
-    ServerMessage,
-)
+from ratscrew.protocol.client_messages import Act, ClientMessage, Join, RoomRequest, Watch
+from ratscrew.protocol.server_messages import KickedMessage, NoteKind, Phase, RoomMessage, ServerMessage
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import Table
 from ratscrew.server.lab.jobs import LabService
-from ratscrew.server.room import absence, ending, games, messages, outage
+from ratscrew.server.room import absence, ending, games, making, messages, outage
 from ratscrew.server.room.absence import AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.room.admission import Admission, AdmittingRoom, Door, Reservation
 from ratscrew.server.room.agents import Shown
@@ -80,12 +68,10 @@ from ratscrew.server.room.lobby import (
     RoomSettings,
     Seat,
     new_code,
-    stored_phase,
-    stored_seat_kind,
 )
 from ratscrew.server.room.membership import Member, Membership, hash_token
 from ratscrew.server.room.persistence import RoomRecorder, StoredGame, StoredRoom
-from ratscrew.server.room.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
+from ratscrew.server.room.publisher import SHOWN_VERSIONS, Connection, Publisher
 from ratscrew.server.room.routes import ROUTES, RoutedRoom
 from ratscrew.server.room.tally import ContestTally
 from ratscrew.server.room.writer import Outbox, StepWriter
@@ -100,17 +86,8 @@ __all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSI
 log = logging.getLogger("ratscrew.server")
 
 
-
 def _deal(rules: Ruleset, players: int, seed: int) -> Game:
     return Game.deal(rules, players=players, seed=seed)
-
-
-def _membership(seats: Sequence[Seat], host_hash: str | None, known: dict[str, str] | None,
-                kicked: Iterable[str]) -> Membership:
-    """A room's membership as created or stored: its host, tokens and kicks, and the keyed
-    players in its seats."""
-    return Membership(host_hash=host_hash, known=known, kicked=kicked, player_ids={
-        s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id})
 
 
 class Room:
@@ -132,7 +109,7 @@ class Room:
         self.deal = deal or _deal
         """How a game is dealt from (rules, seats, seed): ``Game.deal``, or a fixed deal in tests."""
         self.game_id: int | None = None
-        self.lobby = Lobby(seats, members=_membership(seats, host_hash, members, kicked), phase=phase)
+        self.lobby = Lobby(seats, members=making.membership(seats, host_hash, members, kicked), phase=phase)
         self.expected_lengths: LabService | None = None
         """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
         self.estimates_for: str | None = None
@@ -253,66 +230,23 @@ class Room:
     @classmethod
     def create(cls, request: RoomRequest, store: Store, code: str | None = None,
                **options: Any) -> Room:
-        """A new room from a validated ``POST /api/rooms`` body, saved to the store."""
-        while code is None or store.room_exists(code):
-            code = new_code()
-        room = cls._new(request, code, store, **options)
-        room.save()
-        room._log_created(request)
-        return room
+        """A new room from a validated ``POST /api/rooms`` body, saved (`making.create`)."""
+        return making.create(cls, request, store, code, **options)
 
     @classmethod
     async def create_async(cls, request: RoomRequest, store: Store, code: str,
                            **options: Any) -> Room:
-        """`create` with a code known to be free (`ratscrew.server.ops.shards.new_room_code_async`),
-        saved without a round trip on the event loop: saved when this returns."""
-        room = cls._new(request, code, store, **options)
-        await room.recorder.save_room_async(*room.parts())
-        room._log_created(request)
-        return room
-
-    @classmethod
-    def _new(cls, request: RoomRequest, code: str, store: Store, **options: Any) -> Room:
-        """The room a request asks for, not saved yet."""
-        seats = [Seat(index) for index in range(request.seats)]
-        first_bot = request.seats - len(request.bots)
-        for offset, level in enumerate(request.bots):
-            seats[first_bot + offset].kind = "bot"
-            seats[first_bot + offset].bot = level
-        settings = RoomSettings(request.rules, request.seed, request.pace, request.turn_timeout_ms,
-                                request.judging, request.time_limit_ms,
-                                None if request.password is None else hash_token(request.password))
-        room = cls(code, settings, seats, store, **options)
-        room.lobby.name_bots()
-        return room
-
-    def _log_created(self, request: RoomRequest) -> None:
-        log.info("room %s created: %s, %d seats, bots %s, judging %s", self.code,
-                 request.rules.name, request.seats, ",".join(request.bots) or "none",
-                 request.judging)
+        """`create` with a code known to be free, saved when this returns (`making.create_async`)."""
+        return await making.create_async(cls, request, store, code, **options)
 
     @classmethod
     async def matched(cls, rules: str, players: int, reservations: Sequence[Reservation], store: Store,
                       code: str, *, show_up_s: float,
                       on_no_show: Callable[[list[str], list[str]], None] | None = None,
                       **options: Any) -> Room:
-        """A matched room (quick play): the preset ``rules``, one seat reserved for each of
-        ``reservations``, no host and no lobby; its game starts once every reserved player has
-        joined, and if they have not all joined within ``show_up_s`` of room time the room
-        closes without a game and ``on_no_show(missing, present)`` is told (player ids).
-        Saved when this returns."""
-        if len(reservations) != players:
-            raise ValueError(f"{players} seats need {players} reservations, not {len(reservations)}")
-        request = parse_room_request({"rules": rules, "seats": players, "bots": []})
-        if request.rules.name != rules:
-            raise ValueError(f"a matched room plays a preset, not {rules!r}")
-        room = cls._new(request, code, store, **options)
-        room.members.hostless = True
-        room.admission.reserve(reservations, room.clock.wall() + show_up_s, on_no_show)
-        await room.recorder.save_room_async(*room.parts())
-        log.info("room %s made for %d matched players (%s); they have %g s to come", code,
-                 players, rules, show_up_s)
-        return room
+        """A matched room (quick play) for ``reservations``, saved (`making.matched`)."""
+        return await making.matched(cls, rules, players, reservations, store, code,
+                                    show_up_s=show_up_s, on_no_show=on_no_show, **options)
 
     def show_up_wait(self) -> float | None:
         """A matched room: seconds until its players must have come (`Admission.show_up_wait`)."""
@@ -320,39 +254,16 @@ class Room:
 
     @classmethod
     def restore(cls, row: RoomRow, store: Store, **options: Any) -> Room:
-        """A room from the store after a restart; a game that was in progress is rebuilt by
-        replaying its stored actions, and goes on from the time of its last action."""
-        room = cls._from_row(row, store, **options)
-        room.publisher.version = version_after_restart()  # versions never start again
-        room.resume_stored_game(outage.game_stored_for(room, row))
-        return room
-
-    @classmethod
-    def _from_row(cls, row: RoomRow, store: Store, **options: Any) -> Room:
-        """The room as stored, its game (if any) not rebuilt yet."""
-        room = cls(row.code, RoomSettings.from_json(row.settings), [], store, **options)
-        room.take_stored(row)
-        return room
+        """A room from the store after a restart, its game resumed (`making.restore`)."""
+        return making.restore(cls, row, store, **options)
 
     def take_stored(self, row: RoomRow) -> None:
-        """Take the stored room's settings, seats, people and games (its game not rebuilt yet)."""
-        seats = [Seat(s.seat, stored_seat_kind(s.kind), s.name, s.bot, s.token_hash, player_id=s.player_id)
-                 for s in row.seats]
-        self.settings = RoomSettings.from_json(row.settings)
-        self.lobby = Lobby(seats, members=_membership(seats, row.host_hash, row.members, row.kicked),
-                           phase=stored_phase(row.phase))
-        self.games_played = row.games_played
-        self.game_id = row.game_id
+        """Take the stored room's settings, seats and people (`making.take_stored`)."""
+        making.take_stored(self, row)
 
     def resume_stored_game(self, stored: StoredGame | None) -> None:
-        """Go on with the game the room was playing, as ``stored`` (``None``: none is stored)."""
-        if self.phase != "playing" or self.game_id is None:
-            return
-        if stored is None:
-            self.lobby.phase = "over" if self.games_played else "lobby"
-            return
-        self.clock.restart(float(stored.game.now))
-        games.begin(self, stored.game, stored.judged)
+        """Go on with the game the room was playing (`making.resume_stored_game`)."""
+        making.resume_stored_game(self, stored)
 
     def parts(self) -> tuple[RoomSettings, Lobby, int, int | None]:
         return self.settings, self.lobby, self.games_played, self.game_id
@@ -571,5 +482,5 @@ class Room:
 if TYPE_CHECKING:  # the parts' views of the room are the room (checked here, not at each call)
     def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom, ending.EndingRoom,
                                                outage.OutageRoom, outage.PausableRoom, absence.AwayRoom,
-                                               messages.AnnouncingRoom, games.PlayingRoom]:
-        return room, room, room, room, room, room, room, room
+                                               messages.AnnouncingRoom, games.PlayingRoom, making.MadeRoom]:
+        return room, room, room, room, room, room, room, room, room
