@@ -6,10 +6,12 @@ deliberate side doors: `admission` for quick play's `Reservation` (the server's
 
 `room.Room` wires the parts: the admission (the one way in), the routes and the dispatch table
 (who may send what when), the lobby (seats and people), membership (tokens and the host), the
-driver (the game at its table), the tally and judging (contested slaps), the publisher (what is
-sent), the game's end (`ending`), persistence and the writer (what is stored), absence (people
-who leave), the room message (`messages`), the store lost and back (`outage`), the agents (bots
-and stand-ins) and the lifecycle hooks. A part that needs the room back sees it through a narrow
-Protocol (`AdmittingRoom`, `RoutedRoom`, `EndingRoom`, `OutageRoom`, `AwayRoom`,
-`AnnouncingRoom`), checked against `Room` once in `room.py`; no part imports `room.py`.
+driver (the game at its table), playing a game (`games`: dealt, driven, each step stored then
+shown), the tally and judging (contested slaps), the publisher (what is sent), the game's end
+(`ending`), persistence and the writer (what is stored), absence (people who leave), the room
+message (`messages`), the store lost and back (`outage`), making a room (`making`: created,
+matched, restored), the agents (bots and stand-ins) and the lifecycle hooks. A part that needs
+the room back sees it through a narrow Protocol (`AdmittingRoom`, `RoutedRoom`, `EndingRoom`,
+`OutageRoom`, `AwayRoom`, `AnnouncingRoom`, `PlayingRoom`, `MadeRoom`), checked against `Room`
+once in `room.py`; no part imports `room.py`.
 """

@@ -22,6 +22,8 @@ The room wires its parts together, each with one job:
   the room's end (the absence watch, the idle-room sweep);
 - functions over the room, each module seeing it through a narrow Protocol (checked against
   `Room` at the end of this module, so that no part imports this one):
+  :mod:`~ratscrew.server.room.making` (a room created, matched or restored),
+  :mod:`~ratscrew.server.room.games` (a game dealt, driven, each step stored and shown),
   :mod:`~ratscrew.server.room.ending` (a game finished or abandoned),
   :mod:`~ratscrew.server.room.absence` (people away and their stand-ins),
   :mod:`~ratscrew.server.room.messages` (the ``room`` message),
@@ -38,42 +40,22 @@ spectator, the step's events and the words for them. Nothing else about the game
 from __future__ import annotations
 
 import logging
-import math
-import secrets
 import time
 from collections.abc import Callable, Coroutine, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from ratscrew.bots.agent import BotAgent
-from ratscrew.bots.profile import LEVELS, paced
-from ratscrew.bots.spec import is_agent_spec
 from ratscrew.engine import Game
-from ratscrew.events import CardPlayed, Event
-from ratscrew.narrate import refusal_text
-from ratscrew.protocol.client_messages import (
-    PACE_FACTORS,
-    Act,
-    ClientMessage,
-    Join,
-    RoomRequest,
-    Watch,
-    parse_room_request,
-)
-from ratscrew.protocol.server_messages import (
-    KickedMessage,
-    NoteKind,
-    Phase,
-    RoomMessage,
-    ServerMessage,
-    error_message,
-)
+from ratscrew.events import Event
+from ratscrew.protocol.client_messages import Act, ClientMessage, Join, RoomRequest, Watch
+from ratscrew.protocol.server_messages import KickedMessage, NoteKind, Phase, RoomMessage, ServerMessage
 from ratscrew.ruleset import Ruleset
-from ratscrew.runtime import SUBMITTED, Intent, Rejection, Table
+from ratscrew.runtime import Table
 from ratscrew.server.lab.jobs import LabService
-from ratscrew.server.room import absence, ending, messages, outage
+from ratscrew.server.room import absence, ending, games, making, messages, outage
 from ratscrew.server.room.absence import AbsenceTimes, AbsenceWatch, PlayCount
 from ratscrew.server.room.admission import Admission, AdmittingRoom, Door, Reservation
-from ratscrew.server.room.agents import RemoteSeat, Shown
+from ratscrew.server.room.agents import Shown
 from ratscrew.server.room.dispatch import Route, check, route_for
 from ratscrew.server.room.driver import GameDriver, PendingAction, RoomClock
 from ratscrew.server.room.judging import settle_window_ms
@@ -86,18 +68,15 @@ from ratscrew.server.room.lobby import (
     RoomSettings,
     Seat,
     new_code,
-    stored_phase,
-    stored_seat_kind,
 )
 from ratscrew.server.room.membership import Member, Membership, hash_token
 from ratscrew.server.room.persistence import RoomRecorder, StoredGame, StoredRoom
-from ratscrew.server.room.publisher import SHOWN_VERSIONS, Connection, Publisher, version_after_restart
+from ratscrew.server.room.publisher import SHOWN_VERSIONS, Connection, Publisher
 from ratscrew.server.room.routes import ROUTES, RoutedRoom
 from ratscrew.server.room.tally import ContestTally
 from ratscrew.server.room.writer import Outbox, StepWriter
 from ratscrew.server.ws.link import SETTLING_INPUTS, ChangeCount
-from ratscrew.sim.summary import game_seed
-from ratscrew.storage.records import RoomRow, StoreUnavailable
+from ratscrew.storage.records import RoomRow
 from ratscrew.storage.roles import Store
 
 __all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSIONS", "Connection", "Member",
@@ -107,17 +86,8 @@ __all__ = ["CODE_ALPHABET", "CODE_LENGTH", "DEFAULT_BOT", "ROUTES", "SHOWN_VERSI
 log = logging.getLogger("ratscrew.server")
 
 
-
 def _deal(rules: Ruleset, players: int, seed: int) -> Game:
     return Game.deal(rules, players=players, seed=seed)
-
-
-def _membership(seats: Sequence[Seat], host_hash: str | None, known: dict[str, str] | None,
-                kicked: Iterable[str]) -> Membership:
-    """A room's membership as created or stored: its host, tokens and kicks, and the keyed
-    players in its seats."""
-    return Membership(host_hash=host_hash, known=known, kicked=kicked, player_ids={
-        s.token_hash: s.player_id for s in seats if s.token_hash and s.player_id})
 
 
 class Room:
@@ -139,7 +109,7 @@ class Room:
         self.deal = deal or _deal
         """How a game is dealt from (rules, seats, seed): ``Game.deal``, or a fixed deal in tests."""
         self.game_id: int | None = None
-        self.lobby = Lobby(seats, members=_membership(seats, host_hash, members, kicked), phase=phase)
+        self.lobby = Lobby(seats, members=making.membership(seats, host_hash, members, kicked), phase=phase)
         self.expected_lengths: LabService | None = None
         """Where the lobby's expected game length comes from (the server's lab), if anywhere."""
         self.estimates_for: str | None = None
@@ -172,19 +142,21 @@ class Room:
     def new_game_parts(self) -> None:
         """The parts that hold a game's state, empty: at creation, and when :meth:`reload`
         rebuilds the room from its store (the room's settings, seats and people are set apart)."""
-        self.driver = GameDriver(self.clock, self._settle_window, self._pile_reaction_ms)
+        self.driver = GameDriver(self.clock, self._settle_window, partial(games.pile_reaction_ms, self))
         self.tally = ContestTally(0)
         """The slaps on each pile state, the judgements, every seat's figures (one per game)."""
         self.recorder = RoomRecorder(self.store, self.code, self.writer, self.outbox,
-                                     self._write_lost)
+                                     partial(games.write_lost, self))
         self.paused: str | None = None
         """Why the room takes no actions now (its store is unavailable), or ``None``."""
         self.game_names: list[str] = []
         self.game_tokens: list[str | None] = []
         """The token hash of the person in each seat of the current (or last) game, as dealt: the
         lobby may change its seats after a game, and the finished game is still shown as it was."""
-        self._tracked_actions = 0
-        self._shown_pile: list[str] = []  # the live pile as of the last step shown
+        self.tracked_actions = 0
+        """How many of the game's actions the tally has been handed."""
+        self.shown_pile: list[str] = []
+        """The live pile as of the last step shown."""
         self.game_finished = False
         self.play_count = PlayCount((), 0)
         """Each seat's actions in the current game, and those made for its person."""
@@ -258,66 +230,23 @@ class Room:
     @classmethod
     def create(cls, request: RoomRequest, store: Store, code: str | None = None,
                **options: Any) -> Room:
-        """A new room from a validated ``POST /api/rooms`` body, saved to the store."""
-        while code is None or store.room_exists(code):
-            code = new_code()
-        room = cls._new(request, code, store, **options)
-        room.save()
-        room._log_created(request)
-        return room
+        """A new room from a validated ``POST /api/rooms`` body, saved (`making.create`)."""
+        return making.create(cls, request, store, code, **options)
 
     @classmethod
     async def create_async(cls, request: RoomRequest, store: Store, code: str,
                            **options: Any) -> Room:
-        """`create` with a code known to be free (`ratscrew.server.ops.shards.new_room_code_async`),
-        saved without a round trip on the event loop: saved when this returns."""
-        room = cls._new(request, code, store, **options)
-        await room.recorder.save_room_async(*room.parts())
-        room._log_created(request)
-        return room
-
-    @classmethod
-    def _new(cls, request: RoomRequest, code: str, store: Store, **options: Any) -> Room:
-        """The room a request asks for, not saved yet."""
-        seats = [Seat(index) for index in range(request.seats)]
-        first_bot = request.seats - len(request.bots)
-        for offset, level in enumerate(request.bots):
-            seats[first_bot + offset].kind = "bot"
-            seats[first_bot + offset].bot = level
-        settings = RoomSettings(request.rules, request.seed, request.pace, request.turn_timeout_ms,
-                                request.judging, request.time_limit_ms,
-                                None if request.password is None else hash_token(request.password))
-        room = cls(code, settings, seats, store, **options)
-        room.lobby.name_bots()
-        return room
-
-    def _log_created(self, request: RoomRequest) -> None:
-        log.info("room %s created: %s, %d seats, bots %s, judging %s", self.code,
-                 request.rules.name, request.seats, ",".join(request.bots) or "none",
-                 request.judging)
+        """`create` with a code known to be free, saved when this returns (`making.create_async`)."""
+        return await making.create_async(cls, request, store, code, **options)
 
     @classmethod
     async def matched(cls, rules: str, players: int, reservations: Sequence[Reservation], store: Store,
                       code: str, *, show_up_s: float,
                       on_no_show: Callable[[list[str], list[str]], None] | None = None,
                       **options: Any) -> Room:
-        """A matched room (quick play): the preset ``rules``, one seat reserved for each of
-        ``reservations``, no host and no lobby; its game starts once every reserved player has
-        joined, and if they have not all joined within ``show_up_s`` of room time the room
-        closes without a game and ``on_no_show(missing, present)`` is told (player ids).
-        Saved when this returns."""
-        if len(reservations) != players:
-            raise ValueError(f"{players} seats need {players} reservations, not {len(reservations)}")
-        request = parse_room_request({"rules": rules, "seats": players, "bots": []})
-        if request.rules.name != rules:
-            raise ValueError(f"a matched room plays a preset, not {rules!r}")
-        room = cls._new(request, code, store, **options)
-        room.members.hostless = True
-        room.admission.reserve(reservations, room.clock.wall() + show_up_s, on_no_show)
-        await room.recorder.save_room_async(*room.parts())
-        log.info("room %s made for %d matched players (%s); they have %g s to come", code,
-                 players, rules, show_up_s)
-        return room
+        """A matched room (quick play) for ``reservations``, saved (`making.matched`)."""
+        return await making.matched(cls, rules, players, reservations, store, code,
+                                    show_up_s=show_up_s, on_no_show=on_no_show, **options)
 
     def show_up_wait(self) -> float | None:
         """A matched room: seconds until its players must have come (`Admission.show_up_wait`)."""
@@ -325,39 +254,16 @@ class Room:
 
     @classmethod
     def restore(cls, row: RoomRow, store: Store, **options: Any) -> Room:
-        """A room from the store after a restart; a game that was in progress is rebuilt by
-        replaying its stored actions, and goes on from the time of its last action."""
-        room = cls._from_row(row, store, **options)
-        room.publisher.version = version_after_restart()  # versions never start again
-        room.resume_stored_game(outage.game_stored_for(room, row))
-        return room
-
-    @classmethod
-    def _from_row(cls, row: RoomRow, store: Store, **options: Any) -> Room:
-        """The room as stored, its game (if any) not rebuilt yet."""
-        room = cls(row.code, RoomSettings.from_json(row.settings), [], store, **options)
-        room.take_stored(row)
-        return room
+        """A room from the store after a restart, its game resumed (`making.restore`)."""
+        return making.restore(cls, row, store, **options)
 
     def take_stored(self, row: RoomRow) -> None:
-        """Take the stored room's settings, seats, people and games (its game not rebuilt yet)."""
-        seats = [Seat(s.seat, stored_seat_kind(s.kind), s.name, s.bot, s.token_hash, player_id=s.player_id)
-                 for s in row.seats]
-        self.settings = RoomSettings.from_json(row.settings)
-        self.lobby = Lobby(seats, members=_membership(seats, row.host_hash, row.members, row.kicked),
-                           phase=stored_phase(row.phase))
-        self.games_played = row.games_played
-        self.game_id = row.game_id
+        """Take the stored room's settings, seats and people (`making.take_stored`)."""
+        making.take_stored(self, row)
 
     def resume_stored_game(self, stored: StoredGame | None) -> None:
-        """Go on with the game the room was playing, as ``stored`` (``None``: none is stored)."""
-        if self.phase != "playing" or self.game_id is None:
-            return
-        if stored is None:
-            self.lobby.phase = "over" if self.games_played else "lobby"
-            return
-        self.clock.restart(float(stored.game.now))
-        self._begin(stored.game, stored.judged)
+        """Go on with the game the room was playing (`making.resume_stored_game`)."""
+        making.resume_stored_game(self, stored)
 
     def parts(self) -> tuple[RoomSettings, Lobby, int, int | None]:
         return self.settings, self.lobby, self.games_played, self.game_id
@@ -481,100 +387,59 @@ class Room:
         for seat in self.lobby.seat_the_waiting():
             log.info("room %s: %s takes seat %d", self.code, seat.name, seat.index)
 
-    # ------------------------------------------------------------------ games
+    # ------------------------------------------------------------------ the game (`room.games`)
 
     def start_game(self) -> None:
-        """Deal a new game and seat everyone at its table (open seats get bots)."""
-        self.lobby.fill_open_seats()
-        rules = self.settings.rules
-        if self.settings.seed is not None and self.games_played == 0:
-            seed = self.settings.seed  # the creator's chosen deal: a seeded room is never rated
-        else:
-            seed = secrets.randbits(62)  # never derived from a seed a public record shows
-        game = self.deal(rules, len(self.seats), seed)
-        self.games_played += 1
-        self.clock.restart(0.0)
-        self.game_id = self.recorder.start_game(self.games_played, game,
-                                                [s.name for s in self.seats], self.room_info())
-        self._begin(game)
-        log.info("room %s: game %d started (%s, seed %d, game id %d)", self.code,
-                 self.games_played, rules.name, seed, self.game_id)
+        """Deal a new game and seat everyone at its table (`ratscrew.server.room.games.start_game`)."""
+        games.start_game(self)
 
     def room_info(self) -> dict[str, Any]:
+        """The room as a game's record shows it: code, judging, time limit, seats."""
         return {"code": self.code, "judging": self.settings.judging,
                 "time_limit_ms": self.settings.time_limit_ms,
                 "seats": [{"kind": s.kind, "bot": s.bot} for s in self.seats]}
 
-    def _begin(self, game: Game, judged: Sequence[dict[str, Any]] = ()) -> None:
-        """Seat everyone at a table for ``game`` and start showing it."""
-        self.game_names = self.lobby.names()
-        self.game_tokens = [seat.token_hash if seat.kind == "human" else None for seat in self.seats]
-        self.recorder.begin(game, len(judged))
-        self._tracked_actions = game.action_count
-        self._shown_pile = [str(card) for card in game.live_pile]
-        self.tally = ContestTally(len(self.seats))
-        self.game_finished = False
-        self.publisher.start_game(self.games_played)
-        self.lobby.phase = "playing"
-        self.save()
-        agents = [self.bot_agent(seat.index, seat.bot or DEFAULT_BOT, game) if seat.kind == "bot"
-                  else Shown(RemoteSeat(self.settings.turn_timeout_ms), self.clock.now)
-                  for seat in self.seats]
-        table = self.driver.begin(game, agents, judged, self._on_events, self._on_rejected)
-        absence.watch_from_here(self, game, judged)
-        table.add_action_listener(self._on_action)
-        self.publish([])
-        self.publisher.card_version = self.version
-        self.broadcast_room()
-        self._start_driving()
-
     def bot_agent(self, seat: int, level: str, game: Game | None = None) -> Shown:
-        game = game or self.game
-        assert game is not None
-        if is_agent_spec(level):  # a saved agent, held to its human reaction profile
-            from ratscrew.rl.agents import agent_from_spec, table_agent
-
-            agent = table_agent(agent_from_spec(level), self.settings.rules, len(self.seats),
-                                game_seed(game.seed, seat))
-            return Shown(agent, self.clock.now)
-        profile = paced(LEVELS[level], PACE_FACTORS[self.settings.pace])
-        return Shown(BotAgent(profile, seed=game_seed(game.seed, seat)), self.clock.now)
-
-    def _start_driving(self) -> None:
-        if self.drive:
-            self.driver.start(self._step, self.next_wake, self.pause_for_store, self._fail,
-                              name=f"room {self.code}")
+        """A bot's agent for ``seat`` (`ratscrew.server.room.games.bot_agent`)."""
+        return games.bot_agent(self, seat, level, game)
 
     def start_driving(self) -> None:
         """Start the task that moves a restored game on (called once the loop runs)."""
         if self.phase == "playing":
-            self._start_driving()
+            games.drive(self)
 
     async def stop(self) -> None:
         """Stop moving the game (server shutdown) and store what it took."""
         await self.driver.stop()
         await self.writer.drain()
 
-    def _step(self) -> bool:
-        """The driver's task: move the game on; whether there is more to drive."""
-        if self.phase != "playing" or self.paused is not None:
-            return False
-        self.tick()
-        return self.phase == "playing" and self.paused is None
+    def tick(self) -> None:
+        """Move the game up to the horizon and on (`ratscrew.server.room.games.tick`)."""
+        games.tick(self)
 
-    def _write_lost(self, error: Exception) -> None:
-        """A write that went through the writer failed: nothing held behind it was sent."""
-        if isinstance(error, StoreUnavailable):
-            self.pause_for_store()
-        else:
-            log.error("room %s: a write to the store failed", self.code, exc_info=error)
-            self.driver.cancel()
-            self._fail()
+    def next_wake(self) -> float | None:
+        """The room time at which :meth:`tick` next has something to do, if anything."""
+        return games.next_wake(self)
 
-    def _fail(self) -> None:
-        log.error("room %s: the game is stopped after an error", self.code)
-        self.lobby.phase = "over"
-        self.broadcast(error_message("server", "the server hit an error and stopped this game"))
+    def save_step(self) -> None:
+        """Store the game's new actions and judgements (`ratscrew.server.room.games.save_step`)."""
+        games.save_step(self)
+
+    def publish(self, events: Sequence[Event]) -> None:
+        """Show the game's step to every connection (`ratscrew.server.room.games.publish`)."""
+        games.publish(self, events)
+
+    def send_current_state(self, conn: Connection) -> None:
+        """The game as it is now, to ``conn`` (`ratscrew.server.room.games.send_current_state`)."""
+        games.send_current_state(self, conn)
+
+    def send_judgements(self) -> None:
+        """A ``judgement`` for each contested slap the tally closed (`games.send_judgements`)."""
+        games.send_judgements(self)
+
+    def announce(self, kind: NoteKind, line: str) -> None:
+        """A line in everyone's log, of the given kind (`ratscrew.server.room.games.announce`)."""
+        games.announce(self, kind, line)
 
     # ------------------------------------------------------------------ the store lost and back
 
@@ -590,156 +455,11 @@ class Room:
         """The store is back: the room rebuilt from it (`ratscrew.server.room.outage.reload`)."""
         outage.reload(self, stored)
 
-    # ------------------------------------------------------------------ judging and the engine
-
-    def tick(self) -> None:
-        """Move the game up to the horizon (:meth:`GameDriver.feed`), then store what it took,
-        close the contests that are due and, at the end, finish the game."""
-        wait = self.show_up_wait()
-        if wait is not None:
-            if wait <= 0.0:
-                self.admission.no_show()
-            return
-        game = self.game
-        if game is None or self.phase != "playing":
-            return
-        if absence.stand_ins_due(self):  # everyone gone too long: the game is abandoned
-            ending.abandon(self)
-            return
-        self.driver.feed(self._time_limit_at())
-        self._track_slaps([])  # slaps the engine took silently (held in a tie window)
-        self.save_step()
-        due = self.tally.due_at()
-        if due is not None and (game.over or self.horizon >= due):
-            self.tally.close()
-        self.send_judgements()
-        if game.over and not self.game_finished:
-            ending.finish(self)
-
-    def next_wake(self) -> float | None:
-        """The room time at which :meth:`tick` next has something to do, if anything."""
-        wait = self.show_up_wait()
-        if wait is not None:  # wall seconds to room ms, rounded up to the next ms
-            return math.ceil(self.clock.now() + wait * 1000.0)
-        if self.phase != "playing":
-            return None
-        due = [at for at in (self.tally.due_at(), self._time_limit_at()) if at is not None]
-        wake = self.driver.next_due(min(due) if due else None)
-        absence = self.absence.next_at()
-        if absence is not None:  # wall seconds to room ms, rounded up to the next ms
-            at = self.clock.now() + max(0.0, absence - self.clock.wall()) * 1000.0
-            wake = math.ceil(at) if wake is None else min(wake, math.ceil(at))
-        return wake
-
-    def _time_limit_at(self) -> float | None:
-        """The table time at which the game's time limit runs out, if it has one."""
-        return float(self.settings.time_limit_ms) if self.settings.time_limit_ms else None
-
-    def save_step(self) -> None:
-        if self.game is not None and self.game_id is not None:
-            self.recorder.save_step(self.game_id, self.game, self.driver.judged)
-
-    def _on_rejected(self, rejection: Rejection) -> None:
-        if rejection.intent.note != SUBMITTED:
-            return  # a stand-in's planned action: nobody to tell
-        conn = self.seats[rejection.seat].conn
-        if conn is not None and self.game is not None:  # in words, with names, not seat indices
-            message = refusal_text(rejection, self.game_names[rejection.seat], self.game.observe(None),
-                                   self.game_names)
-            conn.send(error_message("illegal", message))
-
-    def _on_events(self, events: Sequence[Event]) -> None:
-        """After every step the engine accepted: store it, then show it."""
-        self.save_step()
-        self._track_slaps(events)
-        self.publish(events)
-        assert self.game is not None
-        self._shown_pile = [str(card) for card in self.game.live_pile]
-
-    def publish(self, events: Sequence[Event]) -> None:
-        assert self.game is not None
-        self.publisher.publish(self.game, self.games_played, events, self.game_names, self.settle_ms,
-                               [(conn, self._seat_in_game(member))
-                                for conn, member in self.connections.items()],
-                               self._reaction_ms)
-
-    def _seat_in_game(self, member: Member) -> int | None:
-        """The seat whose view of the current (or last) game ``member`` gets: their seat while a
-        game is played; after it, the seat they had in it (``None``, a spectator's view, for
-        someone who sat down since: seats added, moved or taken in the lobby count from the
-        next game on)."""
-        if self.phase == "playing":
-            return member.seat
-        if member.token_hash is None or member.seat is None:
-            return None
-        return next((index for index, token_hash in enumerate(self.game_tokens)
-                     if token_hash == member.token_hash), None)
-
-    def send_current_state(self, conn: Connection) -> None:
-        if self.game is None or self.phase == "lobby":
-            return
-        self.publisher.send_current(conn, self._seat_in_game(self.connections[conn]), self.game,
-                                    self.games_played,
-                                    self.settle_ms, self.phase == "over")
-
-    def _reaction_ms(self, seat: int, at: int) -> int | None:
-        """``at`` minus when the pile's top card was shown to ``seat``."""
-        shown = None
-        card_version = self.publisher.card_version
-        conn = self.seats[seat].conn if seat < len(self.seats) else None
-        if conn is not None:
-            shown = conn.shown_at(card_version)
-        if shown is None:
-            shown = self.publisher.shown_at(card_version)
-        return None if shown is None else round(at - shown)
-
-    def _pile_reaction_ms(self, seat: int, at: float) -> float | None:
-        """``at`` minus when the pile's top card was sent to ``seat``'s own connection (``None``
-        if it was not: the seat could not have seen it); what the integrity review counts."""
-        conn = self.seats[seat].conn if seat < len(self.seats) else None
-        shown = None if conn is None else conn.shown_at(self.publisher.card_version)
-        return None if shown is None else at - shown
-
-    # ------------------------------------------------------------------ contested slaps
-
-    def _track_slaps(self, events: Sequence[Event]) -> None:
-        """Hand the tally every slap action the engine accepted since the last call and the
-        step's events (``events``), then send the judgements of the contests that closed."""
-        game = self.game
-        assert game is not None
-        actions = game.actions_since(self._tracked_actions)
-        self._tracked_actions += len(actions)
-        # Slaps never play a card, so every slap here came before any card this step played.
-        cards_before = game.cards_played - sum(isinstance(e, CardPlayed) for e in events)
-        for kind, seat, at in actions:
-            if kind == "slap" and seat is not None:
-                # the pile the slap was made on: the step being tracked may have taken it
-                self.tally.slap(cards_before, seat, at, self._shown_pile, self._reaction_ms(seat, at),
-                                self.driver.slap_link_ms(seat, at))
-        self.tally.events(events, self._reaction_ms)
-        self.send_judgements()
-
-    def send_judgements(self) -> None:
-        """A ``judgement`` for each contested slap the tally closed, kept in the history."""
-        for contest in self.tally.take_closed():
-            self.publisher.judgement(contest, self.games_played, self.game_names, self.connections)
-
     # ------------------------------------------------------------------ people away (issue 26)
-
-    def _on_action(self, seat: int, intent: Intent) -> None:
-        self.play_count.acted(seat, intent, self.absence.stand_ins)
 
     def present(self, seat: Seat) -> None:
         """The person in ``seat`` is connected again (`ratscrew.server.room.absence.back`)."""
         absence.back(self, seat)
-
-    def announce(self, kind: NoteKind, line: str) -> None:
-        """A line in everyone's log, of the given kind (a step of its own, kept in the history)."""
-        if self.game is not None:
-            self.publisher.publish(self.game, self.games_played, [], self.game_names, self.settle_ms,
-                                   [(conn, self._seat_in_game(member))
-                                    for conn, member in self.connections.items()],
-                                   self._reaction_ms, notes=[(kind, line)])
 
     # ------------------------------------------------------------------ room messages
 
@@ -762,5 +482,5 @@ class Room:
 if TYPE_CHECKING:  # the parts' views of the room are the room (checked here, not at each call)
     def _parts_see_a_room(room: Room) -> tuple[RoutedRoom, AdmittingRoom, ending.EndingRoom,
                                                outage.OutageRoom, outage.PausableRoom, absence.AwayRoom,
-                                               messages.AnnouncingRoom]:
-        return room, room, room, room, room, room, room
+                                               messages.AnnouncingRoom, games.PlayingRoom, making.MadeRoom]:
+        return room, room, room, room, room, room, room, room, room
