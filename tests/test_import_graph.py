@@ -33,9 +33,11 @@ LAYERS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("protocol",): ("client", "tui", "server", "storage", "commands", "offline"),
     ("client", "tui"): ("server", "storage", "commands"),
     ("storage",): ("server", "client", "tui", "commands", "offline"),
+    ("matchmaking", "arenas"): ("bots", "sim", "rl", *ABOVE_THE_SERVER),
 }
 """Each group of top-level packages (or modules) of ``ratscrew`` and the ones it may not import:
-engine <- bots <- sim/rl; protocol <- client, tui, server; storage <- server."""
+engine <- bots <- sim/rl; protocol <- client, tui, server; storage <- server; the pure rules of
+quick play and arenas (pairing, scoring) <- server."""
 ENTRY_POINTS = ("ratscrew.cli",)
 """The only importers of ``ratscrew.commands`` outside it: the command line dispatches to them."""
 
