@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from ratscrew.cards import Card
@@ -244,3 +244,18 @@ class WatchedConnection(FakeConnection):
     def send(self, message: Mapping[str, Any]) -> None:
         self.watch.check(dict(message))
         super().send(message)
+
+
+def receive(ws: Any, kind: str, where: Callable[[dict[str, Any]], bool] = lambda m: True,
+            limit: int = 300, errors_fail: bool = False) -> dict[str, Any]:
+    """The next message of type ``kind`` that passes ``where`` on a `TestClient` websocket,
+    answering pings on the way; with ``errors_fail``, an ``error`` on the way fails at once.
+    ``limit`` messages without it fail the test instead of hanging it."""
+    for _ in range(limit):
+        message: dict[str, Any] = ws.receive_json()
+        if message["type"] == "ping" and kind != "ping":
+            ws.send_json({"type": "pong", "id": message["id"]})
+        if message["type"] == kind and where(message):
+            return message
+        assert not errors_fail or message["type"] != "error", message
+    raise AssertionError(f"no {kind} message in {limit}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import online
 import pytest
 from starlette.testclient import TestClient
 
@@ -34,17 +35,10 @@ def client(store: SqliteStore) -> Iterator[TestClient]:
         yield test_client
 
 
-def receive(ws: Socket, kind: str, where: Callable[[dict[str, Any]], bool] = lambda m: True,
-            limit: int = 500) -> dict[str, Any]:
-    """The next message of type ``kind`` (that passes ``where``), answering pings on the way."""
-    for _ in range(limit):
-        message: dict[str, Any] = ws.receive_json()
-        if message["type"] == "ping" and kind != "ping":
-            ws.send_json({"type": "pong", "id": message["id"]})
-        if message["type"] == kind and where(message):
-            return message
-        assert message["type"] != "error", message
-    raise AssertionError(f"no {kind} message in {limit}")
+def receive(ws: Socket, kind: str,
+            where: Callable[[dict[str, Any]], bool] = lambda m: True) -> dict[str, Any]:
+    """`online.receive` with this module's patience (limit=500, errors_fail=True)."""
+    return online.receive(ws, kind, where, limit=500, errors_fail=True)
 
 
 def new_arena(client: TestClient, players: int = 2) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import Any
 
+import online
 import pytest
 from starlette.testclient import TestClient
 
@@ -36,15 +37,10 @@ def service(client: TestClient) -> QuickPlay:
     return found
 
 
-def receive(ws: Socket, kind: str, where: Callable[[dict[str, Any]], bool] = lambda m: True,
-            limit: int = 300) -> dict[str, Any]:
-    for _ in range(limit):
-        message: dict[str, Any] = ws.receive_json()
-        if message["type"] == "ping" and kind != "ping":
-            ws.send_json({"type": "pong", "id": message["id"]})
-        if message["type"] == kind and where(message):
-            return message
-    raise AssertionError(f"no {kind} message in {limit}")
+def receive(ws: Socket, kind: str,
+            where: Callable[[dict[str, Any]], bool] = lambda m: True) -> dict[str, Any]:
+    """`online.receive` with this module's patience (limit=300)."""
+    return online.receive(ws, kind, where, limit=300)
 
 
 def seek(ws: Socket, name: str, rules: str = "classic", players: int = 2) -> None:

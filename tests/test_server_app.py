@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import online
 import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
@@ -36,16 +37,10 @@ def new_room(client: TestClient, **body: Any) -> str:
     return code
 
 
-def receive(ws: Socket, kind: str, where: Callable[[dict[str, Any]], bool] = lambda m: True,
-            limit: int = 200) -> dict[str, Any]:
-    """The next message of type ``kind`` (that passes ``where``), answering pings on the way."""
-    for _ in range(limit):
-        message: dict[str, Any] = ws.receive_json()
-        if message["type"] == "ping" and kind != "ping":
-            ws.send_json({"type": "pong", "id": message["id"]})
-        if message["type"] == kind and where(message):
-            return message
-    raise AssertionError(f"no {kind} message in {limit}")
+def receive(ws: Socket, kind: str,
+            where: Callable[[dict[str, Any]], bool] = lambda m: True) -> dict[str, Any]:
+    """`online.receive` with this module's patience (limit=200)."""
+    return online.receive(ws, kind, where, limit=200)
 
 
 # ---------------------------------------------------------------------------------- HTTP

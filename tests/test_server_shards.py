@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from typing import Any
 
+import online
 import pytest
 from postgres import PostgresCluster, free_port
 from starlette.testclient import TestClient
@@ -27,16 +28,10 @@ from ratscrew.storage.sqlite import SqliteStore
 Socket = Any  # starlette.testclient.WebSocketTestSession
 
 
-def receive(ws: Socket, kind: str, where: Callable[[dict[str, Any]], bool] = lambda m: True,
-            limit: int = 300) -> dict[str, Any]:
-    """The next message of type ``kind`` (that passes ``where``), answering pings on the way."""
-    for _ in range(limit):
-        message: dict[str, Any] = ws.receive_json()
-        if message["type"] == "ping" and kind != "ping":
-            ws.send_json({"type": "pong", "id": message["id"]})
-        if message["type"] == kind and where(message):
-            return message
-    raise AssertionError(f"no {kind} message in {limit}")
+def receive(ws: Socket, kind: str,
+            where: Callable[[dict[str, Any]], bool] = lambda m: True) -> dict[str, Any]:
+    """`online.receive` with this module's patience (limit=300)."""
+    return online.receive(ws, kind, where, limit=300)
 
 
 def new_room(client: TestClient, **body: Any) -> str:
