@@ -21,15 +21,14 @@ from ratscrew.storage.sqlite import SqliteStore
 
 ANN_KEY = "annKey_0123456789abcdefXYZ"
 BOB_KEY = "bobKey_9876543210zyxwvuQRS"
-START = float(int(time.time()))
-"""The arenas' fake clock starts at the real time: games are stamped by the store's real clock."""
-
-
 class Clock:
-    """The arenas' wall clock, moved by the test."""
+    """The arenas' wall clock, moved by the test. It starts at the real time when the test
+    begins (``start``), since games are stamped by the store's real clock: a clock taken when
+    the module was imported would lag by however long the suite ran before this test."""
 
     def __init__(self) -> None:
-        self.t = START
+        self.start = float(int(time.time()))
+        self.t = self.start
 
     def __call__(self) -> float:
         return self.t
@@ -87,11 +86,13 @@ def players(store: SqliteStore, *names: str) -> dict[str, str]:
                                      f"{name}Public1234"[:12]).player_id for name in names}
 
 
-def test_a_keyed_player_creates_an_arena_and_everyone_sees_it_running(client: TestClient) -> None:
+def test_a_keyed_player_creates_an_arena_and_everyone_sees_it_running(client: TestClient,
+                                                                       clock: Clock) -> None:
     arena_id = new_arena(client, rules="pagat", players=4, minutes=5)
     shown = client.get(f"/api/arenas/{arena_id}").json()
     assert shown == {"id": arena_id, "url": f"/arenas/{arena_id}", "rules": "pagat", "players": 4,
-                     "state": "running", "starts_at": START, "ends_at": START + 300, "now": START,
+                     "state": "running", "starts_at": clock.start, "ends_at": clock.start + 300,
+                     "now": clock.start,
                      "final": False, "standings": []}
     assert [a["id"] for a in client.get("/api/arenas").json()["arenas"]] == [arena_id]
     page = client.get(f"/arenas/{arena_id}")
@@ -103,10 +104,10 @@ def test_an_arena_is_upcoming_then_running_then_finished_by_the_clock(client: Te
     arena_id = new_arena(client, starts_in_s=600, minutes=5)
     states = []
     for t in (0, 599, 600, 899, 900):
-        clock.t = START + t
+        clock.t = clock.start + t
         states.append(client.get(f"/api/arenas/{arena_id}").json()["state"])
     assert states == ["upcoming", "upcoming", "running", "running", "finished"]
-    clock.t = START + 900 + 86_400 + 1  # long finished: no longer listed, still there by its id
+    clock.t = clock.start + 900 + 86_400 + 1  # long finished: no longer listed, still there by its id
     assert client.get("/api/arenas").json()["arenas"] == []
     assert client.get(f"/api/arenas/{arena_id}").json()["final"] is True
 
@@ -181,14 +182,14 @@ def test_the_pools_hear_who_may_enter_and_with_what_standing(client: TestClient,
     arenas = service(client)
     assert arenas.entry(arena_id, ids["Cy"]) == "arena_closed"
     assert arenas.entry("NoSuchAr", ids["Cy"]) == "unknown_arena"
-    clock.t = START + 60
+    clock.t = clock.start + 60
     assert arenas.entry(arena_id, ids["Cy"]) == ArenaEntry(0.0, frozenset())
     arenas.matched("classic", 2, arena_id, "AAAAAA")
     a_game(store, "AAAAAA", "Cy", "Dee", ids=ids)
     assert arenas.entry(arena_id, ids["Cy"]) == ArenaEntry(2.0, frozenset({ids["Dee"]}))
     store.flag_player(ids["Dee"], "classic", 1, ["flat"], 20)
     assert arenas.entry(arena_id, ids["Dee"]) == "flagged"
-    clock.t = START + 60 + 1800
+    clock.t = clock.start + 60 + 1800
     assert arenas.entry(arena_id, ids["Cy"]) == "arena_closed"
     assert store.cancel_arena(arena_id)
     assert arenas.entry(arena_id, ids["Cy"]) == "unknown_arena"
@@ -202,7 +203,7 @@ def test_a_game_running_at_the_end_finishes_and_counts_then_the_standings_are_fi
     arenas.matched("classic", 2, arena_id, "AAAAAA")
     a_game(store, "AAAAAA", "Cy", "Dee", ids=ids)
     running = store.start_game("AAAAAA", 2, "classic", {}, 0.0)
-    clock.t = START + 300
+    clock.t = clock.start + 300
     assert arenas.finish_due() == 0  # its last game is still being played
     shown = client.get(f"/api/arenas/{arena_id}").json()
     assert shown["state"] == "finished" and shown["final"] is False
@@ -216,5 +217,6 @@ def test_a_game_running_at_the_end_finishes_and_counts_then_the_standings_are_fi
     assert final["standings"][0]["rank"] == final["standings"][1]["rank"] == 1
     page = client.get(f"/api/players/{ids['Dee']}").json()
     assert page["arenas"] == [{"arena_id": arena_id, "rules": "classic", "players": 2,
-                               "starts_at": START, "ends_at": START + 300, "rank": 1, "entrants": 2,
+                               "starts_at": clock.start, "ends_at": clock.start + 300, "rank": 1,
+                               "entrants": 2,
                                "score": 2, "games": 2, "wins": 1}]
