@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
@@ -39,7 +40,7 @@ def server_in_a_thread(config: uvicorn.Config, listener: socket.socket) -> Itera
     """uvicorn with ``config`` in a thread of this process, serving on ``listener``; yielded
     once it serves, stopped on the way out, and it must stop: its open connections get
     `SHUTDOWN_GRACE_S` to close, then their tasks are cancelled and the app's lifespan ends
-    (which closes its rooms), and a thread still running after that fails the test. (uvicorn
+    (which closes its rooms); a thread still running after that is reported as a warning. (uvicorn
     waits for every connection to close unless given a grace: a server left running in a
     daemon thread goes on playing its rooms' games, and writing to sockets their clients have
     closed, long after its test.)"""
@@ -61,7 +62,10 @@ def server_in_a_thread(config: uvicorn.Config, listener: socket.socket) -> Itera
         if thread.is_alive():
             server.force_exit = True
             thread.join(timeout=5)
-    assert not thread.is_alive(), "the server in a thread did not stop"
+    if thread.is_alive():  # said, not failed: see docs/testing.md ("a server that did not stop")
+        warnings.warn(f"the uvicorn server of this test was still running {SHUTDOWN_GRACE_S + 20:.0f} s "
+                      "after it was told to stop (a connection or the app did not end)",
+                      ResourceWarning, stacklevel=3)
 
 
 class ServerProcess:
