@@ -38,6 +38,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from uvicorn._types import ASGISendEvent
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
 from websockets.frames import Frame
@@ -204,7 +205,13 @@ class BatchedReadProtocol(WebSocketsSansIOProtocol):
 
     async def send(self, message: ASGISendEvent) -> None:
         """The app's awaited send (uvicorn's), counted like `send_text_now`'s writes: it waits
-        while the client leaves too much unread."""
+        while the client leaves too much unread. A text or bytes send on a connection whose
+        socket is already closing (lost, and ``connection_lost`` not run yet) raises
+        `ClientDisconnected` at once: uvicorn's own send would write into the lost socket
+        without yielding (asyncio logs "socket.send() raised exception." for each), so an app
+        that sends in a loop would spin there and starve the loop that would tell it."""
+        if message["type"] == "websocket.send" and self.transport.is_closing():
+            raise ClientDisconnected()
         await super().send(message)
         if message["type"] == "websocket.send":
             data = message.get("text") or message.get("bytes") or b""
