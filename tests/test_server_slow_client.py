@@ -182,6 +182,38 @@ def test_the_awaited_send_waits_while_the_client_leaves_too_much_unread() -> Non
         assert sum(written) > held_at + UNSENT_HIGH_WATER, "the sends did not go on once it read"
 
 
+def test_an_app_sending_in_a_loop_hears_that_its_client_is_gone() -> None:
+    """A client that vanishes (its socket reset) under an app that sends in a loop: the app's
+    next send raises (uvicorn's `ClientDisconnected`) instead of writing into the lost socket
+    without ever yielding, which starved the loop, flooded the log with "socket.send() raised
+    exception." and left the server unable to stop."""
+    import threading
+
+    from uvicorn.protocols.utils import ClientDisconnected
+
+    ended = threading.Event()
+
+    async def app(scope: dict[str, object], receive: Any, send: Any) -> None:
+        if scope["type"] != "websocket":
+            return
+        await receive()
+        await send({"type": "websocket.accept"})
+        try:
+            while True:
+                await send({"type": "websocket.send", "text": "x" * 100})
+        except ClientDisconnected:
+            ended.set()
+
+    with bare_server(app) as port:
+        client = socket.socket()
+        client.connect(("127.0.0.1", port))
+        client.sendall(handshake("/", f"127.0.0.1:{port}"))
+        client.recv(1 << 16)  # the handshake's answer and the first messages
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        client.close()  # with unread data and linger 0: a reset
+        assert ended.wait(timeout=10), "the app kept sending to a client that is gone"
+
+
 def test_an_error_in_the_handler_of_a_message_read_in_place_closes_with_1011() -> None:
     """A message handed to the app in the read callback (`take_messages`) whose handling
     raises closes that connection with 1011, and the app hears the close as from a client."""
