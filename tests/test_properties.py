@@ -4,6 +4,7 @@ game ends (a repeated state counts as an end: a reported cycle)."""
 
 import contextlib
 import dataclasses
+import functools
 import json
 import random
 from collections import Counter
@@ -33,12 +34,17 @@ def strings_in(value: Any) -> list[str]:
     return []
 
 
+@functools.cache
+def card_text(text: str) -> str | None:
+    """``text`` as the card it names (``str(Card.parse(text))``), or None if it names none;
+    remembered, since the same few hundred strings come back in every observation."""
+    with contextlib.suppress(ValueError):
+        return str(Card.parse(text))
+    return None
+
+
 def card_strings(value: Any) -> set[str]:
-    found = set()
-    for text in strings_in(value):
-        with contextlib.suppress(ValueError):
-            found.add(str(Card.parse(text)))
-    return found
+    return {card for text in strings_in(value) if (card := card_text(text)) is not None}
 
 
 def state_of(game: Game) -> Any:
