@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play watch test quick lint typecheck jscheck unit protocol-types bench clean pyodide
+.PHONY: play watch test quick quick-unit lint typecheck jscheck unit protocol-types bench clean pyodide
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +18,13 @@ play: $(STAMP)
 watch: $(STAMP)
 	$(BIN)/ratscrew watch
 
-test: $(STAMP) lint typecheck jscheck pyodide unit
+# The checks (ruff, mypy, TypeScript's checker and the JavaScript tests) run beside pytest, not
+# before it: in a fresh clone mypy alone takes half a minute of one core, and pytest's controller
+# spends its first minute compiling the simulation kernel on one core (docs/testing.md). Every
+# part still runs to its end, and `make test` fails if any of them failed.
+CHECKS := lint typecheck jscheck
+test: $(STAMP) pyodide
+	$(MAKE) --no-print-directory -j 4 $(CHECKS) unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check ratscrew tests benchmarks
@@ -35,7 +41,7 @@ node_modules/.installed: package.json package-lock.json
 
 jscheck: node_modules/.installed
 	node_modules/.bin/tsc -p tsconfig.json
-	node --test tests/js/
+	node --test --test-reporter=dot tests/js/
 
 # The offline table (/play) runs the engine in the browser through Pyodide: its files come from
 # the npm package pinned in package.json and are served by `ratscrew serve` from the package's
@@ -63,7 +69,10 @@ unit: $(STAMP)
 # The fast layer (docs/testing.md): everything but the tests marked browser, postgres, nginx,
 # process or slow in tests/conftest.py, then the JavaScript tests. `make test` runs it all.
 QUICK := not (browser or postgres or nginx or process or slow)
-quick: $(STAMP) jscheck
+quick: $(STAMP) node_modules/.installed
+	$(MAKE) --no-print-directory -j 2 jscheck quick-unit
+
+quick-unit: $(STAMP)
 	$(BIN)/pytest $(PARALLEL) -m "$(QUICK)"
 
 # The page's declarations of the online protocol, written from its Python types in
