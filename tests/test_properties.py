@@ -3,6 +3,7 @@ leaks into any observation, a failed action changes nothing, a replay is identic
 game ends (a repeated state counts as an end: a reported cycle)."""
 
 import contextlib
+import copy
 import dataclasses
 import functools
 import json
@@ -206,3 +207,37 @@ def test_every_status_is_observed_as_the_accessors_give_it(
     rules = dataclasses.replace(Ruleset.preset("classic"), **variant)
     game = Game.deal(rules, players=players, seed=seed, outsiders=1)
     chaos(game, random.Random(seed), steps=300)
+
+
+def random_actions(game: Game, rng: random.Random, steps: int) -> None:
+    """Random actions from every seat, legal or not (refused ones change nothing)."""
+    for _ in range(steps):
+        if game.over:
+            return
+        at = game.now + rng.choice([0, 5, 100, 400, 1200])
+        seat = rng.randrange(game.players)
+        kind = rng.choice(["play", "play", "slap", "slap", "advance"])
+        with contextlib.suppress(IllegalActionError):
+            if kind == "advance":
+                game.advance(at=at)
+            elif kind == "play":
+                game.play(seat, at=at)
+            else:
+                game.slap(seat, at=at)
+
+
+@FEW
+@given(preset=PRESETS, seed=SEEDS, players=st.integers(min_value=2, max_value=5),
+       played=st.integers(min_value=0, max_value=300))
+def test_a_copy_plays_on_as_a_deep_copy_would_and_leaves_its_game_alone(
+        preset: str, seed: int, players: int, played: int) -> None:
+    game = Game.deal(Ruleset.preset(preset), players=players, seed=seed)
+    random_actions(game, random.Random(seed), played)
+    before = state_of(game)
+    twin, deep = game.copy(), copy.deepcopy(game)
+    for trial in (twin, deep):
+        random_actions(trial, random.Random(seed + 1), 60)
+    assert state_of(game) == before
+    assert state_of(twin) == state_of(deep)
+    assert twin.observe(None) == deep.observe(None)
+    assert twin.to_record() == deep.to_record()

@@ -4,7 +4,6 @@ up to the results), the reaction limit, reproducible seeds and clear errors for 
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import warnings
 from collections import Counter
@@ -146,7 +145,7 @@ def test_random_play_is_legal_conserves_the_deck_and_pays_the_result(
     while not done:
         action = masked_random(rng, observation["action_mask"])
         if action and steps % 5 == 0:  # the engine itself accepts it, right now
-            trial = copy.deepcopy(core.game)
+            trial = core.game.copy()
             try:
                 (trial.play if action == PLAY else trial.slap)(0, trial.now)
             except IllegalActionError as error:  # pragma: no cover - the failure being tested
