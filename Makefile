@@ -56,11 +56,12 @@ ratscrew/web/pyodide/.copied: node_modules/.installed
 
 pyodide: ratscrew/web/pyodide/.copied
 
-# Most tests wait (servers, browsers, PostgreSQL) rather than compute, so the suite runs on one
-# worker more than the machine has cores, a module to a worker (its shared fixtures start once)
+# Many tests wait (servers, browsers, PostgreSQL) rather than compute, so the suite runs on two
+# workers more than the machine has cores (on 2 cores, measured: 3 workers 12:01, 4 workers
+# 10:39, 5 workers 11:45 of pytest, the CPU of five contending), a module to a worker (its shared fixtures start once)
 # but for a few long waits of their own, longest first: with --dist loadgroup, tests/conftest.py
 # supplies the scheduler (work_unit, LONGEST_FIRST; docs/testing.md).
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 2 )))
 PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 
 unit: $(STAMP)
