@@ -14,6 +14,7 @@ storage below the server; nothing imports the commands but the command line's en
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import ratscrew
@@ -115,9 +116,16 @@ def import_graph() -> dict[str, set[str]]:
     >>> "ratscrew.cards" in import_graph()["ratscrew.engine"]
     True
     """
+    return {name: set(imported) for name, imported in _parsed_graph().items()}
+
+
+@functools.cache
+def _parsed_graph() -> dict[str, frozenset[str]]:
+    """`import_graph`, parsed once per run (every test of this module reads it: parsing every
+    module of ratscrew took a second of CPU each time)."""
     modules = _modules()
     known = set(modules)
-    return {name: _imports(name, path, known) for name, path in modules.items()}
+    return {name: frozenset(_imports(name, path, known)) for name, path in modules.items()}
 
 
 def _is_own_package_init(importer: str, imported: str) -> bool:
