@@ -259,3 +259,25 @@ def receive(ws: Any, kind: str, where: Callable[[dict[str, Any]], bool] = lambda
             return message
         assert not errors_fail or message["type"] != "error", message
     raise AssertionError(f"no {kind} message in {limit}")
+
+
+def play_to_the_end(ws: Any, seat: int, limit: int = 2_000) -> dict[str, Any]:
+    """The ``game_over`` of a `TestClient` websocket's game, its seat playing a card whenever
+    the state says it may. For the player left after the others resign: a resigned player may
+    slap back in, so the game goes on until one seat holds every card, and a player who only
+    waited would wait out a turn timeout per card. A play refused because the pile's
+    collection came due on its way changes nothing (the next state is played on); any other
+    error fails. ``limit`` messages without ``game_over`` fail the test instead of hanging it."""
+    played: set[int] = set()
+    for _ in range(limit):
+        message: dict[str, Any] = ws.receive_json()
+        if message["type"] == "ping":
+            ws.send_json({"type": "pong", "id": message["id"]})
+        elif message["type"] == "game_over":
+            return message
+        elif (message["type"] == "state" and message["observation"]["may"]["play"][seat]
+              and message["version"] not in played):
+            played.add(message["version"])
+            ws.send_json({"type": "play"})
+        assert message["type"] != "error" or message["code"] == "illegal", message
+    raise AssertionError(f"no game_over in {limit} messages")

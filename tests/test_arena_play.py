@@ -83,33 +83,12 @@ def play(client: TestClient, matched: dict[str, dict[str, Any]], resign_in_order
             sockets[name].send_json({"type": "resign"})
             receive(sockets[name], "state", resigned(welcomes[name]["seat"]))
         (last,) = set(sockets) - set(resign_in_order)
-        play_to_the_end(sockets[last], welcomes[last]["seat"])
+        online.play_to_the_end(sockets[last], welcomes[last]["seat"])
         for name in resign_in_order:
             receive(sockets[name], "game_over")
     finally:
         for ws in sockets.values():
             ws.__exit__(None, None, None)
-
-
-def play_to_the_end(ws: Socket, seat: int) -> None:
-    """The player left in plays a card whenever it may until ``game_over`` (a resigned
-    player may still slap in, so the game goes on until it has every card; idle, it would wait
-    out a turn timeout on every card)."""
-    played: set[int] = set()
-    for _ in range(2_000):
-        message = ws.receive_json()
-        if message["type"] == "ping":
-            ws.send_json({"type": "pong", "id": message["id"]})
-        elif message["type"] == "game_over":
-            return
-        elif (message["type"] == "state" and message["observation"]["may"]["play"][seat]
-              and message["version"] not in played):
-            played.add(message["version"])
-            ws.send_json({"type": "play"})
-        # a play may meet a pile whose collection came due on its way (refused, changing
-        # nothing: the next state is played on); any other error fails
-        assert message["type"] != "error" or message["code"] == "illegal", message
-    raise AssertionError("no game_over in 2,000 messages")
 
 
 def resigned(seat: int) -> Callable[[dict[str, Any]], bool]:

@@ -74,7 +74,7 @@ def test_a_seeker_on_each_shard_meets_the_other_at_one_table(
         receive(ann_seat, "state")  # no host: it starts once both have joined
         receive(bob_seat, "state")
         bob_seat.send_json({"type": "resign"})
-        over = receive(ann_seat, "game_over")
+        over = online.play_to_the_end(ann_seat, to_ann["seat"])
     assert a.get(over["record_url"]).json() == b.get(over["record_url"]).json()
     store = b.app.state.server.store  # type: ignore[attr-defined]
     assert store.game_count() == 1
