@@ -23,7 +23,7 @@ and games share a rank (``1 2 2 4``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 WIN_POINTS = 2
 """A win at a 2-player table."""
@@ -63,8 +63,7 @@ class Standing:
 
     def as_json(self) -> dict[str, object]:
         """The standing as ``GET /api/arenas/ID`` sends it."""
-        return {"rank": self.rank, "player_id": self.player_id, "name": self.name,
-                "score": self.score, "games": self.games, "wins": self.wins, "streak": self.streak}
+        return asdict(self)
 
 
 def base_points(place: int | None, won: bool, players: int) -> int:
