@@ -39,18 +39,45 @@ def _is_bmn_option(argument: str) -> bool:
     return argument in _BMN_OPTIONS
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser with every command module's sub-command registered."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command module's sub-command registered; given the ``command``
+    about to run, only the module that registers it, where one does (`command_modules`).
+
+    A command module imports what its command needs (``serve`` the server, ``play`` the
+    terminal game): registering one keeps ``ratscrew serve`` from importing Textual and the
+    simulator's progress bars, about a third of a second at every start. Anything else (no
+    command, ``--help``, a misspelt command) gets every command, so that help and errors list
+    them all.
+    """
     parser = argparse.ArgumentParser(
         prog="ratscrew",
         description="Egyptian Rat Screw: play, watch, judge and simulate under any house rules.",
         epilog="Run 'ratscrew COMMAND --help' for the options of one command.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    names = command_modules(command) if command is not None else []
+    for name in names:
+        importlib.import_module(f"ratscrew.commands.{name}").register(subparsers)
+    if command is not None and command in subparsers.choices:
+        return parser
+    if names:  # the guess registered something else: start again with every command
+        return build_parser()
     for info in sorted(pkgutil.iter_modules(ratscrew.commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"ratscrew.commands.{info.name}")
-        module.register(subparsers)
+        importlib.import_module(f"ratscrew.commands.{info.name}").register(subparsers)
     return parser
+
+
+def command_modules(command: str) -> list[str]:
+    """The command modules that may register ``command``: the module of its name (hyphens as
+    underscores), and for a hyphenated one the module of its first word (``bench-train`` is
+    ``bench``'s).
+
+    >>> command_modules("sim-sweep"), command_modules("bench-train"), command_modules("nope")
+    (['sim_sweep', 'sim'], ['bench'], [])
+    """
+    modules = {info.name for info in pkgutil.iter_modules(ratscrew.commands.__path__)}
+    candidates = [command.replace("-", "_"), command.split("-", 1)[0]]
+    return [name for name in dict.fromkeys(candidates) if name in modules]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         deals = [a for a in args_list[1:] if not _is_bmn_option(a)]
         others = [a for a in args_list[1:] if _is_bmn_option(a)]
         args_list = ["bmn", *others, "--", *deals]
-    parser = build_parser()
+    parser = build_parser(args_list[0] if args_list else None)
     args = parser.parse_args(args_list)
     if getattr(args, "run", None) is None:
         parser.print_help()

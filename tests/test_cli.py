@@ -122,3 +122,34 @@ def test_a_rules_file_with_a_setting_out_of_bounds_is_one_clear_line(
     status, _, err = run(capsys, "rules", "show", str(path))
     assert status != 0 and "Traceback" not in err
     assert err.strip().endswith("grace_ms: must be from 0 to 3600000, got a number of 31 digits"), err
+
+
+def test_a_command_imports_only_its_own_module_so_the_server_starts_without_the_terminal_game() -> None:
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys; from ratscrew.cli import build_parser; "
+         "build_parser('serve').parse_args(['serve', '--port', '0']); "
+         "print(sorted(m for m in ('textual', 'ratscrew.tui.replay', 'rich.progress', 'ratscrew.server.app', "
+         "'ratscrew.commands.serve', 'ratscrew.commands.play') if m in sys.modules))"],
+        capture_output=True, text=True, check=True).stdout.split("\n")[0]
+    assert loaded == "['ratscrew.commands.serve']", loaded
+
+
+def test_a_misspelt_command_and_help_still_name_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_status:
+        main(["sevre"])
+    err = capsys.readouterr().err
+    assert exit_status.value.code == 2 and "invalid choice: 'sevre'" in err
+    assert all(command in err for command in ("serve", "play", "join", "sim-sweep", "bench-train")), err
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert all(command in out for command in ("serve", "replay", "bmn-search", "lab")), out
+
+
+@pytest.mark.parametrize("words", [["bench", "train", "--help"], ["sim", "sweep", "--help"],
+                                   ["bmn", "search", "--help"], ["sim-sweep", "--help"]])
+def test_two_word_commands_find_their_module(capsys: pytest.CaptureFixture[str], words: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_status:
+        main(words)
+    assert exit_status.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: ratscrew {'-'.join(words[:-1])}")
