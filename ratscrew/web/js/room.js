@@ -744,7 +744,7 @@ function renderStatus() {
   }
   const limit = session.room?.settings.time_limit_ms ?? 0;  // in table time, shown a settling window later
   if (limit && !observation.over) text += ` · ${clockLeft(remainingMs(limit + (state.settle_ms ?? 0), state.sent_at, since))} left`;
-  node.textContent = text;
+  if (node.textContent !== text) node.textContent = text;  // ten times a second: repaint only a change
 }
 
 // ------------------------------------------------------------------ results
