@@ -87,6 +87,9 @@ def open_table(page: Any) -> None:
     page.wait_for_selector("[data-testid=table]:not([hidden])")
 
 
+POLL_MS = 100
+"""How often a long wait looks at the page: Playwright's default looks at every animation frame,
+which keeps Chromium drawing 60 frames a second for the whole minute of a game."""
 PLAYABLE_OR_OVER = """() => !document.querySelector("[data-testid=results]").hidden
   || (document.querySelector("[data-testid=status]").textContent.startsWith("Your turn")
       && !document.querySelector("[data-testid=play]").disabled)"""
@@ -96,7 +99,7 @@ def play_to_the_end(page: Any) -> None:
     """Press Play on every turn of ours until the results come (the time limit ends the game)."""
     results = page.locator("[data-testid=results]")
     while True:
-        page.wait_for_function(PLAYABLE_OR_OVER, timeout=120_000)
+        page.wait_for_function(PLAYABLE_OR_OVER, timeout=120_000, polling=POLL_MS)
         if results.is_visible():
             return
         version = page.evaluate("document.querySelector('[data-testid=deck]').dataset.cards")
@@ -105,7 +108,7 @@ def play_to_the_end(page: Any) -> None:
             """(cards) => !document.querySelector("[data-testid=results]").hidden
                 || document.querySelector("[data-testid=deck]").dataset.cards !== cards
                 || !document.querySelector("[data-testid=status]").textContent.startsWith("Your turn")""",
-            arg=version, timeout=30_000)
+            arg=version, timeout=30_000, polling=POLL_MS)
 
 
 def test_the_app_is_installable_and_opens_without_its_server(server: ServerProcess, pages: Pages) -> None:
