@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import pytest
+from browsing import browser, playwright  # noqa: F401  (fixtures: one Chromium per module)
 from postgres import fresh_database, postgres_cluster, private_cluster
 
 __all__ = ["fresh_database", "postgres_cluster", "private_cluster"]

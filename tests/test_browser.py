@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browsing import CHROMIUM
 from serving import ServerProcess
 
 from ratscrew.engine import Game
 from ratscrew.ruleset import Ruleset
 
-CHROMIUM = os.environ.get("RATSCREW_CHROMIUM", "/usr/bin/chromium")
 SCREENSHOTS = os.environ.get("RATSCREW_SCREENSHOTS")
 """Where the screenshots go: a temporary folder, unless this names one (the ones in docs/online.md
 are made with ``RATSCREW_SCREENSHOTS=docs/img .venv/bin/pytest tests/test_browser.py``)."""
@@ -39,17 +39,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
 
 
 @pytest.fixture(scope="module")
-def images(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return Path(SCREENSHOTS) if SCREENSHOTS else tmp_path_factory.mktemp("screenshots")
+def page_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One server for the tests of a module that make no player and no room (their pages' data
+    is faked, or they play offline): they use only its files and pages, so they share it."""
+    with ServerProcess(tmp_path_factory.mktemp("pages") / "ratscrew.db") as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM,
-                                              args=["--no-sandbox", "--headless", "--disable-gpu"])
-        yield launched
-        launched.close()
+def images(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return Path(SCREENSHOTS) if SCREENSHOTS else tmp_path_factory.mktemp("screenshots")
 
 
 FAILURE_VIEW = {"connection": "[data-testid=connection]", "status": "[data-testid=status]",

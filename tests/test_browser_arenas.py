@@ -22,15 +22,16 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 import test_browser
+from browsing import CHROMIUM
 from serving import ServerProcess
-from test_browser import CHROMIUM, Pages
+from test_browser import Pages
 from test_browser_friends import axe_clean
 from test_browser_players import SIZES, no_sideways_scroll, shot
 
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
 
-server, browser, pages = test_browser.server, test_browser.browser, test_browser.pages
+server, pages = test_browser.server, test_browser.pages
 
 MAKER_KEY = "maker-key-Qm3xT9vLp2Zr7WbK4sYd8H"
 

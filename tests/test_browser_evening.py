@@ -16,15 +16,16 @@ from pathlib import Path
 
 import pytest
 import test_browser
+from browsing import CHROMIUM
 from serving import ServerProcess
-from test_browser import CHROMIUM, Pages, join
+from test_browser import Pages, join
 from test_browser_friends import axe_clean, friend, shot
 
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
 
 # the real server, the browser and the error-recording pages: test_browser.py's fixtures
-server, browser, pages = test_browser.server, test_browser.browser, test_browser.pages
+server, pages = test_browser.server, test_browser.pages
 
 
 def test_a_seat_added_in_the_lobby_after_a_game_takes_a_friend_into_the_next_game(

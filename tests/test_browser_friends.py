@@ -21,9 +21,10 @@ from typing import Any
 
 import pytest
 import test_browser
+from browsing import CHROMIUM
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from serving import ServerProcess
-from test_browser import CHROMIUM, Pages, early_double, join, pile, wait_cards_played, wait_for_the_deal
+from test_browser import Pages, early_double, join, pile, wait_cards_played, wait_for_the_deal
 
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path(os.environ.get("RATSCREW_SCREENSHOTS") or ROOT / "screenshots")
@@ -34,7 +35,7 @@ pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM
                                 reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
 
 # the real server, the browser and the error-recording pages: test_browser.py's fixtures
-server, browser, pages = test_browser.server, test_browser.browser, test_browser.pages
+server, pages = test_browser.server, test_browser.pages
 
 
 def friend(pages: Pages, url: str, size: str) -> Any:

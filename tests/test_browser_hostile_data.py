@@ -4,16 +4,15 @@ with the server's words beside the name box."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browsing import CHROMIUM
 from serving import ServerProcess
 
-CHROMIUM = os.environ.get("RATSCREW_CHROMIUM", "/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -23,15 +22,6 @@ sync_api = pytest.importorskip("playwright.sync_api")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with ServerProcess(tmp_path_factory.mktemp("browser-hostile") / "ratscrew.db") as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM,
-                                              args=["--no-sandbox", "--headless", "--disable-gpu"])
-        yield launched
-        launched.close()
 
 
 def open_room(browser: Any, server: ServerProcess, code: str, name: str) -> Any:

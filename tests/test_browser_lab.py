@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 import test_browser
+from browsing import CHROMIUM
 from serving import ServerProcess
-from test_browser import CHROMIUM, Pages, join
+from test_browser import Pages, join
 from test_browser_friends import axe_clean
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +28,7 @@ SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "hei
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
 
-server, browser, pages = test_browser.server, test_browser.browser, test_browser.pages
+server, pages = test_browser.server, test_browser.pages
 
 
 def no_sideways_scroll(page: Any) -> None:

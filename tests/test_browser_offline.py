@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import test_browser
+from browsing import CHROMIUM
 from serving import ServerProcess
-from test_browser import CHROMIUM, Pages, images, join, sync_api  # noqa: F401  (images: a fixture)
+from test_browser import Pages, images, join, sync_api  # noqa: F401  (images: a fixture)
 from test_browser_friends import axe_clean
 
 from ratscrew.offline.check import seeded_game
@@ -34,9 +36,12 @@ SEEDED = "rules=classic&bots=casual,casual,casual&seed=42&time_limit_ms=600000"
 LOADING_MS = 180_000
 """How long Pyodide may take to start on a loaded test machine (it takes 8 s on a busy one)."""
 
+page_server = test_browser.page_server
+
 
 @pytest.fixture
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A server of the test's own: the test kills it (the other tests share `page_server`)."""
     with ServerProcess(tmp_path_factory.mktemp("offline") / "ratscrew.db") as running:
         yield running
 
@@ -55,12 +60,6 @@ class Profiles:
         return self.playwright.chromium.launch_persistent_context(
             self.folder / f"profile-{next(self.numbers)}", executable_path=CHROMIUM,
             args=["--no-sandbox", "--headless", "--disable-gpu"], **options)
-
-
-@pytest.fixture(scope="module")
-def playwright() -> Iterator[Any]:
-    with sync_api.sync_playwright() as running:
-        yield running
 
 
 @pytest.fixture
@@ -128,11 +127,11 @@ def test_the_app_is_installable_and_opens_without_its_server(server: ServerProce
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)], ids=["laptop", "phone"])
-def test_after_one_visit_a_whole_game_plays_offline(server: ServerProcess, pages: Pages,
+def test_after_one_visit_a_whole_game_plays_offline(page_server: ServerProcess, pages: Pages,
                                                     images: Path, size: tuple[int, int]) -> None:  # noqa: F811
     width, height = size
     # bypass_csp only to inject axe-core; the seeded test runs the worker under the real policy
-    page = pages.open(server.url + PLAY, viewport={"width": width, "height": height},
+    page = pages.open(page_server.url + PLAY, viewport={"width": width, "height": height},
                       is_mobile=width < 600, has_touch=width < 600, bypass_csp=True)
     requests: list[str] = []
     page.context.on("request", lambda request: requests.append(request.url))
@@ -150,13 +149,13 @@ def test_after_one_visit_a_whole_game_plays_offline(server: ServerProcess, pages
     assert page.locator("[data-testid=record]").is_hidden()  # nothing is stored offline
     page.screenshot(path=str(images / f"offline-results-{width}x{height}.png"))
     axe_clean(page, f"the offline table's results at {width}×{height}")
-    elsewhere = [url for url in requests if not url.startswith((server.url, "data:", "blob:"))]
+    elsewhere = [url for url in requests if not url.startswith((page_server.url, "data:", "blob:"))]
     assert elsewhere == [], "the offline table fetched from elsewhere"
 
 
-def test_the_worker_plays_the_seeded_game_to_the_same_end_as_the_server(server: ServerProcess,
+def test_the_worker_plays_the_seeded_game_to_the_same_end_as_the_server(page_server: ServerProcess,
                                                                          pages: Pages) -> None:
-    page = pages.open(server.url + "/play")  # the strict policy: only the worker compiles wasm
+    page = pages.open(page_server.url + "/play")  # the strict policy: only the worker compiles wasm
     summary = page.evaluate("""(query) => new Promise((resolve, reject) => {
         const worker = new Worker("/static/js/offline/worker.js", { type: "module" });
         worker.onmessage = (event) => {
@@ -169,11 +168,11 @@ def test_the_worker_plays_the_seeded_game_to_the_same_end_as_the_server(server: 
     assert summary["over"] and summary["cards_played"] > 100
 
 
-def test_without_pyodide_the_table_says_what_to_do(server: ServerProcess, pages: Pages) -> None:
-    page = pages.open(server.url + "/", service_workers="block")
+def test_without_pyodide_the_table_says_what_to_do(page_server: ServerProcess, pages: Pages) -> None:
+    page = pages.open(page_server.url + "/", service_workers="block")
     page.context.route("**/static/pyodide/**", lambda route: route.fulfill(status=404, body="not here"))
     pages.expected.append("404")
-    page.goto(server.url + PLAY)
+    page.goto(page_server.url + PLAY)
     page.wait_for_selector("body[data-offline-failed]", timeout=LOADING_MS)
     assert "make pyodide" in page.locator("[data-testid=connection]").inner_text()
 
@@ -224,9 +223,9 @@ def slappable_piles(states: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return firsts
 
 
-def test_a_whole_game_read_through_the_live_regions(server: ServerProcess, pages: Pages,
+def test_a_whole_game_read_through_the_live_regions(page_server: ServerProcess, pages: Pages,
                                                     images: Path) -> None:  # noqa: F811
-    page = pages.open(server.url + PLAY, viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    page = pages.open(page_server.url + PLAY, viewport={"width": 1280, "height": 800}, bypass_csp=True)
     page.evaluate(HEARD)
     page.evaluate("() => (document.activeElement instanceof HTMLElement) && document.activeElement.blur()")
     page.keyboard.press("Tab")  # the switch is the first thing a keyboard or screen reader reaches
@@ -281,9 +280,9 @@ def test_a_whole_game_read_through_the_live_regions(server: ServerProcess, pages
     page.screenshot(path=str(images / "offline-screen-reader-1280x800.png"))
 
 
-def test_one_thumb_on_a_phone(server: ServerProcess, pages: Pages) -> None:
+def test_one_thumb_on_a_phone(page_server: ServerProcess, pages: Pages) -> None:
     """Play and Slap in the bottom third, the pile itself a slap target, a haptics setting."""
-    page = pages.open(server.url + PLAY, viewport={"width": 390, "height": 844}, is_mobile=True,
+    page = pages.open(page_server.url + PLAY, viewport={"width": 390, "height": 844}, is_mobile=True,
                       has_touch=True)
     open_table(page)
     for control in ("play", "slap"):

@@ -8,33 +8,21 @@ room here.
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browsing import CHROMIUM
 from nginx import NginxProxy, shipped_routing
 from postgres import free_port, unavailable
 from serving import ServerProcess
-
-CHROMIUM = os.environ.get("RATSCREW_CHROMIUM", "/usr/bin/chromium")
 
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
 
 sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM,
-                                              args=["--no-sandbox", "--headless", "--disable-gpu"])
-        yield launched
-        launched.close()
 
 
 def create_and_join(browser: Any, url: str) -> list[str]:

@@ -26,8 +26,9 @@ from urllib.parse import urlsplit
 
 import pytest
 import test_browser
+from browsing import CHROMIUM
 from serving import ServerProcess
-from test_browser import CHROMIUM, Pages, join
+from test_browser import Pages, join
 from test_browser_friends import axe_clean
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +39,7 @@ PLAYERS_API = "/api/players" in (ROOT / "ratscrew" / "server" / "app.py").read_t
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
 
-server, browser, pages = test_browser.server, test_browser.browser, test_browser.pages
+server, page_server, pages = test_browser.server, test_browser.page_server, test_browser.pages
 
 ANN = "Ann3xQ7pLm9vR2sT"
 KEY = "k3y-of-ann_0123456789abcdefghijk"
@@ -146,10 +147,10 @@ def no_sideways_scroll(page: Any) -> None:
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_a_players_page_draws_ratings_reactions_slaps_and_games(server: ServerProcess, pages: Pages,
+def test_a_players_page_draws_ratings_reactions_slaps_and_games(page_server: ServerProcess, pages: Pages,
                                                                 size: str) -> None:
     player = fixture_player()
-    page = open_page(pages, f"{server.url}/players/{ANN}", size,
+    page = open_page(pages, f"{page_server.url}/players/{ANN}", size,
                      answers={f"/api/players/{ANN}": (200, player)})
     page.wait_for_selector("[data-testid=player-name]:has-text('Ann')")
     shot(page, f"player-page-{size}")
@@ -203,13 +204,13 @@ def test_a_players_page_draws_ratings_reactions_slaps_and_games(server: ServerPr
     axe_clean(page, f"a player's page ({size})")
 
 
-def test_a_flagged_players_page_says_why_and_which_games_were_not_rated(server: ServerProcess,
+def test_a_flagged_players_page_says_why_and_which_games_were_not_rated(page_server: ServerProcess,
                                                                         pages: Pages) -> None:
     player = fixture_player()
     reason = ("18 of 18 reactions were under 100 ms, faster than any person reacts")
     player["integrity"] = {"flagged": True, "reasons": [reason], "checked_slaps": 18}
     player["games"][0]["unrated"] = "a player in it is under integrity review (unrated)"
-    page = open_page(pages, f"{server.url}/players/{ANN}", "phone",
+    page = open_page(pages, f"{page_server.url}/players/{ANN}", "phone",
                      answers={f"/api/players/{ANN}": (200, player)})
     page.wait_for_selector("[data-testid=integrity]:visible")
     assert "Under review" in page.inner_text("[data-testid=integrity]")
@@ -221,7 +222,7 @@ def test_a_flagged_players_page_says_why_and_which_games_were_not_rated(server: 
     no_sideways_scroll(page)
     axe_clean(page, "a flagged player's page")
     # an unflagged player's page shows no such panel
-    calm = open_page(pages, f"{server.url}/players/{ANN}", "phone",
+    calm = open_page(pages, f"{page_server.url}/players/{ANN}", "phone",
                      answers={f"/api/players/{ANN}": (200, fixture_player())})
     calm.wait_for_selector("[data-testid=player-name]:has-text('Ann')")
     assert calm.locator("[data-testid=integrity]").is_hidden()
@@ -229,8 +230,8 @@ def test_a_flagged_players_page_says_why_and_which_games_were_not_rated(server: 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_the_leaderboard_shows_rank_rating_provisional_and_links_players(
-        server: ServerProcess, pages: Pages, size: str) -> None:
-    page = open_page(pages, f"{server.url}/leaderboard?rules=classic", size,
+        page_server: ServerProcess, pages: Pages, size: str) -> None:
+    page = open_page(pages, f"{page_server.url}/leaderboard?rules=classic", size,
                      answers={"/api/leaderboard": (200, fixture_board())})
     page.wait_for_selector("[data-testid=leaderboard] tr:has-text('Cat')")
     rows = page.locator("[data-testid=leaderboard] tr")
@@ -244,11 +245,11 @@ def test_the_leaderboard_shows_rank_rating_provisional_and_links_players(
     shot(page, f"leaderboard-{size}")
 
 
-def test_the_export_code_shows_only_in_the_browser_that_holds_the_key(server: ServerProcess,
+def test_the_export_code_shows_only_in_the_browser_that_holds_the_key(page_server: ServerProcess,
                                                                      pages: Pages) -> None:
     answers = {f"/api/players/{ANN}": (200, fixture_player()),
                "/api/players/export": (200, {"player_id": ANN, "code": f"{KEY}.abc123"})}
-    mine = open_page(pages, f"{server.url}/players/{ANN}", "desktop", answers=answers,
+    mine = open_page(pages, f"{page_server.url}/players/{ANN}", "desktop", answers=answers,
                      storage={"ratscrew.player_key": KEY, "ratscrew.player_id": ANN})
     mine.wait_for_selector("[data-testid=key-panel]:visible")
     mine.wait_for_selector("[data-testid=copy-code]:enabled")
@@ -261,16 +262,16 @@ def test_the_export_code_shows_only_in_the_browser_that_holds_the_key(server: Se
     assert mine.locator("[data-testid=you-note]").is_visible()
     no_sideways_scroll(mine)
     shot(mine, "player-page-own-desktop")
-    other = open_page(pages, f"{server.url}/players/{ANN}", "phone", answers=answers,
+    other = open_page(pages, f"{page_server.url}/players/{ANN}", "phone", answers=answers,
                       storage={"ratscrew.player_key": "x" * 32, "ratscrew.player_id": "Someone"})
     other.wait_for_selector("[data-testid=player-name]:has-text('Ann')")
     assert other.locator("[data-testid=key-panel]").is_hidden()
     assert KEY not in other.content()
 
 
-def test_an_unknown_player_gets_a_clear_message(server: ServerProcess, pages: Pages) -> None:
+def test_an_unknown_player_gets_a_clear_message(page_server: ServerProcess, pages: Pages) -> None:
     pages.expected.append("status of 404")  # Chromium notes the API's 404
-    page = open_page(pages, f"{server.url}/players/Nobody42", "phone",
+    page = open_page(pages, f"{page_server.url}/players/Nobody42", "phone",
                      answers={"/api/players/Nobody42": (404, {"error": "unknown_player"})})
     page.wait_for_selector("[data-testid=unknown-player]:visible")
     assert "Nobody42" in page.inner_text("[data-testid=unknown-player]")
@@ -278,12 +279,12 @@ def test_an_unknown_player_gets_a_clear_message(server: ServerProcess, pages: Pa
     no_sideways_scroll(page)
 
 
-def test_importing_a_code_explains_errors_and_then_moves_the_key(server: ServerProcess,
+def test_importing_a_code_explains_errors_and_then_moves_the_key(page_server: ServerProcess,
                                                                   pages: Pages) -> None:
     answers: dict[str, tuple[int, Any]] = {
         f"/api/players/{ANN}": (200, fixture_player()),
         "/api/players/export": (200, {"player_id": ANN, "code": f"{KEY}.abc123"})}
-    page = open_page(pages, f"{server.url}/players/{ANN}", "desktop", answers=answers)
+    page = open_page(pages, f"{page_server.url}/players/{ANN}", "desktop", answers=answers)
     page.wait_for_selector("[data-testid=import-panel]:visible")
     calls: list[Any] = []
 
@@ -525,7 +526,7 @@ def test_a_damaged_saved_key_is_explained_and_a_new_one_made(server: ServerProce
 
 
 @needs_api
-def test_an_unknown_player_id_is_a_clear_not_found_page(server: ServerProcess, pages: Pages) -> None:
+def test_an_unknown_player_id_is_a_clear_not_found_page(page_server: ServerProcess, pages: Pages) -> None:
     pages.expected.append("status of 404")
-    page = friend(pages, f"{server.url}/players/Nobody42", "phone")
+    page = friend(pages, f"{page_server.url}/players/Nobody42", "phone")
     assert "no player" in page.inner_text("main").lower()

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 import test_browser
+from browsing import CHROMIUM
 from serving import Player, ServerProcess
-from test_browser import CHROMIUM, Pages
+from test_browser import Pages
 from test_browser_friends import SHOTS as FRIEND_SHOTS
 from test_browser_friends import (
     SIZES,
@@ -29,7 +30,7 @@ from test_browser_friends import (
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists(),
                                 reason=f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
 
-server, browser, pages = test_browser.server, test_browser.browser, test_browser.pages
+server, pages = test_browser.server, test_browser.pages
 
 
 def shot(page: Any, size: str, name: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from serving import ServerProcess
-from test_browser import browser, join, pages, server  # noqa: F401  (fixtures)
+from test_browser import join, pages, server  # noqa: F401  (fixtures)
 from test_browser_friends import axe_clean
 from test_browser_offline import open_table
 

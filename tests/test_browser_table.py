@@ -24,7 +24,7 @@ from test_browser_friends import axe_clean, friend, in_view, no_sideways_scroll,
 pytestmark = test_browser_friends.pytestmark
 
 # the real server, the browser and the error-recording pages: test_browser.py's fixtures
-server, browser, pages = test_browser.server, test_browser.browser, test_browser.pages
+server, pages = test_browser.server, test_browser.pages
 
 RECORD_CUES = """
 window.__buzz = [];
