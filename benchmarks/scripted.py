@@ -33,6 +33,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from ratscrew.engine import Game
 from ratscrew.ruleset import Ruleset
+from ratscrew.server.ws.link import FIRST_PINGS
 
 ADDRESS = re.compile(r"open (http://127\.0\.0\.1:(\d+)/)")
 TESTS = Path(__file__).resolve().parent.parent / "tests"
@@ -182,6 +183,8 @@ class ScriptedPlayer:
     """(arrived on the wire, shown) loop times and the message, for everything but pings."""
     sent: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
     """(loop time the message went on the wire, message)."""
+    pongs: int = 0
+    """Pongs this client has put on the wire."""
 
     def __post_init__(self) -> None:
         rng = random.Random(self.seed)
@@ -220,6 +223,13 @@ class ScriptedPlayer:
     def seen(self, kind: str) -> asyncio.Event:
         """An event set when a message of this type has been shown."""
         return self.events.setdefault(kind, asyncio.Event())
+
+    def answered(self, pings: int) -> asyncio.Event:
+        """An event set once this client has put ``pings`` pongs on the wire."""
+        event = self.events.setdefault(f"pongs:{pings}", asyncio.Event())
+        if self.pongs >= pings:
+            event.set()
+        return event
 
     async def _read(self) -> None:
         assert self._ws is not None
@@ -262,6 +272,9 @@ class ScriptedPlayer:
             assert self._ws is not None
             self.sent.append((self.loop_time, message))
             await self._ws.send(json.dumps(message))
+            if message["type"] == "pong":
+                self.pongs += 1
+                self.answered(self.pongs)
 
 
 # ---------------------------------------------------------------------------------- contests
@@ -380,7 +393,8 @@ async def run_contest(url: str, seed: int, cards_to_double: int, judging: str,
             await player.connect(f"{url}/ws/{code}")
             player.send({"type": "join", "name": player.name})
             await asyncio.wait_for(player.seen("welcome").wait(), timeout_s)
-        await asyncio.sleep(0.8)  # the server's first quick pings measure both links
+        for player in players:  # the server's first quick pings measure both links
+            await asyncio.wait_for(player.answered(FIRST_PINGS).wait(), timeout_s)
         players[0].send({"type": "start"})
         await asyncio.wait_for(players[0].seen("judgement").wait(), timeout_s)
         judgement = next(m for _, _, m in players[0].messages if m["type"] == "judgement")
