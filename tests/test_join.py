@@ -732,7 +732,9 @@ async def test_quick_play_seeks_shows_the_wait_and_sits_down_at_the_matched_tabl
     assert f"Matched with Stranger: room {address.code}" in said
     app = OnlineApp(address, "Tess", saved=saved)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.seat is not None, "a seat at the matched table")
+        # the welcome gives the seat and the room message follows it: wait for both
+        await until(pilot, lambda: app.seat is not None and app.room is not None,
+                    "a seat at the matched table and its room")
         assert room(app)["rules"]["name"] == "pagat"
 
 
