@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import test_browser
-from browsing import CHROMIUM
+from browsing import CHROMIUM, CHROMIUM_ARGS
 from serving import ServerProcess
 from test_browser import Pages, images, join, sync_api  # noqa: F401  (images: a fixture)
 from test_browser_friends import axe_clean
@@ -59,7 +59,7 @@ class Profiles:
     def new_context(self, **options: Any) -> Any:
         return self.playwright.chromium.launch_persistent_context(
             self.folder / f"profile-{next(self.numbers)}", executable_path=CHROMIUM,
-            args=["--no-sandbox", "--headless", "--disable-gpu"], **options)
+            args=CHROMIUM_ARGS, **options)
 
 
 @pytest.fixture

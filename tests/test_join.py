@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from browsing import CHROMIUM, CHROMIUM_ARGS
 from piloting import screen_text, until
 from serving import Player, ServerProcess, play_cards
 from test_play_cli import ratscrew_command
@@ -565,9 +566,6 @@ def test_serve_prints_the_join_line_beside_the_browser_link(server: ServerProces
 # ---------------------------------------------------------------------------------- a browser too
 
 
-CHROMIUM = os.environ.get("RATSCREW_CHROMIUM", "/usr/bin/chromium")
-
-
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM}")
 async def test_a_browser_and_a_terminal_play_at_one_table(server: ServerProcess, tmp_path: Path) -> None:
     async_api = pytest.importorskip("playwright.async_api")
@@ -575,7 +573,7 @@ async def test_a_browser_and_a_terminal_play_at_one_table(server: ServerProcess,
     code = server.new_room(seats=2, seed=seed, turn_timeout_ms=60_000)
     async with async_api.async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM,
-                                                   args=["--no-sandbox", "--headless", "--disable-gpu"])
+                                                   args=CHROMIUM_ARGS)
         try:
             page = await (await browser.new_context(reduced_motion="reduce")).new_page()
             await page.goto(f"{server.url}/r/{code}")
