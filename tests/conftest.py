@@ -8,6 +8,9 @@ fixture is marked too."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Generator, Iterable
 from fnmatch import fnmatch
 from pathlib import Path
@@ -216,10 +219,28 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     server process's lab worker (a room's lobby simulates its expected length), a minute of
     CPU apiece on this 2-core machine; one compile, cached on disk, serves them all."""
     config = session.config
+    if not hasattr(config, "workerinput"):
+        share_lobby_estimates(config)
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         from ratscrew.sim.kernel import warm_up
 
         warm_up()
+
+
+def share_lobby_estimates(config: pytest.Config) -> None:
+    """One folder of lobby estimates (`ratscrew.server.lab.lengths`) for the whole run, set
+    before the workers start so that they and every server they start inherit it: a
+    combination of rules and bots is simulated once per run, not by each server's lab worker
+    (about a second of CPU apiece, a hundred servers), and nothing is written to the home
+    folder's cache. The tests of the lab worker itself give their service a cache of its own
+    or none (tests/test_lab_server.py)."""
+    from ratscrew.server.lab.lengths import LAB_CACHE_ENV
+
+    if os.environ.get(LAB_CACHE_ENV):
+        return  # the caller chose one
+    folder = tempfile.mkdtemp(prefix="ratscrew-test-lengths-")
+    os.environ[LAB_CACHE_ENV] = folder
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
 @runtime_checkable

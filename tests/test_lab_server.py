@@ -3,6 +3,7 @@ a lobby's expected game length from the same simulation code."""
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from ratscrew.bots.profile import LEVELS
 from ratscrew.ruleset import Ruleset
 from ratscrew.server.app import create_app
 from ratscrew.server.lab.jobs import LabService
+from ratscrew.server.lab.lengths import StoredLengths, code_fingerprint, default_folder, folder_from
 from ratscrew.sim.lab import LabRun, length_only
 from ratscrew.storage.sqlite import SqliteStore
 
@@ -374,3 +376,78 @@ def test_a_room_counts_its_estimates_against_the_address_that_configured_it() ->
     with pytest.raises(ProtocolError):
         host.do(Configure(seats=9))  # refused: it changes nothing, the address included
     assert room.estimates_for == "10.0.0.9"
+
+
+def test_a_kept_estimate_shows_at_once_after_a_restart_and_starts_no_worker(tmp_path: Path) -> None:
+    """Kept on disk (`ratscrew.server.lab.lengths`): the next server on the folder, a restart or
+    another shard of the machine, shows the lobby's length at once and plays no game for it."""
+    room = {"rules": "classic", "seats": 3, "bots": ["casual", "casual"]}
+    with TestClient(create_app(SqliteStore(":memory:"), lab_cache=tmp_path)) as first:
+        code = first.post("/api/rooms", json=room).json()["code"]
+        assert first.get(f"/api/rooms/{code}").json()["expected_length"] is None  # computing
+        computed = wait_for(first, f"/api/rooms/{code}",
+                            lambda a: a["expected_length"] is not None)["expected_length"]
+    assert computed is not None and [path.suffix for path in tmp_path.iterdir()] == [".json"]
+    with TestClient(create_app(SqliteStore(":memory:"), lab_cache=tmp_path)) as restarted:
+        code = restarted.post("/api/rooms", json=room).json()["code"]
+        assert restarted.get(f"/api/rooms/{code}").json()["expected_length"] == computed
+        assert lab(restarted)._pool is None  # no worker was started for it
+    with TestClient(create_app(SqliteStore(":memory:"), lab_cache=tmp_path)) as other_rules:
+        code = other_rules.post("/api/rooms", json={**room, "rules": "pagat"}).json()["code"]
+        assert other_rules.get(f"/api/rooms/{code}").json()["expected_length"] is None  # its own
+
+
+SEATS = ("casual", "casual")
+LENGTH = {"median_minutes": 4.4, "p90_minutes": 11.6}
+
+
+def test_a_changed_simulation_code_never_shows_an_old_estimate(tmp_path: Path) -> None:
+    StoredLengths(tmp_path, fingerprint="before").put("rules", SEATS, 2000, LENGTH)
+    assert StoredLengths(tmp_path, fingerprint="before").get("rules", SEATS, 2000) == LENGTH
+    assert StoredLengths(tmp_path, fingerprint="after").get("rules", SEATS, 2000) is None
+    assert StoredLengths(tmp_path).fingerprint == code_fingerprint() != "before"
+
+
+@pytest.mark.parametrize("text", ["", "{\"median_minutes\": 4.4", "[1, 2]",
+                                  "{\"median_minutes\": \"soon\", \"p90_minutes\": 1}",
+                                  "{\"median_minutes\": 4.4}"])
+def test_a_damaged_estimate_file_is_computed_again(tmp_path: Path, text: str) -> None:
+    stored = StoredLengths(tmp_path)
+    stored.path("rules", SEATS, 2000).write_text(text)
+    assert stored.get("rules", SEATS, 2000) is None  # as if not kept: the worker computes it
+    stored.put("rules", SEATS, 2000, LENGTH)
+    assert stored.get("rules", SEATS, 2000) == LENGTH
+
+
+def test_a_folder_that_cannot_be_written_is_warned_about_once(tmp_path: Path,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    blocked = tmp_path / "a file"
+    blocked.write_text("not a folder")
+    stored = StoredLengths(blocked / "lengths")
+    for n in range(3):
+        stored.put(f"rules {n}", SEATS, 2000, LENGTH)
+    assert stored.get("rules 0", SEATS, 2000) is None
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "--lab-cache" in warnings[0] and "a file" in warnings[0]
+
+
+def test_kept_estimates_are_bounded_oldest_written_first(tmp_path: Path) -> None:
+    import os
+
+    stored = StoredLengths(tmp_path, max_files=3)
+    for n in range(5):
+        stored.put(f"rules {n}", SEATS, 2000, {"median_minutes": float(n), "p90_minutes": 9.0})
+        os.utime(stored.path(f"rules {n}", SEATS, 2000), (1_000_000 + n, 1_000_000 + n))
+    stored.put("rules 5", SEATS, 2000, LENGTH)
+    kept = [n for n in range(6) if stored.get(f"rules {n}", SEATS, 2000) is not None]
+    assert kept == [3, 4, 5] and len(list(tmp_path.iterdir())) == 3
+
+
+def test_the_server_command_keeps_estimates_where_it_is_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RATSCREW_LAB_CACHE", "/srv/ratscrew/lengths")
+    assert default_folder() == Path("/srv/ratscrew/lengths")
+    assert folder_from("off") is None and folder_from("~/lengths") == Path.home() / "lengths"
+    monkeypatch.delenv("RATSCREW_LAB_CACHE")
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", "/home/ann")
+    assert default_folder() == Path("/home/ann/.cache/ratscrew/lengths")

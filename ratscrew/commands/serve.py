@@ -117,6 +117,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--abandon-after-s", type=float, default=None, metavar="S",
                         help="seconds after which a game whose people have all gone ends as "
                              "abandoned: no winner, unrated, back to the lobby (default: 300)")
+    parser.add_argument("--lab-cache", default=None, metavar="DIR|off",
+                        help="folder where lobbies' expected game lengths are kept, so that a "
+                             "restart or another shard of this machine shows them at once "
+                             "(default: $RATSCREW_LAB_CACHE, else ~/.cache/ratscrew/lengths; "
+                             "off: keep them in memory only)")
     parser.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"],
                         help="how much the server logs on stderr (default: info)")
     parser.add_argument("--log-format", default="text", choices=["text", "json"],
@@ -186,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ratscrew.server.app import create_app
+    from ratscrew.server.lab.lengths import default_folder, folder_from
     from ratscrew.server.ops.filelimit import raise_open_file_limit
     from ratscrew.server.ops.logs import announce, configure_logging
     from ratscrew.server.ops.metrics import parse_trusted
@@ -235,7 +241,8 @@ def run(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     app = create_app(store, limits=limits, allowed_origins=_own_origins(args, port),
                      close_store=True, shard=shard, idle_room_hours=args.idle_room_hours,
-                     absence=absence, settle_gc=True)
+                     absence=absence, settle_gc=True,
+                     lab_cache=folder_from(args.lab_cache) if args.lab_cache else default_folder())
     app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
     server = uvicorn.Server(uvicorn_config(app, connection_limits, args.forwarded_allow_ips, sock))
     addresses = _addresses(args.host, port)
@@ -397,6 +404,8 @@ def run_workers(args: argparse.Namespace) -> int:
     if args.forwarded_allow_ips is not None:
         passed += ["--forwarded-allow-ips", args.forwarded_allow_ips]
     passed += ["--idle-room-hours", repr(args.idle_room_hours)]
+    if args.lab_cache is not None:
+        passed += ["--lab-cache", args.lab_cache]
     if args.rooms_per_hour is not None:
         passed += ["--rooms-per-hour", str(args.rooms_per_hour)]
     if args.joins_per_minute is not None:

@@ -35,6 +35,8 @@ from ratscrew.server.http.players import export_player, import_player, player_in
 from ratscrew.server.http.pools import ROUTES as QUICKPLAY_ROUTES
 from ratscrew.server.http.rooms import bots, create_room, home, presets, room_info, room_page
 from ratscrew.server.http.security import SecurityHeaders
+from ratscrew.server.lab.jobs import LabService
+from ratscrew.server.lab.lengths import StoredLengths
 from ratscrew.server.lab.routes import ROUTES as LAB_ROUTES
 from ratscrew.server.ladder import ratings
 from ratscrew.server.ops.collector import settle_collector
@@ -59,13 +61,15 @@ log = logging.getLogger("ratscrew.server")
 def create_app(store: Store | str | Path, *, limits: Limits | None = None,
                allowed_origins: frozenset[str] = frozenset(), close_store: bool = False,
                shard: str | None = None, idle_room_hours: float | None = None,
-               absence: AbsenceTimes | None = None, settle_gc: bool = False) -> Starlette:
+               absence: AbsenceTimes | None = None, settle_gc: bool = False,
+               lab_cache: Path | None = None) -> Starlette:
     """The ratscrew web app over ``store`` (a `Store`, or a database path or URL to open and
     own); with ``shard``, it owns only the rooms whose code begins with that letter; with
     ``idle_room_hours``, rooms nobody has been in for that long are closed (`ratscrew.server.ops.expiry`);
     ``absence``: when people who left a game are stood in for, and the game abandoned (2 and 5 minutes);
     ``settle_gc``: once started, set the garbage collector for a server process
-    (`ratscrew.server.ops.collector`; ``ratscrew serve`` does, tests do not).
+    (`ratscrew.server.ops.collector`; ``ratscrew serve`` does, tests do not); ``lab_cache``: the
+    folder where lobby estimates are kept on disk (`ratscrew.server.lab.lengths`; none: in memory).
 
     A store the app opened itself, or any store with ``close_store``, is closed when the app
     shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after
@@ -74,7 +78,8 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
     idle = None if idle_room_hours is None else IdleRooms(idle_room_hours * 3600.0)
     server = Server(instrument_store(open_store(store) if isinstance(store, (str, Path)) else store),
                     limits or Limits(), allowed_origins, shard=shard, absence=absence or AbsenceTimes(),
-                    room_hooks=[] if idle is None else [idle])
+                    room_hooks=[] if idle is None else [idle],
+                    lab=LabService(stored_lengths=None if lab_cache is None else StoredLengths(lab_cache)))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -7,7 +7,8 @@ and the jobs given to it. Two kinds of job run there, one at a time:
   seats and bots; the page polls ``GET /api/lab/jobs/ID`` for progress and the report;
 - expected lengths: a room's lobby shows the median and 90th percentile minutes of a game under
   its rules, seats and bots (:meth:`LabService.expected_length`), computed once per
-  combination with :data:`LENGTH_GAMES` games and cached.
+  combination with :data:`LENGTH_GAMES` games and cached, in memory and (for a restart and the
+  other shards of the machine) on disk (`ratscrew.server.lab.lengths`).
 
 Limits keep it fair and bounded: one address has at most :data:`MAX_OPEN_PER_ADDRESS`
 unfinished jobs and :data:`JOBS_PER_HOUR` an hour (``429``), so the queue holds one job per
@@ -50,6 +51,7 @@ from typing import Any, cast
 
 from ratscrew.protocol.http import JobState, LabJobStatus, LabReport
 from ratscrew.ruleset import Ruleset
+from ratscrew.server.lab.lengths import StoredLengths
 
 log = logging.getLogger("ratscrew.server.lab")
 
@@ -283,6 +285,9 @@ class LabService:
     jobs: dict[str, LabJob] = field(default_factory=dict)
     lengths: OrderedDict[LengthKey, dict[str, float]] = field(default_factory=OrderedDict)
     """Known expected lengths, least recently shown first."""
+    stored_lengths: StoredLengths | None = None
+    """Where estimates are kept on disk for a restart and the other shards of the machine
+    (`ratscrew.server.lab.lengths`); ``None``: only in memory."""
     _pool: ProcessPoolExecutor | None = None
     _progress: Any = None
     _length_waiters: dict[LengthKey, list[Callable[[], None]]] = field(default_factory=dict)
@@ -528,6 +533,11 @@ class LabService:
             if on_ready is not None:
                 self._wait_for(key, on_ready)
             return None
+        stored = (None if self.stored_lengths is None
+                  else self.stored_lengths.get(key[0], key[1], self.length_games))
+        if stored is not None:  # computed before this start, or by another shard
+            self._remember_length(key, stored)
+            return stored
         if on_ready is not None:  # this room's older estimate, not started yet, is not needed
             for older, (asker, _) in list(self._waiting_lengths.items()):
                 if asker == on_ready:
@@ -550,6 +560,12 @@ class LabService:
             self._wait_for(key, on_ready)
         self._pump()
         return None
+
+    def _remember_length(self, key: LengthKey, length: dict[str, float]) -> None:
+        self.lengths[key] = length
+        self.lengths.move_to_end(key)
+        while len(self.lengths) > self.max_known_lengths:
+            self.lengths.popitem(last=False)
 
     def _drop_waiter(self, key: LengthKey, on_ready: Callable[[], None]) -> None:
         waiters = self._length_waiters.get(key, [])
@@ -580,9 +596,9 @@ class LabService:
                         "cancelled" if done.cancelled() else done.exception())
             self._length_waiters.pop(key, None)
         else:
-            self.lengths[key] = done.result()
-            while len(self.lengths) > self.max_known_lengths:
-                self.lengths.popitem(last=False)
+            self._remember_length(key, done.result())
+            if self.stored_lengths is not None:
+                self.stored_lengths.put(key[0], key[1], self.length_games, done.result())
             self._call(self._length_waiters.pop(key, []))
         # a place is free: the rooms a cap refused ask again (and may be refused again)
         refused, self._refused_lengths = list(self._refused_lengths), OrderedDict()
