@@ -229,11 +229,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def share_lobby_estimates(config: pytest.Config) -> None:
     """One folder of lobby estimates (`ratscrew.server.lab.lengths`) for the whole run, set
-    before the workers start so that they and every server they start inherit it: a
-    combination of rules and bots is simulated once per run, not by each server's lab worker
-    (about a second of CPU apiece, a hundred servers), and nothing is written to the home
-    folder's cache. The tests of the lab worker itself give their service a cache of its own
-    or none (tests/test_lab_server.py)."""
+    before the workers start so that they, every server process they start and every app they
+    build in-process (its default place) use it: a combination of rules and bots is simulated
+    once per run, not by each server's lab worker (about a second of CPU apiece, two hundred
+    servers), and nothing is written to the home folder's cache. The tests of the lab worker
+    itself give their server a folder of its own or none (tests/test_lab_server.py)."""
     from ratscrew.server.lab.lengths import LAB_CACHE_ENV
 
     if os.environ.get(LAB_CACHE_ENV):

@@ -23,7 +23,8 @@ LONG_JOB = {"rules": "classic", "players": 4, "games": 5000}
 
 @pytest.fixture
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(SqliteStore(":memory:"))) as test_client:
+    """A server whose lab computes everything itself: no estimate kept on disk from elsewhere."""
+    with TestClient(create_app(SqliteStore(":memory:"), lab_cache="off")) as test_client:
         yield test_client
 
 
@@ -395,6 +396,8 @@ def test_a_kept_estimate_shows_at_once_after_a_restart_and_starts_no_worker(tmp_
     with TestClient(create_app(SqliteStore(":memory:"), lab_cache=tmp_path)) as other_rules:
         code = other_rules.post("/api/rooms", json={**room, "rules": "pagat"}).json()["code"]
         assert other_rules.get(f"/api/rooms/{code}").json()["expected_length"] is None  # its own
+    with TestClient(create_app(SqliteStore(":memory:"), lab_cache="off")) as memory_only:
+        assert lab(memory_only).stored_lengths is None
 
 
 SEATS = ("casual", "casual")

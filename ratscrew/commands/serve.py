@@ -191,7 +191,6 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ratscrew.server.app import create_app
-    from ratscrew.server.lab.lengths import default_folder, folder_from
     from ratscrew.server.ops.filelimit import raise_open_file_limit
     from ratscrew.server.ops.logs import announce, configure_logging
     from ratscrew.server.ops.metrics import parse_trusted
@@ -242,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(store, limits=limits, allowed_origins=_own_origins(args, port),
                      close_store=True, shard=shard, idle_room_hours=args.idle_room_hours,
                      absence=absence, settle_gc=True,
-                     lab_cache=folder_from(args.lab_cache) if args.lab_cache else default_folder())
+                     lab_cache=args.lab_cache)
     app.state.trusted_proxies = parse_trusted(args.forwarded_allow_ips)  # who may read /metrics
     server = uvicorn.Server(uvicorn_config(app, connection_limits, args.forwarded_allow_ips, sock))
     addresses = _addresses(args.host, port)

@@ -36,7 +36,7 @@ from ratscrew.server.http.pools import ROUTES as QUICKPLAY_ROUTES
 from ratscrew.server.http.rooms import bots, create_room, home, presets, room_info, room_page
 from ratscrew.server.http.security import SecurityHeaders
 from ratscrew.server.lab.jobs import LabService
-from ratscrew.server.lab.lengths import StoredLengths
+from ratscrew.server.lab.lengths import stored_lengths
 from ratscrew.server.lab.routes import ROUTES as LAB_ROUTES
 from ratscrew.server.ladder import ratings
 from ratscrew.server.ops.collector import settle_collector
@@ -62,14 +62,15 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
                allowed_origins: frozenset[str] = frozenset(), close_store: bool = False,
                shard: str | None = None, idle_room_hours: float | None = None,
                absence: AbsenceTimes | None = None, settle_gc: bool = False,
-               lab_cache: Path | None = None) -> Starlette:
+               lab_cache: Path | str | None = None) -> Starlette:
     """The ratscrew web app over ``store`` (a `Store`, or a database path or URL to open and
     own); with ``shard``, it owns only the rooms whose code begins with that letter; with
     ``idle_room_hours``, rooms nobody has been in for that long are closed (`ratscrew.server.ops.expiry`);
     ``absence``: when people who left a game are stood in for, and the game abandoned (2 and 5 minutes);
     ``settle_gc``: once started, set the garbage collector for a server process
     (`ratscrew.server.ops.collector`; ``ratscrew serve`` does, tests do not); ``lab_cache``: the
-    folder where lobby estimates are kept on disk (`ratscrew.server.lab.lengths`; none: in memory).
+    folder where lobby estimates are kept on disk, as ``--lab-cache`` says it (a folder, or
+    ``"off"`` for memory only; none: the default place, `ratscrew.server.lab.lengths`).
 
     A store the app opened itself, or any store with ``close_store``, is closed when the app
     shuts down (uvicorn re-raises SIGTERM after its graceful shutdown, so code after
@@ -79,7 +80,7 @@ def create_app(store: Store | str | Path, *, limits: Limits | None = None,
     server = Server(instrument_store(open_store(store) if isinstance(store, (str, Path)) else store),
                     limits or Limits(), allowed_origins, shard=shard, absence=absence or AbsenceTimes(),
                     room_hooks=[] if idle is None else [idle],
-                    lab=LabService(stored_lengths=None if lab_cache is None else StoredLengths(lab_cache)))
+                    lab=LabService(stored_lengths=stored_lengths(lab_cache)))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

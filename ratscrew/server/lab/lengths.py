@@ -79,6 +79,17 @@ def folder_from(value: str | None, environ: Mapping[str, str] | None = None) -> 
     return Path(home) / ".cache" / "ratscrew" / "lengths" if home else None
 
 
+def stored_lengths(where: Path | str | None) -> StoredLengths | None:
+    """The estimates kept where ``--lab-cache`` says (a folder, ``off``, or nothing: the default
+    place, :func:`default_folder`); ``None`` when none are kept on disk.
+
+    >>> stored_lengths("off") is None, stored_lengths("/srv/lengths").folder
+    (True, PosixPath('/srv/lengths'))
+    """
+    folder = default_folder() if where is None else folder_from(str(where))
+    return None if folder is None else StoredLengths(folder)
+
+
 class StoredLengths:
     """The estimates in one folder (see the module docstring).
 
