@@ -62,13 +62,25 @@ class Profiles:
             args=CHROMIUM_ARGS, **options)
 
 
-@pytest.fixture
-def pages(playwright: Any, tmp_path: Path) -> Iterator[Pages]:
-    opened = Pages(Profiles(playwright, tmp_path))
+def checked_pages(opened: Pages) -> Iterator[Pages]:
+    """Yield ``opened``, then close its pages and fail on an error they logged unexpectedly."""
     yield opened
     opened.close()
     unexpected = [e for e in opened.errors if not any(x in e for x in opened.expected)]
     assert unexpected == [], "the pages logged errors"
+
+
+@pytest.fixture
+def pages(browser: Any) -> Iterator[Pages]:
+    """Contexts of the module's Chromium: service workers, caches and storage work as in a
+    profile, for everything but installability (`installable_pages`)."""
+    yield from checked_pages(Pages(browser))
+
+
+@pytest.fixture
+def installable_pages(playwright: Any, tmp_path: Path) -> Iterator[Pages]:
+    """Each context a Chromium of its own with a profile on disk (see `Profiles`)."""
+    yield from checked_pages(Pages(Profiles(playwright, tmp_path)))
 
 
 def controlled(page: Any) -> None:
@@ -110,7 +122,9 @@ def play_to_the_end(page: Any) -> None:
             arg=version, timeout=30_000, polling=POLL_MS)
 
 
-def test_the_app_is_installable_and_opens_without_its_server(server: ServerProcess, pages: Pages) -> None:
+def test_the_app_is_installable_and_opens_without_its_server(server: ServerProcess,
+                                                            installable_pages: Pages) -> None:
+    pages = installable_pages
     page = pages.open(server.url + "/", bypass_csp=True)  # bypass: only to inject axe-core
     controlled(page)
     cdp = page.context.new_cdp_session(page)
