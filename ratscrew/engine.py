@@ -391,7 +391,7 @@ class Game:
             return {"play": play, "slap": [True] * players}  # everyone holds cards and may slap
         return {"play": play, "slap": [self._may_slap(seat) for seat in range(players)]}
 
-    def _statuses(self) -> list[SeatStatus]:
+    def statuses(self) -> list[SeatStatus]:
         """Every seat's `status`, in seat order, as `_status` gives it, without its call for
         a seat that is eliminated or holds cards (most seats, most of the time)."""
         hands, locked, eliminated = self._hands, self._locked, self._eliminated
@@ -1123,7 +1123,7 @@ class Game:
         view["burned"] = list(map(_NOTATION, burned)) if burned else []
         view["penalty_pile"] = len(self._penalty)
         view["hand_sizes"] = list(map(len, self._hands))
-        view["status"] = self._statuses()
+        view["status"] = self.statuses()
         if (challenge := self._challenge) is not None:
             view["challenge"] = {
                 "challenger": challenge.challenger, "target": challenge.target,

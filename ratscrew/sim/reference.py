@@ -92,7 +92,7 @@ from ratscrew.events import (
     SlapTie,
     SlapWon,
 )
-from ratscrew.observation import SLAPPING_STATUSES
+from ratscrew.observation import SLAPPING_STATUSES, SeatStatus
 from ratscrew.ruleset import Ruleset
 from ratscrew.runtime import MAX_CONSECUTIVE_REJECTIONS, Agent, Table
 from ratscrew.sim.summary import GameSummary
@@ -174,7 +174,8 @@ class _PileView:
 
 @dataclass
 class _Batch:
-    """What the events of one action (or timer) tell every seat, read once for all of them."""
+    """What the events of one action (or timer) tell every seat, and the table they leave
+    (whose turn it is, the time, every seat's status), read once for all of them."""
 
     shown_at: int | None = None  # time of the card played, unless a pile was won after it
     shown: tuple[int, Card] | None = None  # (seat, card) of that card
@@ -188,10 +189,13 @@ class _Batch:
     pattern: str | None = None  # the engine's slap pattern, when a card is shown
     near: bool = False
     moves: tuple[HandMove, ...] = ()  # for counting bots
+    turn: int | None = None  # the table after the events
+    now: int = 0
+    statuses: Sequence[SeatStatus] = ()
 
     @classmethod
     def of(cls, game: Game, events: Sequence[Event], view: _PileView) -> _Batch:
-        batch = cls()
+        batch = cls(turn=game.turn, now=game.now, statuses=game.statuses())
         slappers: set[int] = set()
         shown: CardPlayed | None = None
         for event in events:
@@ -221,9 +225,6 @@ class _Batch:
         return batch
 
 
-_NO_EVENTS = _Batch()
-
-
 def _update_plans(game: Game, seat: int, bot: _Seat, batch: _Batch) -> None:
     """Steps 1-6 of the module docstring for one seat (2 to 5 are
     :func:`ratscrew.bots.decision.replan`)."""
@@ -240,11 +241,11 @@ def _update_plans(game: Game, seat: int, bot: _Seat, batch: _Batch) -> None:
             else:
                 memory.take(mover, cards)
         memory.resync([game.hand_size(s) for s in range(game.players)])
-    turn = game.turn
+    turn = batch.turn
     near = batch.near
     replan(bot.profile, bot.rng, plans,
-           may_slap=game.status(seat) in SLAPPING_STATUSES,  # its own claim aside
-           my_turn=turn == seat, now=game.now, shown_at=batch.shown_at, pattern=batch.pattern,
+           may_slap=batch.statuses[seat] in SLAPPING_STATUSES,  # its own claim aside
+           my_turn=turn == seat, now=batch.now, shown_at=batch.shown_at, pattern=batch.pattern,
            foreseen=bot.expected is not None and bot.expected == batch.shown,
            near=lambda: near, claim_at=batch.claimer_at if batch.claimer == seat else None,
            opened_at=batch.opened_at, pile_won=batch.pile_won)
@@ -338,8 +339,9 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
     slaps_won = [0] * players
     misslaps = [0] * players
     clock = 0.0
+    start = _Batch.of(game, (), view)
     for seat, bot in enumerate(bots):
-        _update_plans(game, seat, bot, _NO_EVENTS)
+        _update_plans(game, seat, bot, start)
         _clamp(bot, max(float(game.now), clock))
     rejections = 0
     while not game.over:
@@ -376,7 +378,7 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
                 events = game.slap(best_seat, at) if best_is_slap else game.play(best_seat, at)
             except IllegalActionError:
                 rejections += 1
-                _update_plans(game, best_seat, bot, _NO_EVENTS)
+                _update_plans(game, best_seat, bot, _Batch.of(game, (), view))
                 _clamp(bot, max(float(game.now), clock))
                 if rejections >= MAX_REJECTIONS_IN_A_ROW:
                     break
