@@ -26,6 +26,8 @@ every seat, in seat order, updates its plans:
    won forgets its planned slap; its own slap (won, missed, ignored or tied) forgets that slap.
    A counting seat (``memory > 0``) follows the cards that left each hand (played, burned,
    paid) and the piles collected, in event order, in a `~ratscrew.bots.agent.CardMemory`.
+   The events show every card that enters or leaves a hand, so the memory never goes out of
+   step with the hands (the table bot's safety net, ``CardMemory.resync``, is not needed).
 2. to 5. :func:`ratscrew.bots.decision.replan`, told: whether the seat may slap now (its status
    is one of `~ratscrew.observation.SLAPPING_STATUSES`), whether it is its turn, the card shown
    if the last pile change was a card played (its time, the engine's
@@ -225,7 +227,7 @@ class _Batch:
         return batch
 
 
-def _update_plans(game: Game, seat: int, bot: _Seat, batch: _Batch) -> None:
+def _update_plans(seat: int, bot: _Seat, batch: _Batch) -> None:
     """Steps 1-6 of the module docstring for one seat (2 to 5 are
     :func:`ratscrew.bots.decision.replan`)."""
     plans = bot.plans
@@ -240,7 +242,6 @@ def _update_plans(game: Game, seat: int, bot: _Seat, batch: _Batch) -> None:
                 memory.collect(mover, cards)
             else:
                 memory.take(mover, cards)
-        memory.resync([game.hand_size(s) for s in range(game.players)])
     turn = batch.turn
     near = batch.near
     replan(bot.profile, bot.rng, plans,
@@ -341,7 +342,7 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
     clock = 0.0
     start = _Batch.of(game, (), view)
     for seat, bot in enumerate(bots):
-        _update_plans(game, seat, bot, start)
+        _update_plans(seat, bot, start)
         _clamp(bot, max(float(game.now), clock))
     rejections = 0
     while not game.over:
@@ -378,7 +379,7 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
                 events = game.slap(best_seat, at) if best_is_slap else game.play(best_seat, at)
             except IllegalActionError:
                 rejections += 1
-                _update_plans(game, best_seat, bot, _Batch.of(game, (), view))
+                _update_plans(best_seat, bot, _Batch.of(game, (), view))
                 _clamp(bot, max(float(game.now), clock))
                 if rejections >= MAX_REJECTIONS_IN_A_ROW:
                     break
@@ -390,6 +391,6 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
         floor = max(float(game.now), clock)
         batch = _Batch.of(game, events, view)
         for seat, bot in enumerate(bots):
-            _update_plans(game, seat, bot, batch)
+            _update_plans(seat, bot, batch)
             _clamp(bot, floor)
     return game, _summary(game, seed, slaps_won, misslaps)
