@@ -227,9 +227,10 @@ class _Batch:
         return batch
 
 
-def _update_plans(seat: int, bot: _Seat, batch: _Batch) -> None:
+def _update_plans(seat: int, bot: _Seat, batch: _Batch, floor: float) -> None:
     """Steps 1-6 of the module docstring for one seat (2 to 5 are
-    :func:`ratscrew.bots.decision.replan`)."""
+    :func:`ratscrew.bots.decision.replan`); then no plan is earlier than ``floor``, the
+    present."""
     plans = bot.plans
     if batch.played_by == seat:
         plans.play_at = None
@@ -252,10 +253,6 @@ def _update_plans(seat: int, bot: _Seat, batch: _Batch) -> None:
            opened_at=batch.opened_at, pile_won=batch.pile_won)
     top = None if turn is None or memory.known == 0 else memory.top(turn)
     bot.expected = None if top is None or turn is None else (turn, top)
-
-
-def _clamp(bot: _Seat, floor: float) -> None:
-    plans = bot.plans
     if plans.slap_at is not None and plans.slap_at < floor:
         plans.slap_at = floor
     if plans.play_at is not None and plans.play_at < floor:
@@ -342,8 +339,7 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
     clock = 0.0
     start = _Batch.of(game, (), view)
     for seat, bot in enumerate(bots):
-        _update_plans(seat, bot, start)
-        _clamp(bot, max(float(game.now), clock))
+        _update_plans(seat, bot, start, max(float(game.now), clock))
     rejections = 0
     while not game.over:
         best_at = 0.0
@@ -379,8 +375,7 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
                 events = game.slap(best_seat, at) if best_is_slap else game.play(best_seat, at)
             except IllegalActionError:
                 rejections += 1
-                _update_plans(best_seat, bot, _Batch.of(game, (), view))
-                _clamp(bot, max(float(game.now), clock))
+                _update_plans(best_seat, bot, _Batch.of(game, (), view), max(float(game.now), clock))
                 if rejections >= MAX_REJECTIONS_IN_A_ROW:
                     break
                 continue
@@ -391,6 +386,5 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
         floor = max(float(game.now), clock)
         batch = _Batch.of(game, events, view)
         for seat, bot in enumerate(bots):
-            _update_plans(seat, bot, batch)
-            _clamp(bot, floor)
+            _update_plans(seat, bot, batch, floor)
     return game, _summary(game, seed, slaps_won, misslaps)
