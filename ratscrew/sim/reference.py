@@ -71,7 +71,7 @@ window closes, with an event naming every tied seat.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ratscrew.bots.agent import BotAgent, CardMemory
@@ -174,6 +174,10 @@ class _PileView:
         return moves
 
 
+def _never_near() -> bool:
+    return False
+
+
 @dataclass
 class _Batch:
     """What the events of one action (or timer) tell every seat, and the table they leave
@@ -189,7 +193,7 @@ class _Batch:
     claimer_at: int = 0
     opened_at: int | None = None  # the claim window opened to everyone
     pattern: str | None = None  # the engine's slap pattern, when a card is shown
-    near: bool = False
+    near: Callable[[], bool] = _never_near  # whether the pile shows a near pattern
     moves: tuple[HandMove, ...] = ()  # for counting bots
     turn: int | None = None  # the table after the events
     now: int = 0
@@ -223,7 +227,8 @@ class _Batch:
             batch.shown_at = shown.at
             batch.shown = (shown.seat, shown.card)
             batch.pattern = game.slap_pattern()
-            batch.near = batch.pattern is None and is_near_pattern(game.live_pile)
+            near = batch.pattern is None and is_near_pattern(game.live_pile)
+            batch.near = lambda: near  # what `replan` asks, built once for every seat
         return batch
 
 
@@ -244,12 +249,11 @@ def _update_plans(seat: int, bot: _Seat, batch: _Batch, floor: float) -> None:
             else:
                 memory.take(mover, cards)
     turn = batch.turn
-    near = batch.near
     replan(bot.profile, bot.rng, plans,
            may_slap=batch.statuses[seat] in SLAPPING_STATUSES,  # its own claim aside
            my_turn=turn == seat, now=batch.now, shown_at=batch.shown_at, pattern=batch.pattern,
            foreseen=bot.expected is not None and bot.expected == batch.shown,
-           near=lambda: near, claim_at=batch.claimer_at if batch.claimer == seat else None,
+           near=batch.near, claim_at=batch.claimer_at if batch.claimer == seat else None,
            opened_at=batch.opened_at, pile_won=batch.pile_won)
     top = None if turn is None or memory.known == 0 else memory.top(turn)
     bot.expected = None if top is None or turn is None else (turn, top)
