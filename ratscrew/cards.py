@@ -84,6 +84,10 @@ class Suit(Enum):
         return self in (Suit.HEARTS, Suit.DIAMONDS)
 
 
+_JOKER = Rank.JOKER
+"""`Card.is_joker` compares with this rather than look up ``Rank.JOKER`` on every call: in
+Python 3.11 an enum member's lookup costs as much as the rest of the property."""
+
 _RANK_SYMBOLS = {r: (str(int(r)) if r <= Rank.NINE else "") for r in Rank}
 _RANK_SYMBOLS.update({Rank.TEN: "T", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K",
                       Rank.ACE: "A", Rank.JOKER: "JK"})
@@ -143,7 +147,7 @@ class Card:
     @property
     def is_joker(self) -> bool:
         """True for a joker."""
-        return self.rank == Rank.JOKER
+        return self.rank == _JOKER
 
     @property
     def is_face(self) -> bool:
