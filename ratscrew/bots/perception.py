@@ -22,8 +22,8 @@ def is_near_pattern(live: Sequence[Card]) -> bool:
     hurried eye takes for a double or a sandwich). Jokers are never near anything."""
     if len(live) < 2 or live[-1].is_joker:
         return False
-    top = int(live[-1].rank)
+    top = live[-1].rank
     for below in (live[-2], live[-3] if len(live) >= 3 else None):
-        if below is not None and not below.is_joker and abs(int(below.rank) - top) == 1:
+        if below is not None and not below.is_joker and abs(below.rank - top) == 1:
             return True
     return False
