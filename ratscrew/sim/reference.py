@@ -178,7 +178,7 @@ def _never_near() -> bool:
     return False
 
 
-@dataclass
+@dataclass(slots=True)
 class _Batch:
     """What the events of one action (or timer) tell every seat, and the table they leave
     (whose turn it is, the time, every seat's status), read once for all of them."""
@@ -345,12 +345,13 @@ def play_reference_game(rules: Ruleset, profiles: Sequence[BotProfile], seed: in
     for seat, bot in enumerate(bots):
         _update_plans(seat, bot, start, max(float(game.now), clock))
     rejections = 0
+    seat_plans = [bot.plans for bot in bots]
     while not game.over:
         best_at = 0.0
         best_seat = -1
         best_is_slap = False
-        for seat, bot in enumerate(bots):
-            slap_at, play_at = bot.plans.slap_at, bot.plans.play_at
+        for seat, plans in enumerate(seat_plans):
+            slap_at, play_at = plans.slap_at, plans.play_at
             if slap_at is not None and (play_at is None or slap_at <= play_at):
                 at, is_slap = slap_at, True
             elif play_at is not None:
